@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The few API differences between the supported kernels that are not about the pool queue
+ * (those live in kq.c).  Selected by the probes in Kbuild.include, never by version numbers.
+ */
+#ifndef _FAIRQ_COMPAT_H
+#define _FAIRQ_COMPAT_H
+
+#include <linux/ftrace.h>
+#include <linux/sunrpc/svc.h>
+
+#if !defined(CONFIG_DYNAMIC_FTRACE_WITH_ARGS) && !defined(CONFIG_DYNAMIC_FTRACE_WITH_REGS)
+#error "fairq needs CONFIG_DYNAMIC_FTRACE_WITH_ARGS or _WITH_REGS"
+#endif
+
+static inline unsigned long fairq_fregs_arg0(struct ftrace_regs *fregs)
+{
+#ifdef FAIRQ_HAVE_FTRACE_REGS_GET_ARG
+	return ftrace_regs_get_argument(fregs, 0);
+#else
+	return fregs->regs.di;
+#endif
+}
+
+static inline void fairq_fregs_set_ip(struct ftrace_regs *fregs, unsigned long ip)
+{
+#ifdef FAIRQ_HAVE_FTRACE_REGS_SET_IP
+	ftrace_regs_set_instruction_pointer(fregs, ip);
+#else
+	ftrace_instruction_pointer_set(fregs, ip);
+#endif
+}
+
+/* The service an svc_destroy() entry is about to free. */
+static inline struct svc_serv *fairq_destroy_arg_serv(unsigned long arg0)
+{
+#ifdef FAIRQ_HAVE_SVC_DESTROY_SERVP
+	return *(struct svc_serv **)arg0;
+#else
+	return container_of((struct kref *)arg0, struct svc_serv, sv_refcnt);
+#endif
+}
+
+/*
+ * The static thread-side function that every nfsd thread calls right before it looks at its
+ * pool queue (and before it sleeps): the "pull" point.  Its argument differs.
+ */
+#ifdef FAIRQ_HAVE_LWQ_POOL
+#define FAIRQ_PULL_SYMBOL	"svc_thread_should_sleep"	/* (struct svc_rqst *) */
+#else
+#define FAIRQ_PULL_SYMBOL	"svc_xprt_dequeue"		/* (struct svc_pool *) */
+#endif
+
+#endif /* _FAIRQ_COMPAT_H */

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The kernel side of the hand-off: sunrpc's own pool queue, its idle threads and its readiness
+ * rule, for each generation of sunrpc.  Everything here uses exported functions, header inlines
+ * and public fields only: no kallsyms, no calls into sealed (IBT) sunrpc internals.
+ *
+ * 6.1 (before the 6.7 rework): sp_sockets list under sp_lock; a thread is idle when RQ_BUSY is
+ * clear, and whoever sets RQ_BUSY on an idle thread owns the duty to wake it.
+ * 6.7+: sp_xprts lwq; idle threads on the sp_idle_threads llist; svc_pool_wake_idle_thread()
+ * wakes the first idle thread unless it is already running.
+ */
+#include <linux/sched.h>
+#include <linux/sunrpc/svc.h>
+#include <linux/sunrpc/svc_xprt.h>
+#include <linux/moduleparam.h>
+#include "../fairq.h"
+
+struct fairq_xnode *fairq_xnode_of(struct svc_xprt *xprt)
+{
+	BUILD_BUG_ON(sizeof(xprt->xpt_ready) < sizeof(struct fairq_xnode));
+	return (struct fairq_xnode *)&xprt->xpt_ready;
+}
+
+struct svc_xprt *fairq_xprt_of(struct fairq_xnode *node)
+{
+	return container_of((void *)node, struct svc_xprt, xpt_ready);
+}
+
+unsigned int fairq_serv_nr_pools(const struct svc_serv *serv)
+{
+#ifdef FAIRQ_HAVE_SVC_SERV_NRPOOLS
+	return svc_serv_nrpools(serv);
+#else
+	return serv->sv_nrpools;
+#endif
+}
+
+unsigned int fairq_pool_threads(const struct svc_pool *pool)
+{
+	return READ_ONCE(pool->sp_nrthreads);
+}
+
+/*
+ * sunrpc.svc_rpc_per_connection_limit is a static of sunrpc; its address is found once in
+ * sunrpc's own module parameter table (reached through a transport's class owner), so the
+ * readiness rule stays exactly the kernel's without kallsyms.
+ */
+static unsigned int *per_connection_limit;
+static bool per_connection_limit_looked_up;
+
+static void find_per_connection_limit(struct svc_xprt *xprt)
+{
+	const struct module *owner = xprt->xpt_class ? xprt->xpt_class->xcl_owner : NULL;
+	unsigned int i;
+
+	if (owner) {
+		for (i = 0; i < owner->num_kp; i++) {
+			if (!strcmp(owner->kp[i].name, "svc_rpc_per_connection_limit")) {
+				per_connection_limit = owner->kp[i].arg;
+				break;
+			}
+		}
+	}
+	smp_store_release(&per_connection_limit_looked_up, true);
+}
+
+static bool slots_in_range(struct svc_xprt *xprt)
+{
+	unsigned int limit;
+	int nrqsts;
+
+	if (unlikely(!smp_load_acquire(&per_connection_limit_looked_up)))
+		find_per_connection_limit(xprt);
+	limit = per_connection_limit ? READ_ONCE(*per_connection_limit) : 0;
+	nrqsts = atomic_read(&xprt->xpt_nr_rqsts);
+	return limit == 0 || (nrqsts >= 0 && nrqsts < limit);
+}
+
+/*
+ * sunrpc's svc_xprt_ready() for data: whether a transport with pending requests may be handed
+ * to a thread now.  Control events never reach here (the core passes them to the kernel).
+ */
+bool fairq_xprt_ready(struct svc_xprt *xprt)
+{
+	unsigned long flags;
+
+	smp_rmb();	/* pairs with the writers of xpt_flags, wspace and xpt_nr_rqsts */
+	flags = READ_ONCE(xprt->xpt_flags);
+	if (flags & BIT(XPT_BUSY))
+		return false;
+	if (!(flags & (BIT(XPT_DATA) | BIT(XPT_DEFERRED))))
+		return false;
+	return xprt->xpt_ops->xpo_has_wspace(xprt) && slots_in_range(xprt);
+}
+
+#ifdef FAIRQ_HAVE_LWQ_POOL
+
+void fairq_kq_feed(struct svc_pool *pool, struct svc_xprt *xprt)
+{
+	percpu_counter_inc(&pool->sp_sockets_queued);
+#ifdef FAIRQ_HAVE_XPT_QTIME
+	/* 7.x reports queue time in the dequeue tracepoint: count it from the hand-off. */
+	xprt->xpt_qtime = ktime_get();
+#endif
+	lwq_enqueue(&xprt->xpt_ready, &pool->sp_xprts);
+}
+
+bool fairq_kq_empty(struct svc_pool *pool)
+{
+	return lwq_empty(&pool->sp_xprts);
+}
+
+bool fairq_kq_has_idle(struct svc_pool *pool)
+{
+	return READ_ONCE(pool->sp_idle_threads.first);
+}
+
+/*
+ * Hand one transport to an idle thread.  Only when the kernel queue is empty: a queued
+ * transport already has a thread coming for it (the woken one, or the thread that fed it), and
+ * that thread pulls the next one through the hook when it dequeues, which keeps the policy's
+ * order instead of committing a backlog to the kernel's FIFO.
+ */
+bool fairq_kq_push(struct fairq_pool *fp)
+{
+	struct svc_pool *pool = fp->pool;
+
+	if (!fairq_kq_has_idle(pool))
+		return false;
+	if (!fairq_feed_one(fp, true, &fp->stats.fed_push))
+		return false;
+	svc_pool_wake_idle_thread(pool);
+	fairq_count_wakeup(fp);
+	return true;
+}
+
+/* After handing over @n transports without a policy: the woken thread chains to the rest. */
+void fairq_kq_kick(struct svc_pool *pool, unsigned int n)
+{
+	if (n)
+		svc_pool_wake_idle_thread(pool);
+}
+
+#else /* 6.1: sp_sockets + RQ_BUSY */
+
+void fairq_kq_feed(struct svc_pool *pool, struct svc_xprt *xprt)
+{
+	atomic_long_inc(&pool->sp_stats.packets);
+	spin_lock_bh(&pool->sp_lock);
+	list_add_tail(&xprt->xpt_ready, &pool->sp_sockets);
+	pool->sp_stats.sockets_queued++;
+	spin_unlock_bh(&pool->sp_lock);
+}
+
+bool fairq_kq_empty(struct svc_pool *pool)
+{
+	return list_empty_careful(&pool->sp_sockets);
+}
+
+bool fairq_kq_has_idle(struct svc_pool *pool)
+{
+	struct svc_rqst *rqstp;
+	bool idle = false;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(rqstp, &pool->sp_all_threads, rq_all) {
+		if (!test_bit(RQ_BUSY, &rqstp->rq_flags)) {
+			idle = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return idle;
+}
+
+/*
+ * A 6.1 thread decides to sleep by testing SP_TASK_PENDING and sp_sockets after clearing its
+ * RQ_BUSY; that test is inlined and cannot be hooked.  Publishing pending work before looking
+ * for an idle thread closes the window: either we see the thread idle and claim it, or it sees
+ * the flag, skips the sleep, and its next dequeue pulls through our hook.  A spurious flag costs
+ * one extra pass through svc_recv().
+ */
+static struct svc_rqst *claim_idle(struct svc_pool *pool)
+	__must_hold(RCU)
+{
+	struct svc_rqst *rqstp;
+
+	set_bit(SP_TASK_PENDING, &pool->sp_flags);
+	smp_mb__after_atomic();
+	list_for_each_entry_rcu(rqstp, &pool->sp_all_threads, rq_all) {
+		if (!test_and_set_bit(RQ_BUSY, &rqstp->rq_flags))
+			return rqstp;
+	}
+	return NULL;
+}
+
+/* Setting RQ_BUSY on an idle thread makes us the one who must wake it, work or not. */
+static void wake_claimed(struct svc_pool *pool, struct svc_rqst *rqstp)
+	__must_hold(RCU)
+{
+	atomic_long_inc(&pool->sp_stats.threads_woken);
+	rqstp->rq_qtime = ktime_get();
+	wake_up_process(rqstp->rq_task);
+}
+
+bool fairq_kq_push(struct fairq_pool *fp)
+{
+	struct svc_pool *pool = fp->pool;
+	struct svc_rqst *rqstp;
+	bool fed = false;
+
+	rcu_read_lock();
+	rqstp = claim_idle(pool);
+	if (rqstp) {
+		fed = fairq_feed_one(fp, false, &fp->stats.fed_push);
+		wake_claimed(pool, rqstp);
+		fairq_count_wakeup(fp);
+	}
+	rcu_read_unlock();
+	return fed;
+}
+
+/* 6.1 wakes one thread per queued transport, as its own enqueue does. */
+void fairq_kq_kick(struct svc_pool *pool, unsigned int n)
+{
+	struct svc_rqst *rqstp;
+
+	rcu_read_lock();
+	while (n--) {
+		rqstp = claim_idle(pool);
+		if (!rqstp)
+			break;
+		wake_claimed(pool, rqstp);
+	}
+	rcu_read_unlock();
+}
+
+#endif

@@ -1,0 +1,571 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The dispatcher: where ready nfsd transports wait, and how they reach the threads.
+ *
+ * Ownership.  A transport whose XPT_BUSY bit fairq set, and which sits in a policy's queue, is
+ * owned exactly as one sitting in the kernel's pool queue: nobody else queues it, ages it or
+ * frees it.  fairq hands it to the kernel's pool queue one at a time, when a thread is about to
+ * look for work (pull, from the thread-side hook) or when an idle thread can be woken for it
+ * (push, after enqueue).  The unmodified nfsd loop then dequeues, processes, and calls
+ * svc_xprt_received(), which clears XPT_BUSY and re-enters svc_xprt_enqueue(): back to us.
+ *
+ * Locking.  Each pool of each nfsd service has its own fairq lock (fairq_pool.lock), taken
+ * with bottom halves off because enqueue runs from socket callbacks.  It covers the policy's
+ * queue, the hand-off into the kernel queue (so the kernel queue only ever receives
+ * transports in policy order) and the active policy pointer.  Lock order: fairq_servs_lock,
+ * then fairq_pool.lock, then (6.1) the kernel's sp_lock.  The kernel never takes our locks.
+ * fairq_servs_lock is taken only when a service is first seen, destroyed, or on a switch:
+ * never per request.
+ *
+ * No lost wakeup.  An enqueuer publishes under the pool lock and then looks for an idle
+ * thread (full barrier in between); a thread publishes itself idle and then, through the pull
+ * hook, looks at the policy under the same lock.  One of the two sees the other.  The details
+ * differ per kernel and live in compat/kq.c.  A watchdog checks the claim: work held while a
+ * thread sits idle with nothing to do, over two ticks, is rescued and counted.
+ */
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+#include <linux/sunrpc/svc.h>
+#include <linux/sunrpc/svc_xprt.h>
+#include "fairq.h"
+
+LIST_HEAD(fairq_servs);
+DEFINE_SPINLOCK(fairq_servs_lock);
+atomic_long_t fairq_serv_alloc_failures = ATOMIC_LONG_INIT(0);
+atomic_long_t fairq_rescues_total = ATOMIC_LONG_INIT(0);
+
+/* Written under fairq_servs_lock (and fairq_sched_mutex); read locklessly for display. */
+static const struct fairq_sched_ops *fairq_active = &fairq_sched_fifo;
+
+unsigned int fairq_watchdog_ms = 100;
+static void fairq_watchdog(struct work_struct *work);
+static DECLARE_DELAYED_WORK(fairq_watchdog_work, fairq_watchdog);
+
+const struct fairq_sched_ops *fairq_active_sched(void)
+{
+	return READ_ONCE(fairq_active);
+}
+
+void *fairq_pool_priv(struct fairq_pool *fp)
+{
+	return fp->priv;
+}
+EXPORT_SYMBOL_GPL(fairq_pool_priv);
+
+unsigned int fairq_pool_id(const struct fairq_pool *fp)
+{
+	return fp->id;
+}
+EXPORT_SYMBOL_GPL(fairq_pool_id);
+
+/* Only nfsd is dispatched by fairq; lockd and the NFS client's callback service stay native. */
+bool fairq_serv_is_managed(const struct svc_serv *serv)
+{
+	return serv && serv->sv_name && !strcmp(serv->sv_name, "nfsd");
+}
+
+static struct fairq_serv *serv_lookup(const struct svc_serv *serv)
+{
+	struct fairq_serv *fs;
+
+	list_for_each_entry_rcu(fs, &fairq_servs, list) {
+		if (fs->serv == serv)
+			return fs;
+	}
+	return NULL;
+}
+
+static void pool_set_ops(struct fairq_pool *fp, const struct fairq_sched_ops *ops)
+{
+	memset(fp->priv, 0, sizeof(fp->priv));
+	fp->ops = ops;
+	if (ops)
+		ops->init_pool(fp);
+}
+
+/*
+ * A service is first seen from its first enqueue, in softirq context: allocate atomically.
+ * If that fails, its transports keep the kernel's path until a later enqueue succeeds.
+ */
+static struct fairq_serv *serv_get(struct svc_serv *serv)
+{
+	const struct fairq_sched_ops *ops;
+	struct fairq_serv *fs, *old;
+	unsigned int i, n;
+
+	fs = serv_lookup(serv);
+	if (likely(fs))
+		return fs;
+
+	n = fairq_serv_nr_pools(serv);
+	fs = kzalloc(struct_size(fs, pools, n), GFP_ATOMIC | __GFP_NOWARN);
+	if (!fs) {
+		atomic_long_inc(&fairq_serv_alloc_failures);
+		return NULL;
+	}
+	fs->serv = serv;
+	fs->nr_pools = n;
+
+	spin_lock_bh(&fairq_servs_lock);
+	old = serv_lookup(serv);
+	ops = fairq_active;
+	if (old || (ops->flags & FAIRQ_SCHED_NATIVE)) {
+		spin_unlock_bh(&fairq_servs_lock);
+		kfree(fs);
+		return old;
+	}
+	for (i = 0; i < n; i++) {
+		struct fairq_pool *fp = &fs->pools[i];
+
+		spin_lock_init(&fp->lock);
+		fp->pool = &serv->sv_pools[i];
+		fp->id = i;
+		atomic_long_set(&fp->wakeups, 0);
+		pool_set_ops(fp, ops);
+	}
+	list_add_tail_rcu(&fs->list, &fairq_servs);
+	spin_unlock_bh(&fairq_servs_lock);
+	return fs;
+}
+
+/*
+ * The pool a transport waits in: the one the kernel would pick for this CPU (percpu or
+ * pernode maps), skipping pools that have no thread or just lost their last one.
+ */
+static struct fairq_pool *home_pool(struct fairq_serv *fs)
+{
+	unsigned int i, start, n = fs->nr_pools;
+	struct fairq_pool *fp;
+
+	if (n == 1)
+		return &fs->pools[0];
+	start = (n == nr_node_ids ? numa_node_id() : raw_smp_processor_id()) % n;
+	for (i = 0; i < n; i++) {
+		fp = &fs->pools[(start + i) % n];
+		if (fairq_pool_threads(fp->pool) && !READ_ONCE(fp->orphaned))
+			return fp;
+	}
+	return &fs->pools[start];
+}
+
+/*
+ * Hand one transport from the policy to the kernel queue of @fp's pool.  With @only_if_empty,
+ * only if that queue is empty: a transport already there has a thread coming for it.
+ */
+bool fairq_feed_one(struct fairq_pool *fp, bool only_if_empty, u64 *counter)
+{
+	struct svc_xprt *xprt = NULL;
+
+	spin_lock_bh(&fp->lock);
+	if (fp->ops && fp->nr_queued && (!only_if_empty || fairq_kq_empty(fp->pool))) {
+		xprt = fp->ops->pick(fp);
+		if (!WARN_ON_ONCE(!xprt)) {
+			fp->nr_queued--;
+			fairq_kq_feed(fp->pool, xprt);
+			fp->progress++;
+			(*counter)++;
+		}
+	}
+	spin_unlock_bh(&fp->lock);
+	return xprt;
+}
+
+/* Give a transport we own straight to the kernel queue of @fp's pool, bypassing the policy. */
+static void feed_bypass(struct fairq_pool *fp, struct svc_xprt *xprt)
+	__must_hold(&fp->lock)
+{
+	fairq_kq_feed(fp->pool, xprt);
+	fp->progress++;
+	fp->stats.fed_bypass++;
+}
+
+/*
+ * A closing transport must reach the kernel queue at once: nfsd shutdown loops in
+ * svc_xprt_destroy_all() until svc_clean_up_xprts() has found every transport in a kernel
+ * pool queue, and a thread that dequeues it deletes it.
+ */
+static void close_flush(struct svc_xprt *xprt)
+{
+	struct fairq_serv *fs;
+	unsigned int i;
+
+	if (!test_bit(XPT_BUSY, &xprt->xpt_flags))
+		return;
+	fs = serv_lookup(xprt->xpt_server);
+	if (!fs)
+		return;
+	for (i = 0; i < fs->nr_pools; i++) {
+		struct fairq_pool *fp = &fs->pools[i];
+		bool found;
+
+		spin_lock_bh(&fp->lock);
+		found = fp->ops && fp->nr_queued && fp->ops->remove(fp, xprt);
+		if (found) {
+			fp->nr_queued--;
+			fp->stats.close_flushes++;
+			feed_bypass(fp, xprt);
+		}
+		spin_unlock_bh(&fp->lock);
+		if (found) {
+			fairq_kq_kick(fp->pool, 1);
+			return;
+		}
+	}
+}
+
+static void enqueue_native(struct svc_xprt *xprt)
+{
+	svc_xprt_enqueue(xprt);
+	/* keeps this a real call: a tail call would re-enter the redirect from sunrpc's caller */
+	barrier();
+}
+
+/**
+ * fairq_enqueue - svc_xprt_enqueue() for nfsd transports, while a fairq policy is active
+ * @xprt: the transport that may have work
+ *
+ * Called in place of the kernel's function (see hook.c), from softirq or process context.
+ * Control events (new connection, close, TLS handshake) keep the kernel's own path.
+ */
+void fairq_enqueue(struct svc_xprt *xprt)
+{
+	unsigned long control = BIT(XPT_CONN) | BIT(XPT_CLOSE);
+	struct fairq_serv *fs;
+	struct fairq_pool *fp;
+
+#ifdef FAIRQ_HAVE_XPT_HANDSHAKE
+	control |= BIT(XPT_HANDSHAKE);
+#endif
+	rcu_read_lock();
+	if (READ_ONCE(xprt->xpt_flags) & control) {
+		if (test_bit(XPT_CLOSE, &xprt->xpt_flags))
+			close_flush(xprt);
+		goto native;
+	}
+	if (!fairq_xprt_ready(xprt))
+		goto out;
+	fs = serv_get(xprt->xpt_server);
+	if (!fs)
+		goto native;
+	if (test_and_set_bit(XPT_BUSY, &xprt->xpt_flags))
+		goto out;
+
+	fp = home_pool(fs);
+	spin_lock_bh(&fp->lock);
+	if (unlikely(!fp->ops || test_bit(XPT_CLOSE, &xprt->xpt_flags))) {
+		/* switching to native, or closed since the test above: no policy for it */
+		feed_bypass(fp, xprt);
+		spin_unlock_bh(&fp->lock);
+		fairq_kq_kick(fp->pool, 1);
+		goto out;
+	}
+	fp->ops->enqueue(fp, xprt);
+	fp->nr_queued++;
+	fp->stats.enqueued++;
+	spin_unlock_bh(&fp->lock);
+
+	/* publish before looking for an idle thread; pairs with the thread's idle publication */
+	smp_mb();
+	fairq_kq_push(fp);
+out:
+	rcu_read_unlock();
+	return;
+native:
+	rcu_read_unlock();
+	enqueue_native(xprt);
+}
+
+/**
+ * fairq_thread_pull - a thread of @pool is about to look at its pool queue
+ * @rqstp: the thread (NULL on 6.1, where the hook only sees the pool)
+ * @pool: its pool
+ *
+ * Feeds one transport if the kernel queue is empty, so that the thread finds it.  May run
+ * with the task already in TASK_IDLE: no sleeping, no allocation.
+ */
+void fairq_thread_pull(struct svc_rqst *rqstp, struct svc_pool *pool)
+{
+	struct fairq_serv *fs;
+	struct fairq_pool *fp;
+	unsigned int idx;
+
+	rcu_read_lock();
+	fs = serv_lookup(rqstp->rq_server);
+	if (!fs)
+		goto out;
+	idx = pool - rqstp->rq_server->sv_pools;
+	if (WARN_ON_ONCE(idx >= fs->nr_pools))
+		goto out;
+	fp = &fs->pools[idx];
+	if (unlikely(READ_ONCE(fp->orphaned)))
+		WRITE_ONCE(fp->orphaned, false);	/* a thread is back */
+	if (READ_ONCE(fp->nr_queued))
+		fairq_feed_one(fp, true, &fp->stats.fed_pull);
+out:
+	rcu_read_unlock();
+}
+
+/*
+ * Queue @list (in order) on @fs's pools, as new work.  Used when a pool loses its last thread.
+ */
+static void requeue_list(struct fairq_serv *fs, struct fairq_pool *from, struct fairq_xlist *list)
+{
+	struct svc_xprt *xprt;
+	struct fairq_pool *fp;
+
+	while ((xprt = fairq_xlist_pop(list))) {
+		fp = home_pool(fs);
+		spin_lock_bh(&fp->lock);
+		if (fp == from || !fp->ops) {
+			feed_bypass(fp, xprt);
+			spin_unlock_bh(&fp->lock);
+			fairq_kq_kick(fp->pool, 1);
+			continue;
+		}
+		fp->ops->enqueue(fp, xprt);
+		fp->nr_queued++;
+		from->stats.migrated++;	/* racy by design: statistics only */
+		spin_unlock_bh(&fp->lock);
+		smp_mb();
+		fairq_kq_push(fp);
+	}
+}
+
+/**
+ * fairq_thread_exiting - an nfsd thread is leaving (svc_exit_thread)
+ * @rqstp: the thread
+ *
+ * When a pool loses its last thread (pool_threads lowered), the work it holds moves to pools
+ * that still have threads, so nothing waits for a thread that will not come.
+ */
+void fairq_thread_exiting(struct svc_rqst *rqstp)
+{
+	struct fairq_xlist list;
+	struct fairq_serv *fs;
+	struct fairq_pool *fp;
+	unsigned int idx;
+
+	fairq_xlist_init(&list);
+	rcu_read_lock();
+	fs = serv_lookup(rqstp->rq_server);
+	if (!fs || fs->nr_pools == 1)
+		goto out;
+	idx = rqstp->rq_pool - rqstp->rq_server->sv_pools;
+	if (idx >= fs->nr_pools)
+		goto out;
+	fp = &fs->pools[idx];
+	if (fairq_pool_threads(fp->pool) > 1)
+		goto out;
+	spin_lock_bh(&fp->lock);
+	WRITE_ONCE(fp->orphaned, true);
+	if (fp->ops && fp->nr_queued) {
+		fp->ops->drain(fp, &list);
+		fp->nr_queued = 0;
+	}
+	spin_unlock_bh(&fp->lock);
+	requeue_list(fs, fp, &list);
+out:
+	rcu_read_unlock();
+}
+
+/* Everything a pool holds goes to the kernel queue, in policy order; the policy is left. */
+static void pool_drain_to_kernel(struct fairq_pool *fp)
+	__must_hold(&fp->lock)
+{
+	struct fairq_xlist list;
+	struct svc_xprt *xprt;
+	unsigned int n;
+
+	if (!fp->ops)
+		return;
+	fairq_xlist_init(&list);
+	fp->ops->drain(fp, &list);
+	WARN_ON_ONCE(list.len != fp->nr_queued);
+	n = list.len;
+	while ((xprt = fairq_xlist_pop(&list)))
+		feed_bypass(fp, xprt);
+	fp->nr_queued = 0;
+	if (fp->ops->exit_pool)
+		fp->ops->exit_pool(fp);
+	fp->ops = NULL;
+	fairq_kq_kick(fp->pool, n);
+}
+
+/**
+ * fairq_serv_destroyed - svc_destroy() is about to free @serv
+ * @serv: any service
+ *
+ * By now svc_xprt_destroy_all() has closed every transport, which the close flush moved to the
+ * kernel; anything still held here would be a fairq bug, and is handed over and reported.
+ */
+void fairq_serv_destroyed(struct svc_serv *serv)
+{
+	struct fairq_serv *fs;
+	unsigned int i;
+
+	spin_lock_bh(&fairq_servs_lock);
+	fs = serv_lookup(serv);
+	if (fs)
+		list_del_rcu(&fs->list);
+	spin_unlock_bh(&fairq_servs_lock);
+	if (!fs)
+		return;
+	for (i = 0; i < fs->nr_pools; i++) {
+		struct fairq_pool *fp = &fs->pools[i];
+
+		spin_lock_bh(&fp->lock);
+		WARN_ONCE(fp->nr_queued, "fairq: %u transports held at service teardown\n",
+			  fp->nr_queued);
+		pool_drain_to_kernel(fp);
+		spin_unlock_bh(&fp->lock);
+	}
+	kfree_rcu(fs, rcu);
+}
+
+/* Move one pool from its policy to @new_ops, keeping every transport and its order. */
+static void pool_switch(struct fairq_pool *fp, const struct fairq_sched_ops *new_ops)
+	__must_hold(&fp->lock)
+{
+	struct fairq_xlist list;
+	struct svc_xprt *xprt;
+
+	if (fp->ops == new_ops)
+		return;
+	fairq_xlist_init(&list);
+	if (fp->ops) {
+		fp->ops->drain(fp, &list);
+		WARN_ON_ONCE(list.len != fp->nr_queued);
+		if (fp->ops->exit_pool)
+			fp->ops->exit_pool(fp);
+	}
+	pool_set_ops(fp, new_ops);
+	while ((xprt = fairq_xlist_pop(&list)))
+		new_ops->enqueue(fp, xprt);
+}
+
+static void free_all_servs(void)
+{
+	struct fairq_serv *fs, *tmp;
+	LIST_HEAD(dead);
+
+	spin_lock_bh(&fairq_servs_lock);
+	list_splice_init(&fairq_servs, &dead);
+	spin_unlock_bh(&fairq_servs_lock);
+	synchronize_rcu();
+	list_for_each_entry_safe(fs, tmp, &dead, list)
+		kfree(fs);
+}
+
+/**
+ * fairq_switch - make @new_ops the active policy of every nfsd pool
+ * @new_ops: a registered policy
+ *
+ * Called with fairq_sched_mutex held.  Native -> fairq: hooks on, services are picked up at
+ * their next enqueue.  fairq -> fairq: each pool's queue moves in dispatch order.  fairq ->
+ * native: each pool hands its queue to the kernel in order, then the hooks go off and fairq's
+ * state is freed.
+ */
+int fairq_switch(const struct fairq_sched_ops *new_ops)
+{
+	const struct fairq_sched_ops *old_ops = fairq_active;
+	bool to_native = new_ops->flags & FAIRQ_SCHED_NATIVE;
+	struct fairq_serv *fs;
+	unsigned int i;
+	int err;
+
+	lockdep_assert_held(&fairq_sched_mutex);
+	if (new_ops == old_ops)
+		return 0;
+
+	if (old_ops->flags & FAIRQ_SCHED_NATIVE) {
+		if (to_native)
+			goto set;
+		err = fairq_hooks_enable();
+		if (err)
+			return err;
+		goto set;
+	}
+
+	spin_lock_bh(&fairq_servs_lock);
+	WRITE_ONCE(fairq_active, new_ops);
+	list_for_each_entry(fs, &fairq_servs, list) {
+		for (i = 0; i < fs->nr_pools; i++) {
+			struct fairq_pool *fp = &fs->pools[i];
+
+			spin_lock_bh(&fp->lock);
+			if (to_native)
+				pool_drain_to_kernel(fp);
+			else
+				pool_switch(fp, new_ops);
+			spin_unlock_bh(&fp->lock);
+			if (!to_native)
+				fairq_kq_push(fp);
+		}
+	}
+	spin_unlock_bh(&fairq_servs_lock);
+	if (to_native) {
+		cancel_delayed_work_sync(&fairq_watchdog_work);
+		/* returns once no CPU or task can still be in fairq's enqueue or pull path */
+		fairq_hooks_disable();
+		free_all_servs();
+	}
+	return 0;
+
+set:
+	spin_lock_bh(&fairq_servs_lock);
+	WRITE_ONCE(fairq_active, new_ops);
+	spin_unlock_bh(&fairq_servs_lock);
+	if (!to_native)
+		mod_delayed_work(system_wq, &fairq_watchdog_work,
+				 msecs_to_jiffies(READ_ONCE(fairq_watchdog_ms)));
+	return 0;
+}
+
+/*
+ * The safety net.  Work held by a policy while its pool has an idle thread and an empty
+ * kernel queue, with no hand-off since the previous tick, means a wakeup was lost: hand it
+ * over, count it, and say so once.  Normal operation never gets here.
+ */
+static void fairq_watchdog(struct work_struct *work)
+{
+	struct fairq_serv *fs;
+	unsigned int i;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(fs, &fairq_servs, list) {
+		for (i = 0; i < fs->nr_pools; i++) {
+			struct fairq_pool *fp = &fs->pools[i];
+			unsigned long progress = READ_ONCE(fp->progress);
+			bool stalled;
+
+			stalled = READ_ONCE(fp->nr_queued) && progress == fp->watchdog_seen &&
+				  fairq_kq_empty(fp->pool) && fairq_kq_has_idle(fp->pool);
+			fp->watchdog_seen = progress;
+			if (!stalled)
+				continue;
+			if (fairq_kq_push(fp)) {
+				spin_lock_bh(&fp->lock);
+				fp->stats.rescues++;
+				spin_unlock_bh(&fp->lock);
+				atomic_long_inc(&fairq_rescues_total);
+				pr_warn_once("rescued a stalled transport in pool %u (a lost wakeup: please report)\n",
+					     fp->id);
+			}
+		}
+	}
+	rcu_read_unlock();
+	if (!(READ_ONCE(fairq_active)->flags & FAIRQ_SCHED_NATIVE))
+		schedule_delayed_work(&fairq_watchdog_work,
+				      msecs_to_jiffies(READ_ONCE(fairq_watchdog_ms)));
+}
+
+int fairq_core_init(void)
+{
+	return 0;
+}
+
+void fairq_core_exit(void)
+{
+	cancel_delayed_work_sync(&fairq_watchdog_work);
+}

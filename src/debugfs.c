@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * /sys/kernel/debug/fairq/pools: the per-pool counters, for developers and the test suite.
+ * Not an ABI: fairqctl reads the same numbers over netlink.
+ */
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+#include <linux/sunrpc/svc.h>
+#include "fairq.h"
+
+static struct dentry *fairq_debugfs_dir;
+
+static int pools_show(struct seq_file *m, void *v)
+{
+	struct fairq_serv *fs;
+	unsigned int i;
+
+	seq_printf(m, "scheduler %s\n", fairq_active_sched()->name);
+	rcu_read_lock();
+	list_for_each_entry_rcu(fs, &fairq_servs, list) {
+		for (i = 0; i < fs->nr_pools; i++) {
+			struct fairq_pool *fp = &fs->pools[i];
+			struct fairq_pool_stats st;
+			unsigned int queued;
+
+			spin_lock_bh(&fp->lock);
+			st = fp->stats;
+			queued = fp->nr_queued;
+			spin_unlock_bh(&fp->lock);
+			seq_printf(m,
+				   "serv %px pool %u threads %u queued %u enqueued %llu fed_pull %llu fed_push %llu fed_bypass %llu wakeups %ld close_flushes %llu rescues %llu migrated %llu\n",
+				   fs->serv, i, fairq_pool_threads(fp->pool), queued, st.enqueued,
+				   st.fed_pull, st.fed_push, st.fed_bypass,
+				   atomic_long_read(&fp->wakeups), st.close_flushes, st.rescues,
+				   st.migrated);
+		}
+	}
+	rcu_read_unlock();
+	seq_printf(m, "rescues_total %ld serv_alloc_failures %ld\n",
+		   atomic_long_read(&fairq_rescues_total),
+		   atomic_long_read(&fairq_serv_alloc_failures));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(pools);
+
+void fairq_debugfs_init(void)
+{
+	fairq_debugfs_dir = debugfs_create_dir("fairq", NULL);
+	debugfs_create_file("pools", 0400, fairq_debugfs_dir, NULL, &pools_fops);
+}
+
+void fairq_debugfs_exit(void)
+{
+	debugfs_remove_recursive(fairq_debugfs_dir);
+}

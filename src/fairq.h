@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Internal declarations shared by the core, the hooks, sysfs and debugfs. */
+#ifndef _FAIRQ_INTERNAL_H
+#define _FAIRQ_INTERNAL_H
+
+#include <linux/spinlock.h>
+#include <linux/rculist.h>
+#include <linux/atomic.h>
+#include <fairq/sched.h>
+#include "compat/compat.h"
+
+struct svc_serv;
+struct svc_pool;
+struct svc_rqst;
+
+/* Per-pool counters; each is only written under the pool's fairq lock. */
+struct fairq_pool_stats {
+	u64 enqueued;		/* transports the policy took */
+	u64 fed_pull;		/* handed to the kernel queue by a thread looking for work */
+	u64 fed_push;		/* handed to the kernel queue with an idle thread woken for it */
+	u64 fed_bypass;		/* handed over without the policy (closing, draining, no threads) */
+	u64 close_flushes;	/* closed while queued: moved to the kernel queue at once */
+	u64 rescues;		/* work the watchdog found stalled: each one is a bug */
+	u64 migrated;		/* moved to another pool because this one lost its last thread */
+};
+
+/**
+ * struct fairq_pool - fairq's state for one thread pool of one nfsd service
+ * @lock: serialises the policy, the hand-off into the kernel queue, and switching.
+ * @ops: the active policy, or NULL while the pool passes everything to the kernel.
+ * @pool: the sunrpc pool this shadows.
+ * @nr_queued: transports the policy holds.
+ * @orphaned: the pool lost its last thread; new work goes elsewhere until a thread returns.
+ * @progress: bumped on every hand-off; the watchdog compares it across ticks.
+ * @watchdog_seen: @progress at the previous watchdog tick.
+ * @stats: counters, see struct fairq_pool_stats.
+ * @wakeups: threads fairq woke (counted outside the lock).
+ * @priv: the policy's per-pool state.
+ */
+struct fairq_pool {
+	spinlock_t lock;
+	const struct fairq_sched_ops *ops;
+	struct svc_pool *pool;
+	unsigned int id;
+	unsigned int nr_queued;
+	bool orphaned;
+	unsigned long progress;
+	unsigned long watchdog_seen;
+	struct fairq_pool_stats stats;
+	atomic_long_t wakeups;
+	unsigned long priv[FAIRQ_SCHED_PRIV_BYTES / sizeof(unsigned long)];
+};
+
+/* fairq's shadow of one nfsd service (one per network namespace running nfsd). */
+struct fairq_serv {
+	struct hlist_node hash;
+	struct list_head list;
+	struct rcu_head rcu;
+	struct svc_serv *serv;
+	unsigned int nr_pools;
+	struct fairq_pool pools[];
+};
+
+/* core.c */
+extern struct list_head fairq_servs;
+extern spinlock_t fairq_servs_lock;
+void fairq_enqueue(struct svc_xprt *xprt);
+bool fairq_feed_one(struct fairq_pool *fp, bool only_if_empty, u64 *counter);
+void fairq_thread_pull(struct svc_rqst *rqstp, struct svc_pool *pool);
+void fairq_serv_destroyed(struct svc_serv *serv);
+void fairq_thread_exiting(struct svc_rqst *rqstp);
+bool fairq_serv_is_managed(const struct svc_serv *serv);
+int fairq_switch(const struct fairq_sched_ops *new_ops);
+const struct fairq_sched_ops *fairq_active_sched(void);
+int fairq_core_init(void);
+void fairq_core_exit(void);
+extern unsigned int fairq_watchdog_ms;
+extern atomic_long_t fairq_serv_alloc_failures;
+extern atomic_long_t fairq_rescues_total;
+
+/* registry.c */
+const struct fairq_sched_ops *fairq_sched_find(const char *name, size_t len);
+int fairq_sched_for_each(int (*fn)(const struct fairq_sched_ops *ops, void *arg), void *arg);
+extern struct mutex fairq_sched_mutex;
+
+/* hook.c */
+int fairq_hooks_probe(void);
+int fairq_hooks_enable(void);
+void fairq_hooks_disable(void);
+void fairq_hooks_release(void);
+
+/* kq.c: the kernel's own pool queue and idle threads, version by version */
+void fairq_kq_feed(struct svc_pool *pool, struct svc_xprt *xprt);
+bool fairq_kq_empty(struct svc_pool *pool);
+bool fairq_kq_has_idle(struct svc_pool *pool);
+bool fairq_kq_push(struct fairq_pool *fp);
+void fairq_kq_kick(struct svc_pool *pool, unsigned int n);
+bool fairq_xprt_ready(struct svc_xprt *xprt);
+unsigned int fairq_serv_nr_pools(const struct svc_serv *serv);
+unsigned int fairq_pool_threads(const struct svc_pool *pool);
+
+static inline void fairq_count_wakeup(struct fairq_pool *fp)
+{
+	atomic_long_inc(&fp->wakeups);
+}
+
+/* sysfs.c, debugfs.c */
+int fairq_sysfs_init(void);
+void fairq_sysfs_exit(void);
+void fairq_debugfs_init(void);
+void fairq_debugfs_exit(void);
+
+#endif /* _FAIRQ_INTERNAL_H */

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * fairq: pluggable dispatch of ready transports to nfsd threads.
+ *
+ * Loads with the kernel's own dispatch (fifo) and its hooks off; an admin picks a policy
+ * through /sys/kernel/fairq/scheduler.  Unloading first returns everything to the kernel.
+ */
+#include <linux/module.h>
+#include "fairq.h"
+#include "version.h"
+
+static const struct fairq_sched_ops *const builtin_scheds[] = {
+	&fairq_sched_fifo,
+	&fairq_sched_qfifo,
+};
+
+static void unregister_builtin(unsigned int n)
+{
+	while (n--)
+		fairq_unregister_sched(builtin_scheds[n]);
+}
+
+static int __init fairq_init(void)
+{
+	unsigned int i;
+	int err;
+
+	err = fairq_hooks_probe();
+	if (err)
+		return err;
+
+	for (i = 0; i < ARRAY_SIZE(builtin_scheds); i++) {
+		err = fairq_register_sched(builtin_scheds[i]);
+		if (err == -EOPNOTSUPP)
+			continue;	/* not offered on this kernel */
+		if (err)
+			goto err_sched;
+	}
+
+	err = fairq_sysfs_init();
+	if (err)
+		goto err_sched;
+	fairq_debugfs_init();
+	pr_info("version %s loaded, scheduler fifo\n", FAIRQ_VERSION);
+	return 0;
+
+err_sched:
+	unregister_builtin(i);
+	fairq_hooks_release();
+	return err;
+}
+
+static void __exit fairq_exit(void)
+{
+	mutex_lock(&fairq_sched_mutex);
+	/* hands every held transport back to the kernel, then removes the hooks */
+	WARN_ON(fairq_switch(&fairq_sched_fifo));
+	mutex_unlock(&fairq_sched_mutex);
+	fairq_core_exit();
+	fairq_debugfs_exit();
+	fairq_sysfs_exit();
+	unregister_builtin(ARRAY_SIZE(builtin_scheds));
+	fairq_hooks_release();
+	pr_info("unloaded\n");
+}
+
+module_init(fairq_init);
+module_exit(fairq_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Pluggable nfsd transport dispatch: fair queueing and friends");
+MODULE_AUTHOR("The fairq developers");
+MODULE_VERSION(FAIRQ_VERSION);

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The policies fairq can switch between, by name. */
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include "fairq.h"
+
+struct fairq_sched_entry {
+	struct list_head list;
+	const struct fairq_sched_ops *ops;
+};
+
+/* Serialises registration, lookups that lead to a switch, and the switch itself. */
+DEFINE_MUTEX(fairq_sched_mutex);
+static LIST_HEAD(fairq_scheds);
+
+static bool ops_complete(const struct fairq_sched_ops *ops)
+{
+	if (!ops->name || !*ops->name || strlen(ops->name) >= FAIRQ_SCHED_NAME_MAX)
+		return false;
+	if (ops->flags & FAIRQ_SCHED_NATIVE)
+		return true;
+	return ops->init_pool && ops->enqueue && ops->pick && ops->has_work && ops->drain &&
+	       ops->remove && ops->priv_size <= FAIRQ_SCHED_PRIV_BYTES;
+}
+
+static struct fairq_sched_entry *entry_find(const char *name, size_t len)
+{
+	struct fairq_sched_entry *e;
+
+	list_for_each_entry(e, &fairq_scheds, list) {
+		if (strlen(e->ops->name) == len && !strncmp(e->ops->name, name, len))
+			return e;
+	}
+	return NULL;
+}
+
+/**
+ * fairq_register_sched - offer a policy
+ * @ops: its ops table, which must outlive the registration
+ *
+ * Return: 0; -EINVAL if a mandatory op is missing or the name is bad; -EEXIST for a duplicate
+ * name; -EOPNOTSUPP if the policy would do nothing on this kernel (it is then not offered).
+ */
+int fairq_register_sched(const struct fairq_sched_ops *ops)
+{
+	struct fairq_sched_entry *e;
+	int err = 0;
+
+	if (WARN_ON_ONCE(!ops_complete(ops)))
+		return -EINVAL;
+	if (ops->supported && !ops->supported())
+		return -EOPNOTSUPP;
+	e = kzalloc(sizeof(*e), GFP_KERNEL);
+	if (!e)
+		return -ENOMEM;
+	e->ops = ops;
+	mutex_lock(&fairq_sched_mutex);
+	if (entry_find(ops->name, strlen(ops->name)))
+		err = -EEXIST;
+	else
+		list_add_tail(&e->list, &fairq_scheds);
+	mutex_unlock(&fairq_sched_mutex);
+	if (err)
+		kfree(e);
+	return err;
+}
+
+/* Unregistering the active queueing policy is the caller's bug: switch away first. */
+void fairq_unregister_sched(const struct fairq_sched_ops *ops)
+{
+	struct fairq_sched_entry *e;
+
+	mutex_lock(&fairq_sched_mutex);
+	e = entry_find(ops->name, strlen(ops->name));
+	WARN_ON_ONCE(fairq_active_sched() == ops && !(ops->flags & FAIRQ_SCHED_NATIVE));
+	if (e)
+		list_del(&e->list);
+	mutex_unlock(&fairq_sched_mutex);
+	kfree(e);
+}
+
+/* Caller holds fairq_sched_mutex. */
+const struct fairq_sched_ops *fairq_sched_find(const char *name, size_t len)
+{
+	struct fairq_sched_entry *e;
+
+	lockdep_assert_held(&fairq_sched_mutex);
+	e = entry_find(name, len);
+	return e ? e->ops : NULL;
+}
+
+/* Caller holds fairq_sched_mutex; stops at the first non-zero return of @fn. */
+int fairq_sched_for_each(int (*fn)(const struct fairq_sched_ops *ops, void *arg), void *arg)
+{
+	struct fairq_sched_entry *e;
+	int ret;
+
+	lockdep_assert_held(&fairq_sched_mutex);
+	list_for_each_entry(e, &fairq_scheds, list) {
+		ret = fn(e->ops, arg);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}

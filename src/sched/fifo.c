@@ -1,0 +1,11 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * fifo: the kernel's own dispatch.  Selecting it turns every fairq hook off, so nfsd runs the
+ * unmodified sunrpc code, byte for byte, at zero cost.  It is the default at load.
+ */
+#include "../fairq.h"
+
+const struct fairq_sched_ops fairq_sched_fifo = {
+	.name	= "fifo",
+	.flags	= FAIRQ_SCHED_NATIVE,
+};

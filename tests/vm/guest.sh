@@ -1,0 +1,117 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Turn the cached base image of one kernel into a bootable guest with this tree installed:
+# the module source is registered and built by DKMS inside the Debian userland (exactly as on a
+# user's server), then the userland, the kernel modules nfsd needs and the test suite are packed
+# into an uncompressed initramfs.
+#
+# usage: guest.sh KERNEL OUTDIR     (writes OUTDIR/vmlinuz, OUTDIR/initrd, OUTDIR/abi)
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+kernel=${1:?usage: guest.sh KERNEL OUTDIR}
+out=${2:?usage: guest.sh KERNEL OUTDIR}
+need_root
+
+img=$(bash "$FAIRQ_TOP/tests/vm/image.sh" "$kernel")
+abi=$(cat "$img/abi")
+ver=$(bash "$FAIRQ_TOP/tools/version.sh")
+
+# The pristine userland, unpacked once per image; each run writes to an overlay on top.
+if [ ! -f "$img/root.stamp" ] || [ "$img/base.tar" -nt "$img/root.stamp" ]; then
+	say "kernel $kernel: unpacking the userland"
+	rm -rf "$img/root"
+	mkdir -p "$img/root"
+	tar -xf "$img/base.tar" -C "$img/root"
+	touch "$img/root.stamp"
+fi
+
+rm -rf "$out"
+mkdir -p "$out/upper" "$out/work" "$out/merged" "$out/mods"
+merged=$out/merged
+cleanup() {
+	umount "$merged/proc" 2>/dev/null || true
+	umount "$merged" 2>/dev/null || true
+}
+trap cleanup EXIT
+mount -t overlay overlay -o "lowerdir=$img/root,upperdir=$out/upper,workdir=$out/work" "$merged"
+mount -t proc proc "$merged/proc"	# 7.x objtool reads /proc
+
+say "kernel $kernel: DKMS build of fairq $ver for $abi"
+src=$merged/usr/src/fairq-$ver
+mkdir -p "$src"
+(cd "$FAIRQ_TOP" && cp -a Kbuild dkms.conf LICENSE src include "$src/")
+sed -i "s/#MODULE_VERSION#/$ver/" "$src/dkms.conf"
+if ! chroot "$merged" sh -c "dkms add fairq/$ver && dkms build fairq/$ver -k $abi && dkms install fairq/$ver -k $abi" \
+	>"$out/dkms.log" 2>&1; then
+	cat "$out/dkms.log" >&2
+	find "$merged/var/lib/dkms/fairq" -name make.log -exec cat {} + >&2 2>/dev/null || true
+	die "kernel $kernel: DKMS could not build fairq"
+fi
+
+# Test-only builds: a module whose pull hook names a function this kernel lacks must refuse
+# to load; it is built by hand next to the real one and never installed.
+say "kernel $kernel: test-only module builds"
+mkdir -p "$merged/fairq/extra"
+chroot "$merged" sh -c "rm -rf /tmp/badpull && cp -a /usr/src/fairq-$ver /tmp/badpull &&
+	make -s -C /lib/modules/$abi/build M=/tmp/badpull KCFLAGS=-DFAIRQ_TEST_BAD_PULL_SYMBOL modules" \
+	>"$out/badpull.log" 2>&1 || {
+	cat "$out/badpull.log" >&2
+	die "kernel $kernel: test-only build failed"
+}
+cp "$merged/tmp/badpull/fairq.ko" "$merged/fairq/extra/fairq-badpull.ko"
+
+# The test suite and its helpers.
+mkdir -p "$merged/fairq/tests"
+cp -a "$FAIRQ_TOP/tests/vm/guest/." "$merged/fairq/"
+echo "$kernel" >"$merged/fairq/kernel"
+echo "$abi" >"$merged/fairq/abi"
+umount "$merged/proc"
+
+# Kernel modules: the closure of what the guest loads, decompressed (xz under TCG is slow).
+moddir=usr/lib/modules/$abi
+[ -d "$merged/$moddir" ] || moddir=lib/modules/$abi
+want="fairq nfsd nfsv3 nfsv4 nfs veth bridge"
+declare -A seen=()
+queue=($want)
+while [ ${#queue[@]} -gt 0 ]; do
+	m=${queue[0]}
+	queue=("${queue[@]:1}")
+	[ -n "${seen[$m]:-}" ] && continue
+	seen[$m]=1
+	f=$(modinfo -b "$merged" -k "$abi" -n "$m" 2>/dev/null) || die "kernel $kernel: no module $m"
+	case "$f" in /*) ;; *) continue ;; esac	# built in
+	f=${f#"$merged"}
+	rel=${f#/}
+	rel=${rel#usr/}
+	rel=${rel#lib/modules/$abi/}
+	dst=$out/mods/lib/modules/$abi/${rel%.xz}
+	dst=${dst%.zst}
+	mkdir -p "$(dirname "$dst")"
+	case "$f" in
+	*.xz) xz -dc "$merged$f" >"$dst" ;;
+	*.zst) zstd -qdc "$merged$f" >"$dst" ;;
+	*) cp "$merged$f" "$dst" ;;
+	esac
+	for d in $(modinfo -b "$merged" -k "$abi" -F depends "$m" | tr ',' ' '); do
+		queue+=("$d")
+	done
+done
+cp "$merged/$moddir"/modules.{order,builtin,builtin.modinfo} "$out/mods/lib/modules/$abi/" 2>/dev/null || true
+depmod -b "$out/mods" "$abi"
+
+say "kernel $kernel: packing the initramfs (modules: ${!seen[*]})"
+cp "$merged/boot/vmlinuz-$abi" "$out/vmlinuz" 2>/dev/null || cp "$merged/$moddir/vmlinuz" "$out/vmlinuz"
+echo "$abi" >"$out/abi"
+# The userland without what only building needs; modules come from the second archive.
+(cd "$merged" && find . \( -path ./usr/src -o -path ./usr/lib/gcc -o -path ./usr/libexec/gcc \
+	-o -path ./usr/lib/modules -o -path ./lib/modules -o -path ./boot -o -path ./var/lib/dkms \
+	-o -path ./var/cache/apt -o -path ./var/lib/apt/lists -o -path ./usr/share/doc \
+	-o -path ./usr/include -o -path ./usr/lib/x86_64-linux-gnu/perl \
+	-o -path ./usr/share/perl -o -path ./tmp/badpull \) -prune -o -print |
+	cpio --quiet -o -H newc) >"$out/initrd"
+# usr-merged layouts need /lib/modules to resolve: it is a symlink into /usr/lib
+(cd "$out/mods" && { [ -L "$merged/lib" ] && mkdir -p usr && mv lib usr/ || true; } &&
+	find . -print | cpio --quiet -o -H newc) >>"$out/initrd"
+say "kernel $kernel: guest ready ($(du -h "$out/initrd" | cut -f1) initramfs)"

@@ -1,0 +1,80 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Helpers for scripts that run inside the test guest (sourced).  See tests/vm/README.md.
+
+FQ_SERVER=10.99.0.1
+FQ_EXPORT=/srv/nfs
+FQ_SYSFS=/sys/kernel/fairq
+FQ_DEBUGFS=/sys/kernel/debug/fairq
+FQ_KERNEL=$(cat /fairq/kernel)
+FQ_CLIENTS=${FQ_CLIENTS:-3}
+FQ_THREADS=${FQ_THREADS:-8}
+
+log() { echo "# $*"; }
+fail() {
+	echo "# FAIL: $*"
+	exit 1
+}
+
+# fq_client N CMD: run CMD (sh) in client N's network namespace.
+fq_client() {
+	local n=$1
+	shift
+	ip netns exec "c$n" sh -c "$*"
+}
+
+# fq_nfs N VERS CMD: mount the export in client N with NFS version VERS, run CMD (sh) inside
+# the mount in the same mount namespace, unmount.  Each call gets its own private mount
+# namespace (ip netns exec), so mount and use must happen in one call.
+fq_nfs() {
+	local n=$1 vers=$2
+	shift 2
+	local opts="vers=$vers,proto=tcp,hard"
+	[ "$vers" = 3 ] && opts="$opts,nolock"
+	ip netns exec "c$n" sh -c "mkdir -p /mnt/fq && mount -t nfs -o $opts $FQ_SERVER:$FQ_EXPORT /mnt/fq || exit 99
+		mkdir -p /mnt/fq/c$n && cd /mnt/fq/c$n && { $*; }; rc=\$?; cd /; umount /mnt/fq || umount -l /mnt/fq; exit \$rc"
+}
+
+# fq_retrans N: RPC retransmissions seen by client N's network namespace so far.
+fq_retrans() {
+	ip netns exec "c$1" awk '$1 == "rpc" { print $3 }' /proc/net/rpc/nfs 2>/dev/null || echo 0
+}
+
+fq_sched() {
+	sed -n 's/.*\[\(.*\)\].*/\1/p' "$FQ_SYSFS/scheduler"
+}
+
+fq_set_sched() {
+	echo "$1" >"$FQ_SYSFS/scheduler"
+}
+
+# Every scheduler this kernel offers.
+fq_scheds() {
+	tr -d '[]' <"$FQ_SYSFS/scheduler"
+}
+
+fq_rescues() {
+	cat "$FQ_SYSFS/rescues"
+}
+
+# fq_nfsd_up [THREADS]: start (or restart) nfsd with a short grace period.
+fq_nfsd_up() {
+	local t=${1:-$FQ_THREADS}
+	echo 10 >/proc/fs/nfsd/nfsv4leasetime 2>/dev/null || true
+	echo 10 >/proc/fs/nfsd/nfsv4gracetime 2>/dev/null || true
+	rpc.nfsd "$t"
+}
+
+fq_nfsd_down() {
+	rpc.nfsd 0
+}
+
+# fq_expect_write_fails FILE VALUE: the write must be refused and the file unchanged.
+fq_expect_write_fails() {
+	local before after
+	before=$(cat "$1")
+	if printf '%s' "$2" >"$1" 2>/dev/null; then
+		fail "writing '$2' to $1 succeeded"
+	fi
+	after=$(cat "$1")
+	[ "$before" = "$after" ] || fail "$1 changed after a refused write: '$before' -> '$after'"
+}

@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# The standard guest set-up (run by main.sh with bash -e): nfsd in the init namespace exporting a tmpfs,
+# FQ_CLIENTS client namespaces c1..cN on a bridge (10.99.0.11 ...), fairq loaded.
+set -e
+. /fairq/lib.sh
+hostname fairq-guest
+ip link set lo up
+
+mkdir -p "$FQ_EXPORT" /run/rpcbind /var/lib/nfs/rpc_pipefs
+mount -t tmpfs -o size=768m tmpfs "$FQ_EXPORT"
+chmod 1777 "$FQ_EXPORT"
+modprobe nfsd
+mount -t nfsd nfsd /proc/fs/nfsd
+echo "$FQ_EXPORT *(rw,no_root_squash,insecure,no_subtree_check,fsid=1)" >/etc/exports
+rpcbind -w
+exportfs -ra
+rpc.mountd
+fq_nfsd_up "$FQ_THREADS"
+
+ip link add br0 type bridge
+ip addr add "$FQ_SERVER/24" dev br0
+ip link set br0 up
+for i in $(seq 1 "$FQ_CLIENTS"); do
+	ip netns add "c$i"
+	ip link add "veth$i" type veth peer name eth0 netns "c$i"
+	ip link set "veth$i" master br0 up
+	ip -n "c$i" addr add "10.99.0.$((10 + i))/24" dev eth0
+	ip -n "c$i" link set eth0 up
+	ip -n "c$i" link set lo up
+done
+
+if [ -z "${FQ_NO_MODULE:-}" ]; then
+	modprobe fairq
+fi

@@ -1,0 +1,10 @@
+#!/bin/bash
+# The module loads on this kernel with fifo active and every scheduler of this kernel listed.
+. /fairq/lib.sh
+grep -q '^fairq ' /proc/modules || fail "fairq is not loaded"
+dmesg | grep -q 'fairq: version .* loaded, scheduler fifo' || fail "no load message in dmesg"
+[ "$(fq_sched)" = fifo ] || fail "active scheduler is $(fq_sched), expected fifo"
+for s in fifo qfifo; do
+	fq_scheds | tr ' ' '\n' | grep -qx "$s" || fail "scheduler $s not offered: $(cat "$FQ_SYSFS/scheduler")"
+done
+log "offered: $(cat "$FQ_SYSFS/scheduler")"

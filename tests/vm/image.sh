@@ -1,0 +1,127 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Build (or reuse) the cached base image for one kernel series: a Debian userland made by
+# mmdebstrap with the distribution kernel, its headers, DKMS, nfs-utils and fio installed exactly
+# as on a user's server.  The newest ABI of the series is resolved from Debian's archive each run;
+# the cached image is rebuilt only when that ABI moved.
+#
+# usage: image.sh KERNEL        (prints the image directory on stdout)
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+kernel=${1:?usage: image.sh KERNEL}
+kernel_valid "$kernel" || die "unknown kernel series '$kernel' (known: $KERNELS_ALL)"
+need_root
+
+apt_root=$FAIRQ_CACHE/apt
+suite=$(kernel_suite "$kernel")
+pkg_suite=$(kernel_pkg_suite "$kernel")
+
+sources_for() {
+	local s=$1
+	echo "deb $FAIRQ_MIRROR $s main"
+	echo "deb $FAIRQ_MIRROR $s-updates main"
+	echo "deb ${FAIRQ_MIRROR%/debian}/debian-security $s-security main"
+	[ "$s" = trixie ] && echo "deb $FAIRQ_MIRROR trixie-backports main"
+	return 0
+}
+
+# A private apt state so that resolving kernels never touches the host's package lists.
+apt_private() {
+	apt-get -q -o Dir::State="$apt_root/state" -o Dir::Cache="$apt_root/cache" \
+		-o Dir::Etc::SourceList="$apt_root/sources.list" -o Dir::Etc::SourceParts=/dev/null \
+		-o Dir::State::status="$apt_root/state/status" -o Debug::NoLocking=1 \
+		-o Acquire::Retries=3 "$@"
+}
+apt_cache_private() {
+	apt-cache -o Dir::State="$apt_root/state" -o Dir::Cache="$apt_root/cache" \
+		-o Dir::Etc::SourceList="$apt_root/sources.list" -o Dir::Etc::SourceParts=/dev/null \
+		-o Dir::State::status="$apt_root/state/status" "$@"
+}
+
+refresh_indexes() {
+	local stamp=$apt_root/updated
+	mkdir -p "$apt_root/state/lists/partial" "$apt_root/cache/archives/partial"
+	touch "$apt_root/state/status"
+	{ sources_for bookworm; sources_for trixie; } >"$apt_root/sources.list"
+	# One index refresh per hour is plenty: Debian's kernels move weekly at most.
+	if [ -z "$(find "$stamp" -mmin -60 2>/dev/null)" ]; then
+		say "apt: refreshing Debian indexes (bookworm, trixie, trixie-backports)"
+		apt_private update >/dev/null || die "apt-get update failed for the private index"
+		touch "$stamp"
+	fi
+}
+
+# The newest ABI of the series: what the suite's linux-image-amd64 metapackage points at.
+resolve_abi() {
+	local ver origin dep best="" best_abi=""
+	while IFS='|' read -r _ ver origin; do
+		ver=${ver// /}
+		origin=$(echo "$origin" | awk '{print $2}')
+		case "${origin%%/*}" in
+		"$pkg_suite" | "$pkg_suite-updates" | "$pkg_suite-security") ;;
+		*) continue ;;
+		esac
+		dep=$(apt_cache_private show "linux-image-amd64=$ver" 2>/dev/null |
+			sed -n 's/^Depends: //p' | head -n1 | tr ',' '\n' |
+			sed -n 's/^ *linux-image-\([^ ]*-amd64\).*/\1/p' | head -n1)
+		case "$dep" in
+		"$kernel".*) ;;
+		*) continue ;;
+		esac
+		if [ -z "$best" ] || dpkg --compare-versions "$ver" gt "$best"; then
+			best=$ver
+			best_abi=$dep
+		fi
+	done < <(apt_cache_private madison linux-image-amd64)
+	[ -n "$best_abi" ] || die "no linux-image-amd64 of series $kernel found in $pkg_suite"
+	echo "$best_abi"
+}
+
+mkdir -p "$FAIRQ_CACHE"
+exec 9>"$FAIRQ_CACHE/.image-$kernel.lock"
+flock 9
+
+refresh_indexes
+abi=$(resolve_abi)
+dir=$(image_dir "$kernel")
+if [ -f "$dir/abi" ] && [ "$(cat "$dir/abi")" = "$abi" ] && [ -f "$dir/base.tar" ]; then
+	say "kernel $kernel: $abi (cached image)"
+	echo "$dir"
+	exit 0
+fi
+
+say "kernel $kernel: $abi (building the $suite userland with mmdebstrap, a few minutes)"
+rm -rf "$dir.new"
+mkdir -p "$dir.new"
+pkgs=(
+	nfs-kernel-server nfs-common rpcbind fio kmod iproute2 procps busybox util-linux
+	psmisc dkms build-essential sparse pkgconf libnl-3-dev libnl-genl-3-dev libnl-3-200 libnl-genl-3-200
+	"linux-image-$abi" "linux-headers-$abi"
+)
+# A backports kernel needs the backports linux-base (its PreDepends); nothing else moves.
+[ "$pkg_suite" != "$suite" ] && pkgs+=("linux-base/$pkg_suite")
+mapfile -t srcs < <(sources_for "$suite")
+# The kernel packages' own initramfs is never booted (the harness builds its own), so the
+# hook that makes it is turned off to save minutes under mmdebstrap.
+mmdebstrap --variant=minbase --mode=root --aptopt='Acquire::Retries "3"' \
+	--aptopt='APT::Install-Recommends "false"' \
+	--dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/locale/*' \
+	--dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/share/doc/*/copyright' \
+	--dpkgopt='force-confold' --dpkgopt='force-confdef' \
+	--setup-hook='mkdir -p "$1/etc/initramfs-tools"; printf "update_initramfs=no\n" > "$1/etc/initramfs-tools/update-initramfs.conf"' \
+	--include="$(
+		IFS=,
+		echo "${pkgs[*]}"
+	)" \
+	"$suite" "$dir.new/base.tar" "${srcs[@]}" >"$dir.new/mmdebstrap.log" 2>&1 ||
+	{
+		tail -n 30 "$dir.new/mmdebstrap.log" >&2
+		die "mmdebstrap failed for kernel $kernel (log: $dir.new/mmdebstrap.log)"
+	}
+echo "$abi" >"$dir.new/abi"
+rm -rf "$dir"
+mv "$dir.new" "$dir"
+say "kernel $kernel: image ready ($(du -sh "$dir/base.tar" | cut -f1))"
+echo "$dir"

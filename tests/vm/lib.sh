@@ -1,0 +1,60 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Shared helpers for the VM harness (sourced, never run).
+
+FAIRQ_CACHE=${FAIRQ_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fairq}
+FAIRQ_MIRROR=${FAIRQ_MIRROR:-http://deb.debian.org/debian}
+FAIRQ_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+FAIRQ_T0=${FAIRQ_T0:-$(date +%s)}
+export FAIRQ_CACHE FAIRQ_MIRROR FAIRQ_TOP FAIRQ_T0
+
+KERNELS_ALL="6.1 6.12 7.3"
+
+# a failing step inside $(...) must stop the caller too
+shopt -s inherit_errexit 2>/dev/null || true
+
+# Progress goes to stderr with the elapsed time so that a long CI run is never silent.
+say() {
+	local now
+	now=$(date +%s)
+	printf '[%4ds] %s\n' "$((now - FAIRQ_T0))" "$*" >&2
+}
+
+die() {
+	say "error: $*"
+	exit 1
+}
+
+# Which Debian suite carries which kernel series: the userland is the one the kernel ships in.
+kernel_suite() {
+	case "$1" in
+	6.1) echo bookworm ;;
+	6.12) echo trixie ;;
+	7.3) echo trixie ;;
+	*) return 1 ;;
+	esac
+}
+
+# The suite the kernel packages come from (resolved to the newest ABI of the series there).
+kernel_pkg_suite() {
+	case "$1" in
+	6.1) echo bookworm ;;
+	6.12) echo trixie ;;
+	7.3) echo trixie-backports ;;
+	*) return 1 ;;
+	esac
+}
+
+kernel_valid() {
+	case "$1" in
+	6.1 | 6.12 | 7.3) return 0 ;;
+	*) return 1 ;;
+	esac
+}
+
+image_dir() {
+	echo "$FAIRQ_CACHE/images/$1"
+}
+
+need_root() {
+	[ "$(id -u)" = 0 ] || die "the VM harness needs root (mmdebstrap, chroot): run it as root"
+}
