@@ -1,0 +1,64 @@
+#!/bin/bash
+# 1,000 scheduler switches while fio runs over NFSv3 and NFSv4.1 from three clients: no I/O
+# error, no RPC retransmission, no rescue, nothing lost (fio verifies what it reads back).
+. /fairq/lib.sh
+SWITCHES=${FQ_SWITCHES:-1000}
+RUNTIME=${FQ_RUNTIME:-3600}
+scheds=($(fq_scheds))
+[ ${#scheds[@]} -ge 2 ] || fail "fewer than two schedulers offered"
+
+declare -A base
+for c in 1 2 3; do base[$c]=$(fq_retrans "$c"); done
+
+fio_job() {
+	# randrw with verification: any lost, duplicated or misordered request shows as an error
+	echo "fio --name=c\$1 --size=2m --bs=4k --rw=randrw --ioengine=psync --direct=1 \
+		--numjobs=2 --time_based --runtime=$RUNTIME --verify=crc32c --do_verify=1 \
+		--verify_fatal=1 --minimal --exitall_on_error"
+}
+pids=()
+fq_nfs 1 3 "$(fio_job) 1" >/tmp/fio1 2>&1 &
+pids+=($!)
+fq_nfs 2 4.1 "$(fio_job) 2" >/tmp/fio2 2>&1 &
+pids+=($!)
+fq_nfs 3 4.1 "$(fio_job) 3" >/tmp/fio3 2>&1 &
+pids+=($!)
+sleep 15	# let the mounts and the v4 grace period settle
+
+start=$(date +%s)
+for i in $(seq 1 "$SWITCHES"); do
+	target=${scheds[$((RANDOM % ${#scheds[@]}))]}
+	echo "$target" >"$FQ_SYSFS/scheduler" || fail "switch $i to $target refused"
+	for p in "${pids[@]}"; do
+		kill -0 "$p" 2>/dev/null || { cat /tmp/fio*; fail "a fio client died during switch $i"; }
+	done
+done
+log "$SWITCHES switches in $(($(date +%s) - start))s"
+# one more full round with every scheduler under load, so each is seen carrying traffic
+for s in "${scheds[@]}"; do
+	fq_set_sched "$s"
+	sleep 3
+done
+echo qfifo >"$FQ_SYSFS/scheduler"
+sleep 3
+grep -q 'enqueued [1-9]' "$FQ_DEBUGFS/pools" || fail "qfifo carried no traffic: $(cat "$FQ_DEBUGFS/pools")"
+echo fifo >"$FQ_SYSFS/scheduler"
+
+# fio runs until told to stop: SIGINT makes it finish and report cleanly
+pkill -INT -x fio
+for p in "${pids[@]}"; do
+	wait "$p"
+done
+for c in 1 2 3; do
+	grep -q '^3;' /tmp/fio$c || { cat /tmp/fio$c; fail "client $c: fio did not report"; }
+	if grep -qiE 'verify|bad magic|io_u error|error=' /tmp/fio$c; then
+		cat /tmp/fio$c
+		fail "client $c: fio saw an I/O or verification error"
+	fi
+	errs=$(grep '^3;' /tmp/fio$c | cut -d';' -f5 | sort -u | tr '\n' ' ')
+	[ "$errs" = "0 " ] || fail "client $c: fio error code(s) $errs"
+	r=$(($(fq_retrans "$c") - ${base[$c]}))
+	[ "$r" = 0 ] || fail "client $c: $r RPC retransmissions"
+done
+[ "$(fq_rescues)" = 0 ] || fail "the watchdog rescued $(fq_rescues) transports"
+log "fio: $(cut -d';' -f3,6,7 /tmp/fio1 /tmp/fio2 /tmp/fio3 | tr '\n' ' ')"
