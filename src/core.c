@@ -327,6 +327,7 @@ static void requeue_list(struct fairq_serv *fs, struct fairq_pool *from, struct 
 		fp->nr_queued++;
 		from->stats.migrated++;	/* racy by design: statistics only */
 		spin_unlock_bh(&fp->lock);
+		/* as in fairq_enqueue(): publish, then look for an idle thread */
 		smp_mb();
 		fairq_kq_push(fp);
 	}

@@ -38,7 +38,7 @@ struct fairq_pool_stats {
  * @priv: the policy's per-pool state.
  */
 struct fairq_pool {
-	spinlock_t lock;
+	spinlock_t lock;	/* see above */
 	const struct fairq_sched_ops *ops;
 	struct svc_pool *pool;
 	unsigned int id;

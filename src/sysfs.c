@@ -24,11 +24,14 @@ static int show_one(const struct fairq_sched_ops *ops, void *arg)
 
 static ssize_t scheduler_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
+	int len;
+
 	buf[0] = '\0';
 	mutex_lock(&fairq_sched_mutex);
 	fairq_sched_for_each(show_one, buf);
 	mutex_unlock(&fairq_sched_mutex);
-	return sysfs_emit_at(buf, strlen(buf), "\n") + strlen(buf);
+	len = strlen(buf);
+	return len + sysfs_emit_at(buf, len, "\n");
 }
 
 static ssize_t scheduler_store(struct kobject *kobj, struct kobj_attribute *attr,

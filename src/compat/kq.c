@@ -61,6 +61,7 @@ static void find_per_connection_limit(struct svc_xprt *xprt)
 			}
 		}
 	}
+	/* publishes per_connection_limit before the flag that says it was looked up */
 	smp_store_release(&per_connection_limit_looked_up, true);
 }
 
@@ -69,6 +70,7 @@ static bool slots_in_range(struct svc_xprt *xprt)
 	unsigned int limit;
 	int nrqsts;
 
+	/* pairs with the release in find_per_connection_limit() */
 	if (unlikely(!smp_load_acquire(&per_connection_limit_looked_up)))
 		find_per_connection_limit(xprt);
 	limit = per_connection_limit ? READ_ONCE(*per_connection_limit) : 0;
@@ -186,6 +188,7 @@ static struct svc_rqst *claim_idle(struct svc_pool *pool)
 	struct svc_rqst *rqstp;
 
 	set_bit(SP_TASK_PENDING, &pool->sp_flags);
+	/* the flag is visible before we read RQ_BUSY; pairs with svc_get_next_xprt()'s barrier */
 	smp_mb__after_atomic();
 	list_for_each_entry_rcu(rqstp, &pool->sp_all_threads, rq_all) {
 		if (!test_and_set_bit(RQ_BUSY, &rqstp->rq_flags))

@@ -19,7 +19,7 @@ taint_bad() {
 	echo $(($(cat /proc/sys/kernel/tainted) & ~TAINT_OK))
 }
 dmesg_problems() {
-	dmesg | grep -E 'WARNING:|BUG:|Oops|cut here|soft lockup|hung_task|blocked for more than|general protection|RIP:' || true
+	grep -E 'WARNING:|BUG:|Oops|cut here|soft lockup|hung_task|blocked for more than|general protection|RIP:' || true
 }
 
 echo "FQ-BOOT kernel $(uname -r) clients $FQ_CLIENTS threads $FQ_THREADS"
@@ -33,7 +33,7 @@ fi
 if [ -n "${FQ_SCRIPT:-}" ]; then
 	bash /fairq/script
 	rc=$?
-	problems=$(dmesg_problems)
+	problems=$(dmesg | dmesg_problems)
 	if [ -n "$problems" ] || [ "$(taint_bad)" != 0 ]; then
 		echo "# kernel health check failed (taint $(cat /proc/sys/kernel/tainted)):"
 		echo "$problems" | sed 's/^/# /'
@@ -65,12 +65,12 @@ for t in "${tests[@]}"; do
 		echo "not ok $i - $name # no such test"
 		continue
 	fi
-	dmesg -c >/tmp/dmesg.before 2>/dev/null
+	dmesg_lines=$(dmesg | wc -l)
 	start=$(date +%s)
 	timeout -k 10 900 bash "$t" >/tmp/out 2>&1
 	rc=$?
 	secs=$(($(date +%s) - start))
-	problems=$(dmesg_problems)
+	problems=$(dmesg | tail -n +$((dmesg_lines + 1)) | dmesg_problems)
 	bad=$(taint_bad)
 	if [ "$rc" = 4 ]; then
 		echo "ok $i - $name # SKIP $(tail -n1 /tmp/out)"

@@ -3,7 +3,7 @@
 # nothing; good ones take effect.
 . /fairq/lib.sh
 S=$FQ_SYSFS/scheduler
-for bad in "nosuch" "fifo qfifo" "" " " "$(printf 'x%.0s' $(seq 1 40))" "$(printf 'fifo\001')" "[fifo]" "FIFO"; do
+for bad in "nosuch" "fifo qfifo" $'\n' " " "$(printf 'x%.0s' $(seq 1 40))" "$(printf 'fifo\001')" "[fifo]" "FIFO"; do
 	fq_expect_write_fails "$S" "$bad"
 done
 # the refusal is EINVAL, not some other error
@@ -11,7 +11,7 @@ err=$( (echo nosuch >"$S") 2>&1)
 echo "$err" | grep -q "Invalid argument" || fail "unknown scheduler: expected EINVAL, got '$err'"
 
 W=$FQ_SYSFS/watchdog_ms
-for bad in 0 9 10001 -1 abc "" 1e3 99999999999999999999; do
+for bad in 0 9 10001 -1 abc $'\n' 1e3 99999999999999999999; do
 	fq_expect_write_fails "$W" "$bad"
 done
 echo 250 >"$W" || fail "watchdog_ms 250 refused"

@@ -12,16 +12,16 @@ for c in 1 2 3; do base[$c]=$(fq_retrans "$c"); done
 
 fio_job() {
 	# randrw with verification: any lost, duplicated or misordered request shows as an error
-	echo "fio --name=c\$1 --size=2m --bs=4k --rw=randrw --ioengine=psync --direct=1 \
+	echo "fio --name=c$1 --size=2m --bs=4k --rw=randrw --ioengine=psync --direct=1 \
 		--numjobs=2 --time_based --runtime=$RUNTIME --verify=crc32c --do_verify=1 \
 		--verify_fatal=1 --minimal --exitall_on_error"
 }
 pids=()
-fq_nfs 1 3 "$(fio_job) 1" >/tmp/fio1 2>&1 &
+fq_nfs 1 3 "$(fio_job 1)" >/tmp/fio1 2>&1 &
 pids+=($!)
-fq_nfs 2 4.1 "$(fio_job) 2" >/tmp/fio2 2>&1 &
+fq_nfs 2 4.1 "$(fio_job 2)" >/tmp/fio2 2>&1 &
 pids+=($!)
-fq_nfs 3 4.1 "$(fio_job) 3" >/tmp/fio3 2>&1 &
+fq_nfs 3 4.1 "$(fio_job 3)" >/tmp/fio3 2>&1 &
 pids+=($!)
 sleep 15	# let the mounts and the v4 grace period settle
 

@@ -1,0 +1,51 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# make              build fairq.ko for the running kernel (KDIR=... for another)
+# make demo         boot a Debian kernel in qemu: nfsd under load, schedulers switched
+# make check        every test: unit, style, builds on all kernels, the VM suite on all kernels
+# make vm-check KERNELS="6.12" TESTS="switch-under-load"   a part of the VM suite
+#
+# The kernel module itself is described in Kbuild (kbuild reads it in preference to this file).
+
+KVER ?= $(shell uname -r)
+KDIR ?= /lib/modules/$(KVER)/build
+VERSION := $(shell sh tools/version.sh)
+KERNELS ?= all
+TESTS ?=
+DEMO_KERNEL ?= 6.12
+
+.PHONY: all module clean prereqs demo check unit style build-check vm-check
+
+all: module
+
+module:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) FAIRQ_VERSION=$(VERSION) modules
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || true
+	rm -rf build
+
+prereqs:
+	bash tests/vm/prereqs.sh
+
+demo: prereqs
+	bash tests/vm/demo.sh $(DEMO_KERNEL)
+
+build/unit/test_sched: tests/unit/test_sched.c $(wildcard src/*.h src/sched/*.c include/fairq/*.h tests/unit/shim/*/*.h tests/unit/shim/*/*/*.h)
+	@mkdir -p build/unit
+	$(CC) -Wall -Wextra -Werror -std=gnu11 -O1 -g -fsanitize=address,undefined \
+		-Itests/unit/shim -Iinclude -o $@ tests/unit/test_sched.c
+
+unit: build/unit/test_sched
+	./build/unit/test_sched
+
+style: prereqs
+	bash tools/checkpatch.sh
+
+build-check: prereqs
+	bash tests/build-check.sh $(filter-out all,$(KERNELS))
+
+vm-check: prereqs
+	bash tests/vm/run -k $(KERNELS) $(TESTS)
+
+check: unit style build-check vm-check

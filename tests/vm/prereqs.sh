@@ -1,0 +1,19 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Installs what the build, the tests and the demo need on a Debian host (run as root).
+# Quiet and quick when everything is already there.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+pkgs=(qemu-system-x86 mmdebstrap cpio xz-utils zstd kmod gcc make pkg-config
+	libnl-3-dev libnl-genl-3-dev util-linux perl python3 debian-archive-keyring)
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} = 0 ] && exit 0
+need_root
+say "installing host packages: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
