@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The only place that diverts sunrpc: four ftrace hooks, all on or all off.
+ * The only place that diverts sunrpc: four hook points on two ftrace_ops, all on or all off.
  *
  *  - svc_xprt_enqueue (exported): an IPMODIFY redirect to fairq_enqueue() for nfsd transports.
  *    Calls made from fairq itself are left alone, which is how fairq reaches the original.
@@ -55,22 +55,34 @@ static void notrace pull_entry(unsigned long ip, unsigned long parent_ip,
 	fairq_thread_pull(rqstp, rqstp->rq_pool);
 }
 
-static void notrace exit_thread_entry(unsigned long ip, unsigned long parent_ip,
-				      struct ftrace_ops *op, struct ftrace_regs *fregs)
+/*
+ * One ftrace_ops serves the three entry points, so that a switch to and from fifo registers
+ * two ops, not four (each unregistration waits for RCU-tasks).  The callback's @ip is the
+ * function's fentry site: at its start, or just after the ENDBR64 on IBT kernels.
+ */
+static bool notrace ip_is(unsigned long ip, void *func)
 {
-	struct svc_rqst *rqstp = (struct svc_rqst *)fairq_fregs_arg0(fregs);
-
-	if (fairq_serv_is_managed(rqstp->rq_server))
-		fairq_thread_exiting(rqstp);
+	return ip - (unsigned long)func < 16;
 }
 
-static void notrace destroy_entry(unsigned long ip, unsigned long parent_ip,
-				  struct ftrace_ops *op, struct ftrace_regs *fregs)
+static void notrace entry_hook(unsigned long ip, unsigned long parent_ip,
+			       struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
-	struct svc_serv *serv = fairq_destroy_arg_serv(fairq_fregs_arg0(fregs));
+	unsigned long arg0 = fairq_fregs_arg0(fregs);
 
-	if (fairq_serv_is_managed(serv))
-		fairq_serv_destroyed(serv);
+	if (ip_is(ip, svc_destroy)) {
+		struct svc_serv *serv = fairq_destroy_arg_serv(arg0);
+
+		if (fairq_serv_is_managed(serv))
+			fairq_serv_destroyed(serv);
+	} else if (ip_is(ip, svc_exit_thread)) {
+		struct svc_rqst *rqstp = (struct svc_rqst *)arg0;
+
+		if (fairq_serv_is_managed(rqstp->rq_server))
+			fairq_thread_exiting(rqstp);
+	} else {
+		pull_entry(ip, parent_ip, op, fregs);
+	}
 }
 
 static struct ftrace_ops enqueue_ops = {
@@ -82,9 +94,7 @@ static struct ftrace_ops enqueue_ops = {
 		 ,
 };
 
-static struct ftrace_ops pull_ops = { .func = pull_entry, .flags = FAIRQ_HOOK_FLAGS };
-static struct ftrace_ops exit_thread_ops = { .func = exit_thread_entry, .flags = FAIRQ_HOOK_FLAGS };
-static struct ftrace_ops destroy_ops = { .func = destroy_entry, .flags = FAIRQ_HOOK_FLAGS };
+static struct ftrace_ops entry_ops = { .func = entry_hook, .flags = FAIRQ_HOOK_FLAGS };
 
 #ifdef FAIRQ_TEST_BAD_PULL_SYMBOL
 /* Test builds only: proves that a kernel without the pull point is refused at load. */
@@ -92,30 +102,31 @@ static struct ftrace_ops destroy_ops = { .func = destroy_entry, .flags = FAIRQ_H
 #define FAIRQ_PULL_SYMBOL "fairq_no_such_function"
 #endif
 
-struct fairq_hook {
+struct fairq_hook_point {
 	const char *what;
 	struct ftrace_ops *ops;
-	unsigned long addr;		/* exported function, or 0 to match by name */
-	const char *name;		/* static functions are matched by name */
-	bool enabled;
+	unsigned long addr;		/* exported function, or 0 to match static @what by name */
 };
 
-static struct fairq_hook hooks[] = {
-	/* enabled in this order and disabled in reverse: the pull hook is live before enqueue */
-	{ "svc_destroy", &destroy_ops, (unsigned long)svc_destroy },
-	{ "svc_exit_thread", &exit_thread_ops, (unsigned long)svc_exit_thread },
-	{ FAIRQ_PULL_SYMBOL, &pull_ops, 0, FAIRQ_PULL_SYMBOL },
+static const struct fairq_hook_point points[] = {
+	{ "svc_destroy", &entry_ops, (unsigned long)svc_destroy },
+	{ "svc_exit_thread", &entry_ops, (unsigned long)svc_exit_thread },
+	{ FAIRQ_PULL_SYMBOL, &entry_ops, 0 },
 	{ "svc_xprt_enqueue", &enqueue_ops, (unsigned long)svc_xprt_enqueue },
 };
 
-static int hook_set_filter(struct fairq_hook *h)
-{
-	char buf[96];
+/* Registered in this order, removed in reverse: the pull side is live before enqueue. */
+static struct ftrace_ops *const hook_ops[] = { &entry_ops, &enqueue_ops };
+static bool hook_enabled[ARRAY_SIZE(hook_ops)];
 
-	if (h->addr)
-		return ftrace_set_filter_ip(h->ops, h->addr, 0, 0);
-	strscpy(buf, h->name, sizeof(buf));
-	return ftrace_set_filter(h->ops, buf, strlen(buf), 0);
+static int point_set_filter(const struct fairq_hook_point *p)
+{
+	char buf[64];
+
+	if (p->addr)
+		return ftrace_set_filter_ip(p->ops, p->addr, 0, 0);
+	strscpy(buf, p->what, sizeof(buf));
+	return ftrace_set_filter(p->ops, buf, strlen(buf), 0);
 }
 
 /**
@@ -129,13 +140,12 @@ int fairq_hooks_probe(void)
 	unsigned int i;
 	int err;
 
-	for (i = 0; i < ARRAY_SIZE(hooks); i++) {
-		err = hook_set_filter(&hooks[i]);
+	for (i = 0; i < ARRAY_SIZE(points); i++) {
+		err = point_set_filter(&points[i]);
 		if (err) {
 			pr_err("cannot hook %s on this kernel (error %d): refusing to load\n",
-			       hooks[i].what, err);
-			while (i--)
-				ftrace_free_filter(hooks[i].ops);
+			       points[i].what, err);
+			fairq_hooks_release();
 			return err;
 		}
 	}
@@ -144,13 +154,13 @@ int fairq_hooks_probe(void)
 
 void fairq_hooks_disable(void)
 {
-	unsigned int i = ARRAY_SIZE(hooks);
+	unsigned int i = ARRAY_SIZE(hook_ops);
 
 	while (i--) {
-		if (!hooks[i].enabled)
+		if (!hook_enabled[i])
 			continue;
-		WARN_ON(unregister_ftrace_function(hooks[i].ops));
-		hooks[i].enabled = false;
+		WARN_ON(unregister_ftrace_function(hook_ops[i]));
+		hook_enabled[i] = false;
 	}
 	synchronize_rcu();
 }
@@ -160,15 +170,16 @@ int fairq_hooks_enable(void)
 	unsigned int i;
 	int err;
 
-	for (i = 0; i < ARRAY_SIZE(hooks); i++) {
-		err = register_ftrace_function(hooks[i].ops);
+	for (i = 0; i < ARRAY_SIZE(hook_ops); i++) {
+		err = register_ftrace_function(hook_ops[i]);
 		if (err) {
-			pr_err("cannot enable the %s hook (error %d)%s\n", hooks[i].what, err,
-			       err == -EBUSY ? ": another live patch or tracer modifies it" : "");
+			pr_err("cannot enable the %s hooks (error %d)%s\n",
+			       hook_ops[i] == &enqueue_ops ? "svc_xprt_enqueue" : "thread-side", err,
+			       err == -EBUSY ? ": another live patch or tracer modifies svc_xprt_enqueue" : "");
 			fairq_hooks_disable();
 			return err;
 		}
-		hooks[i].enabled = true;
+		hook_enabled[i] = true;
 	}
 	return 0;
 }
@@ -177,6 +188,6 @@ void fairq_hooks_release(void)
 {
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(hooks); i++)
-		ftrace_free_filter(hooks[i].ops);
+	for (i = 0; i < ARRAY_SIZE(hook_ops); i++)
+		ftrace_free_filter(hook_ops[i]);
 }

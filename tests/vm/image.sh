@@ -83,8 +83,12 @@ mkdir -p "$FAIRQ_CACHE"
 exec 9>"$FAIRQ_CACHE/.image-$kernel.lock"
 flock 9
 
+# the private index is shared by all kernels: one refresh at a time
+exec 8>"$FAIRQ_CACHE/.apt.lock"
+flock 8
 refresh_indexes
 abi=$(resolve_abi)
+flock -u 8
 dir=$(image_dir "$kernel")
 if [ -f "$dir/abi" ] && [ "$(cat "$dir/abi")" = "$abi" ] && [ -f "$dir/base.tar" ]; then
 	say "kernel $kernel: $abi (cached image)"

@@ -61,4 +61,4 @@ for c in 1 2 3; do
 	[ "$r" = 0 ] || fail "client $c: $r RPC retransmissions"
 done
 [ "$(fq_rescues)" = 0 ] || fail "the watchdog rescued $(fq_rescues) transports"
-log "fio: $(cut -d';' -f3,6,7 /tmp/fio1 /tmp/fio2 /tmp/fio3 | tr '\n' ' ')"
+log "fio read KiB/s per job: $(grep -h '^3;' /tmp/fio1 /tmp/fio2 /tmp/fio3 | cut -d';' -f3,7 | tr '\n' ' ')"
