@@ -88,8 +88,10 @@ static void pool_set_ops(struct fairq_pool *fp, const struct fairq_sched_ops *op
  * A service is first seen from its first enqueue, in softirq context: allocate atomically.
  * If that fails, its transports keep the kernel's path until a later enqueue succeeds.
  */
-static struct fairq_serv *serv_get(struct svc_serv *serv)
+static struct fairq_serv *serv_get(struct svc_xprt *xprt)
 {
+	static atomic_t next_id = ATOMIC_INIT(0);
+	struct svc_serv *serv = xprt->xpt_server;
 	const struct fairq_sched_ops *ops;
 	struct fairq_serv *fs, *old;
 	unsigned int i, n;
@@ -105,6 +107,8 @@ static struct fairq_serv *serv_get(struct svc_serv *serv)
 		return NULL;
 	}
 	fs->serv = serv;
+	fs->net = xprt->xpt_net;
+	fs->id = atomic_inc_return(&next_id);
 	fs->nr_pools = n;
 
 	spin_lock_bh(&fairq_servs_lock);
@@ -245,7 +249,7 @@ void fairq_enqueue(struct svc_xprt *xprt)
 	}
 	if (!fairq_xprt_ready(xprt))
 		goto out;
-	fs = serv_get(xprt->xpt_server);
+	fs = serv_get(xprt);
 	if (!fs)
 		goto native;
 	if (test_and_set_bit(XPT_BUSY, &xprt->xpt_flags))

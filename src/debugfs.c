@@ -28,8 +28,8 @@ static int pools_show(struct seq_file *m, void *v)
 			queued = fp->nr_queued;
 			spin_unlock_bh(&fp->lock);
 			seq_printf(m,
-				   "serv %p pool %u threads %u queued %u enqueued %llu fed_pull %llu fed_push %llu fed_bypass %llu wakeups %ld close_flushes %llu rescues %llu migrated %llu\n",
-				   fs->serv, i, fairq_pool_threads(fp->pool), queued, st.enqueued,
+				   "serv %u pool %u threads %u queued %u enqueued %llu fed_pull %llu fed_push %llu fed_bypass %llu wakeups %ld close_flushes %llu rescues %llu migrated %llu\n",
+				   fs->id, i, fairq_pool_threads(fp->pool), queued, st.enqueued,
 				   st.fed_pull, st.fed_push, st.fed_bypass,
 				   atomic_long_read(&fp->wakeups), st.close_flushes, st.rescues,
 				   st.migrated);

@@ -53,10 +53,11 @@ struct fairq_pool {
 
 /* fairq's shadow of one nfsd service (one per network namespace running nfsd). */
 struct fairq_serv {
-	struct hlist_node hash;
 	struct list_head list;
 	struct rcu_head rcu;
 	struct svc_serv *serv;
+	struct net *net;	/* the namespace of its transports; never dereferenced for reads */
+	u32 id;			/* stable name for netlink and debugfs while fairq tracks it */
 	unsigned int nr_pools;
 	struct fairq_pool pools[];
 };
@@ -105,6 +106,7 @@ static inline void fairq_count_wakeup(struct fairq_pool *fp)
 }
 
 /* sysfs.c, debugfs.c */
+int fairq_tunable_set(const struct fairq_tunable *t, u64 val);
 int fairq_sysfs_init(void);
 void fairq_sysfs_exit(void);
 void fairq_debugfs_init(void);

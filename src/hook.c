@@ -173,9 +173,11 @@ int fairq_hooks_enable(void)
 	for (i = 0; i < ARRAY_SIZE(hook_ops); i++) {
 		err = register_ftrace_function(hook_ops[i]);
 		if (err) {
-			pr_err("cannot enable the %s hooks (error %d)%s\n",
-			       hook_ops[i] == &enqueue_ops ? "svc_xprt_enqueue" : "thread-side", err,
-			       err == -EBUSY ? ": another live patch or tracer modifies svc_xprt_enqueue" : "");
+			const char *what = hook_ops[i] == &enqueue_ops ?
+					   "svc_xprt_enqueue" : "thread-side";
+
+			pr_err("cannot enable the %s hooks (error %d)%s\n", what, err,
+			       err == -EBUSY ? ": a live patch or tracer already modifies it" : "");
 			fairq_hooks_disable();
 			return err;
 		}

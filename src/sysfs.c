@@ -6,6 +6,7 @@
 #include <linux/capability.h>
 #include <linux/kobject.h>
 #include <linux/module.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include "fairq.h"
 
@@ -99,16 +100,108 @@ static const struct attribute_group fairq_group = {
 	.attrs = fairq_attrs,
 };
 
-static int add_tunables(const struct fairq_sched_ops *ops, void *arg)
+/* A policy's tunable as a sysfs file: the kobj_attribute knows which tunable it is. */
+struct tunable_attr {
+	struct kobj_attribute attr;
+	const struct fairq_tunable *tunable;
+};
+
+struct sched_dir {
+	struct list_head list;
+	struct kobject *kobj;
+	unsigned int nr;
+	struct tunable_attr attrs[];
+};
+
+static LIST_HEAD(sched_dirs);
+
+/**
+ * fairq_tunable_set - apply a value to a policy's tunable, range-checked
+ * @t: the tunable
+ * @val: the new value
+ *
+ * Return: 0, -EINVAL out of range (nothing changes), or what the policy's setter returns.
+ */
+int fairq_tunable_set(const struct fairq_tunable *t, u64 val)
 {
-	return ops->attrs ? sysfs_create_group(fairq_kobj, ops->attrs) : 0;
+	int err;
+
+	if (val < t->min || val > t->max)
+		return -EINVAL;
+	mutex_lock(&fairq_sched_mutex);
+	err = t->set(val);
+	mutex_unlock(&fairq_sched_mutex);
+	return err;
 }
 
-static int remove_tunables(const struct fairq_sched_ops *ops, void *arg)
+static ssize_t tunable_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
-	if (ops->attrs)
-		sysfs_remove_group(fairq_kobj, ops->attrs);
+	const struct fairq_tunable *t = container_of(attr, struct tunable_attr, attr)->tunable;
+
+	return sysfs_emit(buf, "%llu\n", t->get());
+}
+
+static ssize_t tunable_store(struct kobject *kobj, struct kobj_attribute *attr, const char *buf,
+			     size_t count)
+{
+	const struct fairq_tunable *t = container_of(attr, struct tunable_attr, attr)->tunable;
+	u64 val;
+	int err;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (kstrtou64(buf, 0, &val))
+		return -EINVAL;
+	err = fairq_tunable_set(t, val);
+	return err ? err : count;
+}
+
+static int add_tunables(const struct fairq_sched_ops *ops, void *arg)
+{
+	const struct fairq_tunable *t;
+	struct sched_dir *dir;
+	unsigned int i, n = 0;
+	int err;
+
+	for (t = ops->tunables; t && t->name; t++)
+		n++;
+	if (!n)
+		return 0;
+	dir = kzalloc(struct_size(dir, attrs, n), GFP_KERNEL);
+	if (!dir)
+		return -ENOMEM;
+	dir->kobj = kobject_create_and_add(ops->name, fairq_kobj);
+	if (!dir->kobj) {
+		kfree(dir);
+		return -ENOMEM;
+	}
+	list_add(&dir->list, &sched_dirs);
+	for (i = 0; i < n; i++) {
+		struct tunable_attr *ta = &dir->attrs[i];
+
+		ta->tunable = &ops->tunables[i];
+		sysfs_attr_init(&ta->attr.attr);
+		ta->attr.attr.name = ta->tunable->name;
+		ta->attr.attr.mode = 0644;
+		ta->attr.show = tunable_show;
+		ta->attr.store = tunable_store;
+		err = sysfs_create_file(dir->kobj, &ta->attr.attr);
+		if (err)
+			return err;
+		dir->nr++;
+	}
 	return 0;
+}
+
+static void remove_all_tunables(void)
+{
+	struct sched_dir *dir, *tmp;
+
+	list_for_each_entry_safe(dir, tmp, &sched_dirs, list) {
+		list_del(&dir->list);
+		kobject_put(dir->kobj);	/* removes its files */
+		kfree(dir);
+	}
 }
 
 int fairq_sysfs_init(void)
@@ -122,19 +215,17 @@ int fairq_sysfs_init(void)
 	if (!err) {
 		mutex_lock(&fairq_sched_mutex);
 		err = fairq_sched_for_each(add_tunables, NULL);
-		if (err)
-			fairq_sched_for_each(remove_tunables, NULL);
 		mutex_unlock(&fairq_sched_mutex);
 	}
-	if (err)
+	if (err) {
+		remove_all_tunables();
 		kobject_put(fairq_kobj);
+	}
 	return err;
 }
 
 void fairq_sysfs_exit(void)
 {
-	mutex_lock(&fairq_sched_mutex);
-	fairq_sched_for_each(remove_tunables, NULL);
-	mutex_unlock(&fairq_sched_mutex);
+	remove_all_tunables();
 	kobject_put(fairq_kobj);
 }

@@ -24,6 +24,59 @@ struct svc_xprt;
 
 #define FAIRQ_SCHED_NAME_MAX	16
 
+/**
+ * struct fairq_tunable - one setting of a policy, shown as /sys/kernel/fairq/<sched>/<name>
+ * and over netlink
+ * @name: file name.
+ * @doc: one line for fairqctl and the docs.
+ * @min: smallest accepted value.
+ * @max: largest accepted value; anything outside [min, max] is refused with -EINVAL.
+ * @get: current value.
+ * @set: apply a value already range-checked; called with fairq_sched_mutex held, may sleep;
+ *	returns 0 or a negative errno (the value is then unchanged).
+ */
+struct fairq_tunable {
+	const char *name;
+	const char *doc;
+	u64 min;
+	u64 max;
+	u64 (*get)(void);
+	int (*set)(u64 val);
+};
+
+/* What a keyed policy groups transports by (fairqctl's "key"). */
+enum fairq_key_type {
+	FAIRQ_KEY_ADDR = 1,	/* client address, port ignored, v4-mapped IPv6 folded to IPv4 */
+	FAIRQ_KEY_SUBNET,	/* client address masked to a prefix length */
+	FAIRQ_KEY_CONN,		/* one transport (connection) */
+	FAIRQ_KEY_V4CLIENT,	/* the NFSv4.1 client owning the connection's session */
+};
+
+/**
+ * struct fairq_key_id - which clients a key (or a weight) stands for
+ * @type: enum fairq_key_type.
+ * @family: AF_INET or AF_INET6 for address and subnet keys, 0 otherwise.
+ * @prefix_len: for subnet keys.
+ * @addr: the address (IPv4 in the first 4 bytes), or for connection keys the transport's
+ *	local and remote ports and a serial, or for v4 clients the 8-byte client id.
+ */
+struct fairq_key_id {
+	u8 type;
+	u8 family;
+	u8 prefix_len;
+	u8 addr[16];
+};
+
+/* One key's accounting, as a keyed policy reports it. */
+struct fairq_key_stats {
+	struct fairq_key_id id;
+	u32 weight;
+	u32 queued;		/* transports waiting in the policy */
+	u32 in_flight;		/* handed to threads, not yet finished */
+	u64 dispatches;		/* handed to threads since the key appeared */
+	u64 thread_ns;		/* thread time its requests used */
+};
+
 /* Scheduler flags. */
 #define FAIRQ_SCHED_NATIVE	BIT(0)	/* the kernel's own dispatch: fairq's hooks are off */
 
@@ -44,7 +97,11 @@ struct svc_xprt;
  *	Mandatory.
  * @remove: unlink @xprt if it is queued here (a transport closed while queued); return whether
  *	it was.  May be O(queued): closes are rare.  Mandatory.
- * @attrs: the policy's tunables, shown in /sys/kernel/fairq/<name>/.  Optional.
+ * @tunables: the policy's settings, terminated by an entry with a NULL name.  Optional.
+ * @for_each_key: report every key of the pool to @fn (pool lock held, @fn must not sleep);
+ *	stop early and return @fn's value when it is non-zero.  Optional (keyless policies).
+ * @set_weight: set the weight of the clients @id stands for, in every pool; 0 restores the
+ *	default.  Called with fairq_sched_mutex held, may sleep.  Optional.
  * @supported: whether the policy really does something on the running kernel.  A policy that
  *	would be a no-op is not offered.  Optional (default: supported).
  *
@@ -61,7 +118,10 @@ struct fairq_sched_ops {
 	bool (*has_work)(struct fairq_pool *fp);
 	void (*drain)(struct fairq_pool *fp, struct fairq_xlist *out);
 	bool (*remove)(struct fairq_pool *fp, struct svc_xprt *xprt);
-	const struct attribute_group *attrs;
+	const struct fairq_tunable *tunables;
+	int (*for_each_key)(struct fairq_pool *fp,
+			    int (*fn)(const struct fairq_key_stats *ks, void *arg), void *arg);
+	int (*set_weight)(const struct fairq_key_id *id, u32 weight);
 	bool (*supported)(void);
 };
 
