@@ -40,6 +40,8 @@ static const struct fairq_sched_ops *fairq_active = &fairq_sched_fifo;
 
 unsigned int fairq_watchdog_ms = 100;
 static void fairq_watchdog(struct work_struct *work);
+static void pool_switch(struct fairq_pool *fp, const struct fairq_sched_ops *new_ops,
+			const struct fairq_sched_ops *force);
 static DECLARE_DELAYED_WORK(fairq_watchdog_work, fairq_watchdog);
 
 const struct fairq_sched_ops *fairq_active_sched(void)
@@ -310,6 +312,73 @@ out:
 	rcu_read_unlock();
 }
 
+/**
+ * fairq_request_done - a thread of a managed service is sending its reply
+ * @rqstp: the thread; rq_xprt and rq_stime describe the request
+ *
+ * Lets cost-charging policies account the thread time the request really used.
+ */
+void fairq_request_done(struct svc_rqst *rqstp)
+{
+	struct svc_xprt *xprt = rqstp->rq_xprt;
+	struct fairq_serv *fs;
+	struct fairq_pool *fp;
+	unsigned int idx;
+	s64 ns;
+
+	if (!xprt)
+		return;
+	rcu_read_lock();
+	fs = serv_lookup(rqstp->rq_server);
+	if (!fs)
+		goto out;
+	idx = rqstp->rq_pool - rqstp->rq_server->sv_pools;
+	if (idx >= fs->nr_pools)
+		goto out;
+	fp = &fs->pools[idx];
+	if (!READ_ONCE(fp->ops) || !READ_ONCE(fp->ops)->complete)
+		goto out;
+	ns = ktime_to_ns(ktime_sub(ktime_get(), rqstp->rq_stime));
+	spin_lock_bh(&fp->lock);
+	if (fp->ops && fp->ops->complete)
+		fp->ops->complete(fp, xprt, ns > 0 ? ns : 0);
+	spin_unlock_bh(&fp->lock);
+out:
+	rcu_read_unlock();
+}
+
+/**
+ * fairq_requeue_all - rebuild every pool's queue of policy @ops from scratch
+ * @ops: the policy whose settings changed (nothing happens if it is not active)
+ *
+ * For settings that change how transports are grouped (a policy's key): each pool drains in
+ * dispatch order, is re-initialised, and takes its transports back.  Called with
+ * fairq_sched_mutex held.
+ */
+int fairq_requeue_all(const struct fairq_sched_ops *ops)
+{
+	struct fairq_serv *fs;
+	unsigned int i;
+
+	lockdep_assert_held(&fairq_sched_mutex);
+	if (fairq_active != ops)
+		return 0;
+	spin_lock_bh(&fairq_servs_lock);
+	list_for_each_entry(fs, &fairq_servs, list) {
+		for (i = 0; i < fs->nr_pools; i++) {
+			struct fairq_pool *fp = &fs->pools[i];
+
+			spin_lock_bh(&fp->lock);
+			if (fp->ops == ops)
+				pool_switch(fp, ops, ops);
+			spin_unlock_bh(&fp->lock);
+		}
+	}
+	spin_unlock_bh(&fairq_servs_lock);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(fairq_requeue_all);
+
 /*
  * Queue @list (in order) on @fs's pools, as new work.  Used when a pool loses its last thread.
  */
@@ -428,14 +497,18 @@ void fairq_serv_destroyed(struct svc_serv *serv)
 	kfree_rcu(fs, rcu);
 }
 
-/* Move one pool from its policy to @new_ops, keeping every transport and its order. */
-static void pool_switch(struct fairq_pool *fp, const struct fairq_sched_ops *new_ops)
+/*
+ * Move one pool from its policy to @new_ops, keeping every transport and its order.  With
+ * @force equal to the current policy, rebuild it in place.
+ */
+static void pool_switch(struct fairq_pool *fp, const struct fairq_sched_ops *new_ops,
+			const struct fairq_sched_ops *force)
 	__must_hold(&fp->lock)
 {
 	struct fairq_xlist list;
 	struct svc_xprt *xprt;
 
-	if (fp->ops == new_ops)
+	if (fp->ops == new_ops && fp->ops != force)
 		return;
 	fairq_xlist_init(&list);
 	if (fp->ops) {
@@ -502,7 +575,7 @@ int fairq_switch(const struct fairq_sched_ops *new_ops)
 			if (to_native)
 				pool_drain_to_kernel(fp);
 			else
-				pool_switch(fp, new_ops);
+				pool_switch(fp, new_ops, NULL);
 			spin_unlock_bh(&fp->lock);
 			if (!to_native)
 				fairq_kq_push(fp);

@@ -14,6 +14,7 @@
  * returns no task is still running fairq code reached through a hook.
  */
 #include <linux/ftrace.h>
+#include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/sunrpc/svc.h>
@@ -65,6 +66,9 @@ static bool notrace ip_is(unsigned long ip, void *func)
 	return ip - (unsigned long)func < 16;
 }
 
+/* svc_send is global but not exported: its address comes from a kprobe lookup at load. */
+static unsigned long send_addr;
+
 static void notrace entry_hook(unsigned long ip, unsigned long parent_ip,
 			       struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
@@ -75,6 +79,11 @@ static void notrace entry_hook(unsigned long ip, unsigned long parent_ip,
 
 		if (fairq_serv_is_managed(serv))
 			fairq_serv_destroyed(serv);
+	} else if (ip_is(ip, (void *)send_addr)) {
+		struct svc_rqst *rqstp = (struct svc_rqst *)arg0;
+
+		if (fairq_serv_is_managed(rqstp->rq_server))
+			fairq_request_done(rqstp);
 	} else if (ip_is(ip, svc_exit_thread)) {
 		struct svc_rqst *rqstp = (struct svc_rqst *)arg0;
 
@@ -108,10 +117,11 @@ struct fairq_hook_point {
 	unsigned long addr;		/* exported function, or 0 to match static @what by name */
 };
 
-static const struct fairq_hook_point points[] = {
+static struct fairq_hook_point points[] = {
 	{ "svc_destroy", &entry_ops, (unsigned long)svc_destroy },
+	{ "svc_send", &entry_ops, 0 },	/* address resolved in fairq_hooks_probe() */
 	{ "svc_exit_thread", &entry_ops, (unsigned long)svc_exit_thread },
-	{ FAIRQ_PULL_SYMBOL, &entry_ops, 0 },
+	{ FAIRQ_PULL_SYMBOL, &entry_ops, 0 },	/* static: matched by name */
 	{ "svc_xprt_enqueue", &enqueue_ops, (unsigned long)svc_xprt_enqueue },
 };
 
@@ -119,10 +129,28 @@ static const struct fairq_hook_point points[] = {
 static struct ftrace_ops *const hook_ops[] = { &entry_ops, &enqueue_ops };
 static bool hook_enabled[ARRAY_SIZE(hook_ops)];
 
-static int point_set_filter(const struct fairq_hook_point *p)
+static unsigned long resolve(const char *name)
+{
+	struct kprobe kp = { .symbol_name = name };
+	unsigned long addr;
+
+	if (register_kprobe(&kp))
+		return 0;
+	addr = (unsigned long)kp.addr;
+	unregister_kprobe(&kp);
+	return addr;
+}
+
+static int point_set_filter(struct fairq_hook_point *p)
 {
 	char buf[64];
 
+	if (p->ops == &entry_ops && !strcmp(p->what, "svc_send")) {
+		send_addr = resolve(p->what);
+		if (!send_addr)
+			return -ENOENT;
+		p->addr = send_addr;
+	}
 	if (p->addr)
 		return ftrace_set_filter_ip(p->ops, p->addr, 0, 0);
 	strscpy(buf, p->what, sizeof(buf));

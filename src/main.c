@@ -12,6 +12,7 @@
 static const struct fairq_sched_ops *const builtin_scheds[] = {
 	&fairq_sched_fifo,
 	&fairq_sched_qfifo,
+	&fairq_sched_fairq,
 };
 
 static void unregister_builtin(unsigned int n)

@@ -57,13 +57,16 @@ enum fairq_key_type {
  * @type: enum fairq_key_type.
  * @family: AF_INET or AF_INET6 for address and subnet keys, 0 otherwise.
  * @prefix_len: for subnet keys.
- * @addr: the address (IPv4 in the first 4 bytes), or for connection keys the transport's
- *	local and remote ports and a serial, or for v4 clients the 8-byte client id.
+ * @port: connection keys: the client's source port (network order); 0 otherwise.
+ * @addr: the client address (IPv4 in the first 4 bytes; the rest zero), or for v4 clients
+ *	the 8-byte client id.
  */
 struct fairq_key_id {
 	u8 type;
 	u8 family;
 	u8 prefix_len;
+	u8 pad;
+	__be16 port;
 	u8 addr[16];
 };
 
@@ -76,6 +79,9 @@ struct fairq_key_stats {
 	u64 dispatches;		/* handed to threads since the key appeared */
 	u64 thread_ns;		/* thread time its requests used */
 };
+
+/* Receives one key's accounting; a non-zero return stops the walk. */
+typedef int (*fairq_key_fn)(const struct fairq_key_stats *ks, void *arg);
 
 /* Scheduler flags. */
 #define FAIRQ_SCHED_NATIVE	BIT(0)	/* the kernel's own dispatch: fairq's hooks are off */
@@ -98,6 +104,8 @@ struct fairq_key_stats {
  * @remove: unlink @xprt if it is queued here (a transport closed while queued); return whether
  *	it was.  May be O(queued): closes are rare.  Mandatory.
  * @tunables: the policy's settings, terminated by an entry with a NULL name.  Optional.
+ * @complete: a thread finished a request of @xprt that used @thread_ns of thread time (for
+ *	policies that charge measured cost).  Optional.
  * @for_each_key: report every key of the pool to @fn (pool lock held, @fn must not sleep);
  *	stop early and return @fn's value when it is non-zero.  Optional (keyless policies).
  * @set_weight: set the weight of the clients @id stands for, in every pool; 0 restores the
@@ -119,8 +127,8 @@ struct fairq_sched_ops {
 	void (*drain)(struct fairq_pool *fp, struct fairq_xlist *out);
 	bool (*remove)(struct fairq_pool *fp, struct svc_xprt *xprt);
 	const struct fairq_tunable *tunables;
-	int (*for_each_key)(struct fairq_pool *fp,
-			    int (*fn)(const struct fairq_key_stats *ks, void *arg), void *arg);
+	void (*complete)(struct fairq_pool *fp, struct svc_xprt *xprt, u64 thread_ns);
+	int (*for_each_key)(struct fairq_pool *fp, fairq_key_fn fn, void *arg);
 	int (*set_weight)(const struct fairq_key_id *id, u32 weight);
 	bool (*supported)(void);
 };
@@ -129,10 +137,12 @@ void *fairq_pool_priv(struct fairq_pool *fp);
 unsigned int fairq_pool_id(const struct fairq_pool *fp);
 
 int fairq_register_sched(const struct fairq_sched_ops *ops);
+int fairq_requeue_all(const struct fairq_sched_ops *ops);
 void fairq_unregister_sched(const struct fairq_sched_ops *ops);
 
 /* The built-in policies, one file each under src/sched/. */
 extern const struct fairq_sched_ops fairq_sched_fifo;
 extern const struct fairq_sched_ops fairq_sched_qfifo;
+extern const struct fairq_sched_ops fairq_sched_fairq;
 
 #endif /* _FAIRQ_SCHED_H */

@@ -61,6 +61,17 @@ chroot "$merged" sh -c "rm -rf /tmp/badpull && cp -a /usr/src/fairq-$ver /tmp/ba
 	die "kernel $kernel: test-only build failed"
 }
 cp "$merged/tmp/badpull/fairq.ko" "$merged/fairq/extra/fairq-badpull.ko"
+# The fixed-service-time helper (tests/helpers/svctime), for fairness tests and benchmarks.
+rm -rf "$merged/tmp/svctime"
+mkdir -p "$merged/tmp/svctime/tests/helpers"
+cp -a "$FAIRQ_TOP/tests/helpers/svctime" "$merged/tmp/svctime/tests/helpers/"
+cp -a "$FAIRQ_TOP/src" "$merged/tmp/svctime/"
+chroot "$merged" make -s -C "/lib/modules/$abi/build" M=/tmp/svctime/tests/helpers/svctime modules \
+	>"$out/svctime.log" 2>&1 || {
+	cat "$out/svctime.log" >&2
+	die "kernel $kernel: test helper build failed"
+}
+cp "$merged/tmp/svctime/tests/helpers/svctime/fairq_svctime.ko" "$merged/fairq/extra/"
 
 # The test suite and its helpers.
 mkdir -p "$merged/fairq/tests"
@@ -109,7 +120,7 @@ echo "$abi" >"$out/abi"
 	-o -path ./usr/lib/modules -o -path ./lib/modules -o -path ./boot -o -path ./var/lib/dkms \
 	-o -path ./var/cache/apt -o -path ./var/lib/apt/lists -o -path ./usr/share/doc \
 	-o -path ./usr/include -o -path ./usr/lib/x86_64-linux-gnu/perl \
-	-o -path ./usr/share/perl -o -path ./tmp/badpull \) -prune -o -print |
+	-o -path ./usr/share/perl -o -path ./tmp/badpull -o -path ./tmp/svctime \) -prune -o -print |
 	cpio --quiet -o -H newc) >"$out/initrd"
 # usr-merged layouts need /lib/modules to resolve: it is a symlink into /usr/lib
 (cd "$out/mods" && { [ -L "$merged/lib" ] && mkdir -p usr && mv lib usr/ || true; } &&

@@ -1,0 +1,557 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * fairq: per-client fair queueing of nfsd threads.
+ *
+ * Transports are grouped by key (client address by default; subnet or connection by tunable),
+ * and keys share the pool's threads by deficit round robin over the thread time their requests
+ * really used: a key pays, at dispatch, its recent average cost per request, and the difference
+ * when the request completes (svc_send).  A client of 1 MiB WRITEs and a client of GETATTRs
+ * thus get equal thread time, not equal calls, and a client's share no longer grows with the
+ * number of connections it opens: each key is one DRR flow, however many transports it has.
+ *
+ * Latency floor without starvation (fq_codel's new-flow list, bounded): a key that becomes
+ * active after being idle joins the "new" list and is served ahead with one quantum of
+ * allowance; then it joins the "old" rotation.  While old keys wait, at most
+ * new_burst consecutive dispatches go to new keys, so a crowd of light clients cannot
+ * starve a backlogged one.
+ *
+ * Every key has its own object (no shared buckets: an unlucky client never shares another's
+ * turn), allocated at its first appearance (GFP_ATOMIC, under the pool lock).  If that fails,
+ * the transport goes to the pool's overflow key, which always exists.  Keys are freed after
+ * being idle for idle_secs; all key accesses happen under the pool lock, so a plain kfree is
+ * safe.  Weights come from per-address or per-subnet rules set over netlink.
+ */
+#include <linux/in6.h>
+#include <linux/jiffies.h>
+#include <linux/ktime.h>
+#include <linux/hash.h>
+#include <linux/jhash.h>
+#include <linux/slab.h>
+#include <linux/socket.h>
+#include <linux/sunrpc/svc_xprt.h>
+#include <linux/in.h>
+#include <net/ipv6.h>
+#include "../fairq.h"
+
+#define FQ_HASH_BITS	10
+#define FQ_MAX_RULES	64
+
+enum fq_list { FQ_IDLE, FQ_NEW, FQ_OLD };
+
+struct fq_key {
+	struct hlist_node hash;
+	struct list_head link;		/* new, old or idle list */
+	struct fairq_xlist queue;
+	struct fairq_key_id id;
+	u8 list;			/* enum fq_list */
+	u32 weight;
+	u32 in_flight;
+	s64 deficit;			/* ns of thread time it may still use this round */
+	u64 avg_cost;			/* ns, moving average per request */
+	u64 dispatches;
+	u64 thread_ns;
+	unsigned long idle_since;	/* jiffies */
+};
+
+struct fq_pool {
+	struct hlist_head *table;	/* 1 << FQ_HASH_BITS buckets, allocated on first use */
+	struct list_head new_keys;
+	struct list_head old_keys;
+	struct list_head idle_keys;	/* oldest first */
+	struct fq_key overflow;		/* when a key cannot be allocated */
+	unsigned int new_run;		/* consecutive dispatches to new keys */
+	unsigned int nr_keys;
+	u64 alloc_failures;
+};
+
+/* Settings, global to the policy; changed under fairq_sched_mutex. */
+static u32 fq_key_type = FAIRQ_KEY_ADDR;
+static u32 fq_prefix4 = 24;
+static u32 fq_prefix6 = 64;
+static u32 fq_quantum_us = 10000;
+static u32 fq_new_burst = 4;
+static u32 fq_idle_secs = 10;
+
+struct fq_rule {
+	struct fairq_key_id id;		/* an address or subnet (type ADDR or SUBNET) */
+	u32 weight;
+};
+
+/* Weight rules: replaced whole under fairq_sched_mutex, read under RCU. */
+struct fq_rules {
+	struct rcu_head rcu;
+	unsigned int nr;
+	struct fq_rule rule[];
+};
+
+static struct fq_rules __rcu *fq_rules;
+
+static struct fq_pool *fqp(struct fairq_pool *fp)
+{
+	BUILD_BUG_ON(sizeof(struct fq_pool) > FAIRQ_SCHED_PRIV_BYTES);
+	BUILD_BUG_ON(sizeof(struct fq_key) > 256);	/* the per-key budget */
+	return fairq_pool_priv(fp);
+}
+
+static u64 quantum_ns(const struct fq_key *k)
+{
+	return (u64)READ_ONCE(fq_quantum_us) * NSEC_PER_USEC * k->weight;
+}
+
+/* The key's identity for @xprt; UDP and unknown families all share one key. */
+static void fq_key_of(struct svc_xprt *xprt, struct fairq_key_id *id)
+{
+	const struct sockaddr *sa = (const struct sockaddr *)&xprt->xpt_remote;
+	u32 type = READ_ONCE(fq_key_type);
+	unsigned int bits = 0, i;
+	__be16 port = 0;
+
+	memset(id, 0, sizeof(*id));
+	id->type = type;
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *sin = (const void *)sa;
+
+		id->family = AF_INET;
+		memcpy(id->addr, &sin->sin_addr, 4);
+		port = sin->sin_port;
+		bits = READ_ONCE(fq_prefix4);
+	} else if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *sin6 = (const void *)sa;
+
+		port = sin6->sin6_port;
+		if (ipv6_addr_v4mapped(&sin6->sin6_addr)) {
+			id->family = AF_INET;
+			memcpy(id->addr, &sin6->sin6_addr.s6_addr32[3], 4);
+			bits = READ_ONCE(fq_prefix4);
+		} else {
+			id->family = AF_INET6;
+			memcpy(id->addr, &sin6->sin6_addr, 16);
+			bits = READ_ONCE(fq_prefix6);
+		}
+	} else {
+		id->type = FAIRQ_KEY_CONN;	/* the shared UDP transport: one key for all */
+		return;
+	}
+
+	if (type == FAIRQ_KEY_SUBNET) {
+		unsigned int len = id->family == AF_INET ? 4 : 16;
+
+		id->prefix_len = bits;
+		for (i = 0; i < len; i++) {
+			if (bits >= 8) {
+				bits -= 8;
+			} else {
+				id->addr[i] &= (u8)(0xff00 >> bits);
+				bits = 0;
+			}
+		}
+	} else if (type == FAIRQ_KEY_CONN) {
+		id->port = port;	/* address plus source port names one connection */
+	} else {
+		id->type = FAIRQ_KEY_ADDR;
+	}
+}
+
+static u32 fq_key_hash(const struct fairq_key_id *id)
+{
+	return jhash(id, sizeof(*id), 0) >> (32 - FQ_HASH_BITS);
+}
+
+static bool rule_matches(const struct fq_rule *r, const struct fairq_key_id *id)
+{
+	unsigned int bits, i;
+
+	if (r->id.family != id->family)
+		return false;
+	bits = r->id.type == FAIRQ_KEY_SUBNET ? r->id.prefix_len :
+	       (id->family == AF_INET ? 32 : 128);
+	for (i = 0; bits; i++) {
+		u8 mask = bits >= 8 ? 0xff : (u8)(0xff00 >> bits);
+
+		if ((r->id.addr[i] ^ id->addr[i]) & mask)
+			return false;
+		bits -= bits >= 8 ? 8 : bits;
+	}
+	return true;
+}
+
+/* The most specific rule wins; no rule means weight 1. */
+static u32 weight_of(const struct fairq_key_id *id)
+{
+	const struct fq_rules *rules;
+	u32 weight = 1, best = 0;
+	unsigned int i;
+
+	rcu_read_lock();
+	rules = rcu_dereference(fq_rules);
+	for (i = 0; rules && i < rules->nr; i++) {
+		const struct fq_rule *r = &rules->rule[i];
+		u32 len = r->id.type == FAIRQ_KEY_SUBNET ? r->id.prefix_len : 129;
+
+		if (len >= best && rule_matches(r, id)) {
+			best = len;
+			weight = r->weight;
+		}
+	}
+	rcu_read_unlock();
+	return weight;
+}
+
+static void fq_key_init(struct fq_key *k, const struct fairq_key_id *id)
+{
+	INIT_LIST_HEAD(&k->link);
+	fairq_xlist_init(&k->queue);
+	k->id = *id;
+	k->list = FQ_IDLE;
+	k->weight = weight_of(id);
+	k->avg_cost = (u64)READ_ONCE(fq_quantum_us) * NSEC_PER_USEC / 4;
+	k->idle_since = jiffies;
+}
+
+static struct fq_key *fq_key_find(struct fq_pool *p, const struct fairq_key_id *id, u32 hash)
+{
+	struct fq_key *k;
+
+	hlist_for_each_entry(k, &p->table[hash], hash) {
+		if (!memcmp(&k->id, id, sizeof(*id)))
+			return k;
+	}
+	return NULL;
+}
+
+/* Free at most a couple of long-idle keys per call: constant work on the hot path. */
+static void gc_idle(struct fq_pool *p)
+{
+	unsigned long limit = READ_ONCE(fq_idle_secs) * HZ;
+	struct fq_key *k;
+	int n;
+
+	for (n = 0; n < 2 && !list_empty(&p->idle_keys); n++) {
+		k = list_first_entry(&p->idle_keys, struct fq_key, link);
+		if (time_before(jiffies, k->idle_since + limit) || k->in_flight)
+			break;
+		list_del(&k->link);
+		hlist_del(&k->hash);
+		p->nr_keys--;
+		kfree(k);
+	}
+}
+
+static struct fq_key *fq_key_get(struct fq_pool *p, struct svc_xprt *xprt)
+{
+	struct fairq_key_id id;
+	struct fq_key *k;
+	u32 hash;
+
+	if (unlikely(!p->table)) {
+		p->table = kcalloc(1 << FQ_HASH_BITS, sizeof(*p->table), GFP_ATOMIC | __GFP_NOWARN);
+		if (!p->table) {
+			p->alloc_failures++;
+			return &p->overflow;
+		}
+	}
+	fq_key_of(xprt, &id);
+	hash = fq_key_hash(&id);
+	k = fq_key_find(p, &id, hash);
+	if (k)
+		return k;
+	k = kzalloc(sizeof(*k), GFP_ATOMIC | __GFP_NOWARN);
+	if (!k) {
+		p->alloc_failures++;
+		return &p->overflow;
+	}
+	fq_key_init(k, &id);
+	hlist_add_head(&k->hash, &p->table[hash]);
+	list_add_tail(&k->link, &p->idle_keys);
+	p->nr_keys++;
+	return k;
+}
+
+static void fq_init_pool(struct fairq_pool *fp)
+{
+	struct fq_pool *p = fqp(fp);
+	struct fairq_key_id none = { .type = FAIRQ_KEY_ADDR };
+
+	INIT_LIST_HEAD(&p->new_keys);
+	INIT_LIST_HEAD(&p->old_keys);
+	INIT_LIST_HEAD(&p->idle_keys);
+	fq_key_init(&p->overflow, &none);
+	list_del_init(&p->overflow.link);
+}
+
+static void fq_exit_pool(struct fairq_pool *fp)
+{
+	struct fq_pool *p = fqp(fp);
+	struct hlist_node *tmp;
+	struct fq_key *k;
+	unsigned int i;
+
+	if (!p->table)
+		return;
+	for (i = 0; i < (1 << FQ_HASH_BITS); i++) {
+		hlist_for_each_entry_safe(k, tmp, &p->table[i], hash)
+			kfree(k);
+	}
+	kfree(p->table);
+	p->table = NULL;
+}
+
+static void fq_enqueue(struct fairq_pool *fp, struct svc_xprt *xprt)
+{
+	struct fq_pool *p = fqp(fp);
+	struct fq_key *k = fq_key_get(p, xprt);
+
+	fairq_xlist_push(&k->queue, xprt);
+	if (k->list == FQ_IDLE) {
+		/* back from idle: served ahead, with one quantum of allowance */
+		k->list = FQ_NEW;
+		k->deficit = quantum_ns(k);
+		list_del(&k->link);
+		list_add_tail(&k->link, &p->new_keys);
+	}
+	gc_idle(p);
+}
+
+/* A key with nothing queued leaves the rotation; it is remembered while requests run. */
+static void key_went_empty(struct fq_pool *p, struct fq_key *k)
+{
+	list_del(&k->link);
+	k->list = FQ_IDLE;
+	k->idle_since = jiffies;
+	if (k == &p->overflow)
+		INIT_LIST_HEAD(&k->link);
+	else
+		list_add_tail(&k->link, &p->idle_keys);
+}
+
+static struct svc_xprt *dispatch(struct fq_pool *p, struct fq_key *k)
+{
+	struct svc_xprt *xprt = fairq_xlist_pop(&k->queue);
+
+	k->deficit -= k->avg_cost;
+	k->in_flight++;
+	k->dispatches++;
+	if (fairq_xlist_empty(&k->queue))
+		key_went_empty(p, k);
+	return xprt;
+}
+
+static struct svc_xprt *fq_pick(struct fairq_pool *fp)
+{
+	struct fq_pool *p = fqp(fp);
+	struct fq_key *k;
+
+	for (;;) {
+		bool old_waiting = !list_empty(&p->old_keys);
+
+		if (!list_empty(&p->new_keys) &&
+		    (!old_waiting || p->new_run < READ_ONCE(fq_new_burst))) {
+			k = list_first_entry(&p->new_keys, struct fq_key, link);
+			if (k->deficit <= 0) {
+				/* allowance spent: join the rotation */
+				k->list = FQ_OLD;
+				list_move_tail(&k->link, &p->old_keys);
+				continue;
+			}
+			p->new_run++;
+			return dispatch(p, k);
+		}
+		p->new_run = 0;
+		if (!old_waiting)
+			return NULL;
+		k = list_first_entry(&p->old_keys, struct fq_key, link);
+		if (k->deficit <= 0) {
+			k->deficit += quantum_ns(k);
+			list_move_tail(&k->link, &p->old_keys);
+			continue;
+		}
+		return dispatch(p, k);
+	}
+}
+
+static bool fq_has_work(struct fairq_pool *fp)
+{
+	struct fq_pool *p = fqp(fp);
+
+	return !list_empty(&p->new_keys) || !list_empty(&p->old_keys);
+}
+
+/*
+ * Dispatch order without dispatching: new keys first, then the rotation, each key's
+ * transports in arrival order.  Deficits are dropped; the receiving policy starts afresh.
+ */
+static void fq_drain(struct fairq_pool *fp, struct fairq_xlist *out)
+{
+	struct fq_pool *p = fqp(fp);
+	struct fq_key *k, *tmp;
+
+	list_for_each_entry_safe(k, tmp, &p->new_keys, link) {
+		fairq_xlist_splice(out, &k->queue);
+		key_went_empty(p, k);
+	}
+	list_for_each_entry_safe(k, tmp, &p->old_keys, link) {
+		fairq_xlist_splice(out, &k->queue);
+		key_went_empty(p, k);
+	}
+	p->new_run = 0;
+}
+
+static bool fq_remove(struct fairq_pool *fp, struct svc_xprt *xprt)
+{
+	struct fq_pool *p = fqp(fp);
+	struct fq_key *k, *tmp;
+
+	/* the key may have changed since it was queued (a tunable): look everywhere */
+	list_for_each_entry_safe(k, tmp, &p->new_keys, link) {
+		if (fairq_xlist_remove(&k->queue, xprt)) {
+			if (fairq_xlist_empty(&k->queue))
+				key_went_empty(p, k);
+			return true;
+		}
+	}
+	list_for_each_entry_safe(k, tmp, &p->old_keys, link) {
+		if (fairq_xlist_remove(&k->queue, xprt)) {
+			if (fairq_xlist_empty(&k->queue))
+				key_went_empty(p, k);
+			return true;
+		}
+	}
+	return false;
+}
+
+static void fq_complete(struct fairq_pool *fp, struct svc_xprt *xprt, u64 thread_ns)
+{
+	struct fq_pool *p = fqp(fp);
+	struct fairq_key_id id;
+	struct fq_key *k = NULL;
+
+	if (p->table) {
+		fq_key_of(xprt, &id);
+		k = fq_key_find(p, &id, fq_key_hash(&id));
+	}
+	if (!k)
+		return;		/* the overflow key, or keyed differently since: not charged */
+	k->thread_ns += thread_ns;
+	/* it paid its average at dispatch: settle the difference now */
+	k->deficit += (s64)k->avg_cost - (s64)thread_ns;
+	k->avg_cost = k->avg_cost - (k->avg_cost >> 3) + (thread_ns >> 3);
+	if (k->in_flight)
+		k->in_flight--;
+}
+
+static int report(struct fq_key *k, fairq_key_fn fn, void *arg)
+{
+	struct fairq_key_stats ks = {
+		.id = k->id,
+		.weight = k->weight,
+		.queued = k->queue.len,
+		.in_flight = k->in_flight,
+		.dispatches = k->dispatches,
+		.thread_ns = k->thread_ns,
+	};
+
+	return fn(&ks, arg);
+}
+
+static int fq_walk_keys(struct fairq_pool *fp, fairq_key_fn fn, void *arg)
+{
+	struct fq_pool *p = fqp(fp);
+	struct fq_key *k;
+	unsigned int i;
+	int ret;
+
+	if (!p->table)
+		return 0;
+	for (i = 0; i < (1 << FQ_HASH_BITS); i++) {
+		hlist_for_each_entry(k, &p->table[i], hash) {
+			ret = report(k, fn, arg);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+static int fq_set_weight(const struct fairq_key_id *id, u32 weight)
+{
+	struct fq_rules *old, *new;
+	unsigned int i, n;
+
+	if (id->type != FAIRQ_KEY_ADDR && id->type != FAIRQ_KEY_SUBNET)
+		return -EOPNOTSUPP;
+	if ((id->family != AF_INET && id->family != AF_INET6) || weight > 1000 ||
+	    (id->type == FAIRQ_KEY_SUBNET && id->prefix_len > (id->family == AF_INET ? 32 : 128)))
+		return -EINVAL;
+	old = rcu_dereference_protected(fq_rules, lockdep_is_held(&fairq_sched_mutex));
+	n = old ? old->nr : 0;
+	new = kzalloc(struct_size(new, rule, n + 1), GFP_KERNEL);
+	if (!new)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		if (!memcmp(&old->rule[i].id, id, sizeof(*id)))
+			continue;	/* replaced (or removed with weight 0) */
+		new->rule[new->nr++] = old->rule[i];
+	}
+	if (weight) {
+		if (new->nr >= FQ_MAX_RULES) {
+			kfree(new);
+			return -ENOSPC;
+		}
+		new->rule[new->nr].id = *id;
+		new->rule[new->nr].weight = weight;
+		new->nr++;
+	}
+	rcu_assign_pointer(fq_rules, new);
+	kfree_rcu(old, rcu);
+	/* existing keys take their new weight when rebuilt */
+	return fairq_requeue_all(&fairq_sched_fairq);
+}
+
+#define FQ_TUNABLE(_name, _var, _requeue)					\
+	static u32 *const fq_var_##_name = &(_var);				\
+	static u64 fq_get_##_name(void)						\
+	{									\
+		return READ_ONCE(*fq_var_##_name);				\
+	}									\
+	static int fq_set_##_name(u64 val)					\
+	{									\
+		WRITE_ONCE(*fq_var_##_name, val);				\
+		return (_requeue) ? fairq_requeue_all(&fairq_sched_fairq) : 0;	\
+	}
+
+FQ_TUNABLE(key, fq_key_type, true)
+FQ_TUNABLE(prefix4, fq_prefix4, true)
+FQ_TUNABLE(prefix6, fq_prefix6, true)
+FQ_TUNABLE(quantum_us, fq_quantum_us, false)
+FQ_TUNABLE(new_burst, fq_new_burst, false)
+FQ_TUNABLE(idle_secs, fq_idle_secs, false)
+
+static const struct fairq_tunable fq_tunables[] = {
+	{ "key", "group by 1 = client address, 2 = subnet, 3 = connection",
+	  FAIRQ_KEY_ADDR, FAIRQ_KEY_CONN, fq_get_key, fq_set_key },
+	{ "prefix4", "IPv4 prefix length of a subnet key", 0, 32, fq_get_prefix4, fq_set_prefix4 },
+	{ "prefix6", "IPv6 prefix length of a subnet key", 0, 128, fq_get_prefix6, fq_set_prefix6 },
+	{ "quantum_us", "thread time a weight-1 key gets per round (microseconds)", 100, 1000000,
+	  fq_get_quantum_us, fq_set_quantum_us },
+	{ "new_burst", "dispatches newly active keys may take in a row while others wait", 1, 1024,
+	  fq_get_new_burst, fq_set_new_burst },
+	{ "idle_secs", "seconds an idle key is kept before it is freed", 1, 3600,
+	  fq_get_idle_secs, fq_set_idle_secs },
+	{ }
+};
+
+const struct fairq_sched_ops fairq_sched_fairq = {
+	.name		= "fairq",
+	.priv_size	= sizeof(struct fq_pool),
+	.init_pool	= fq_init_pool,
+	.exit_pool	= fq_exit_pool,
+	.enqueue	= fq_enqueue,
+	.pick		= fq_pick,
+	.has_work	= fq_has_work,
+	.drain		= fq_drain,
+	.remove		= fq_remove,
+	.complete	= fq_complete,
+	.for_each_key	= fq_walk_keys,
+	.set_weight	= fq_set_weight,
+	.tunables	= fq_tunables,
+};

@@ -1,0 +1,45 @@
+#!/bin/bash
+# The fairq scheduler gives a one-connection client its share of nfsd threads against a client
+# with 16 connections, where the kernel's FIFO gives threads per connection.  Thread time is
+# made the scarce resource with the fixed-service-time helper (4 threads x 20 ms per request),
+# so the shares are meaningful under emulation; the tolerances are generous for it.
+. /fairq/lib.sh
+fq_scheds | tr ' ' '\n' | grep -qx fairq || { echo "fairq not offered on this kernel"; exit 4; }
+insmod /fairq/extra/fairq_svctime.ko || fail "cannot load the service-time helper"
+trap 'echo 0 > /sys/module/fairq_svctime/parameters/delay_us; rmmod fairq_svctime; rpc.nfsd $FQ_THREADS' EXIT
+rpc.nfsd 4
+echo all >/sys/module/fairq_svctime/parameters/clients
+echo 20000 >/sys/module/fairq_svctime/parameters/delay_us
+
+RUN=20
+light() {
+	fq_nfs 2 3 "fio --name=light --size=1m --bs=4k --rw=randread --ioengine=psync --direct=1 \
+		--numjobs=1 --time_based --runtime=$RUN --minimal --group_reporting" | grep '^3;' | cut -d';' -f8
+}
+greedy_start() {
+	ip netns exec c1 sh -c "mkdir -p /mnt/g && mount -t nfs -o vers=3,nolock,nconnect=16 $FQ_SERVER:$FQ_EXPORT /mnt/g &&
+		mkdir -p /mnt/g/greedy && fio --name=greedy --directory=/mnt/g/greedy --size=1m --bs=4k \
+		--rw=randread --ioengine=psync --direct=1 --numjobs=32 --time_based --runtime=3600 \
+		--minimal --group_reporting > /tmp/greedy.out 2>&1; umount /mnt/g" &
+	sleep 8
+}
+
+alone=$(light)
+log "light client alone: $alone ops/s"
+[ "${alone:-0}" -gt 0 ] || fail "light client made no progress alone"
+
+greedy_start
+fq_set_sched fifo
+under_fifo=$(light)
+fq_set_sched fairq
+under_fairq=$(light)
+fq_set_sched fifo
+pkill -INT -x fio
+wait
+
+log "with a 16-connection greedy client: fifo $under_fifo ops/s, fairq $under_fairq ops/s"
+[ $((under_fairq * 100)) -ge $((alone * 80)) ] ||
+	fail "under fairq the light client kept $under_fairq of its $alone ops/s (< 80%)"
+[ $((under_fairq * 100)) -ge $((under_fifo * 150)) ] ||
+	fail "fairq ($under_fairq ops/s) is not clearly better than fifo ($under_fifo ops/s)"
+[ "$(fq_rescues)" = 0 ] || fail "the watchdog rescued transports"
