@@ -306,6 +306,14 @@ void fairq_thread_pull(struct svc_rqst *rqstp, struct svc_pool *pool)
 	fp = &fs->pools[idx];
 	if (unlikely(READ_ONCE(fp->orphaned)))
 		WRITE_ONCE(fp->orphaned, false);	/* a thread is back */
+	/*
+	 * A thread that has just dequeued (6.7+ asks again to wake a helper) only needs another
+	 * transport fed if an idle thread can take it now.  Otherwise the next thread to finish
+	 * pulls, and the policy still decides what it gets: a transport fed early would be
+	 * committed to the kernel's FIFO ahead of work that arrives in the meantime.
+	 */
+	if (rqstp->rq_xprt && !fairq_kq_has_idle(pool))
+		goto out;
 	if (READ_ONCE(fp->nr_queued))
 		fairq_feed_one(fp, true, &fp->stats.fed_pull);
 out:
