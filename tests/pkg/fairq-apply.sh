@@ -1,0 +1,186 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# fairq-apply against a fake /sys/kernel/fairq (plain files, /dev/full for a refused write)
+# and a fake modprobe that "loads" fairq by creating that tree.  Runs the script with dash,
+# as /bin/sh on Debian, so bashisms fail here.
+#
+# usage: tests/pkg/fairq-apply.sh        TAP, then "N passed, N failed"
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+apply=$top/tools/fairq-apply/fairq-apply
+shell=$(command -v dash || echo sh)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+export FAIRQ_SYSFS=$tmp/sys
+mkdir -p "$tmp/bin"
+# The fake modprobe records its call and builds the tree, or fails if asked to.
+cat >"$tmp/bin/modprobe" <<'MP'
+#!/bin/sh
+echo "$*" >>"$FAKE_LOG"
+[ -z "${FAKE_MODPROBE_FAILS:-}" ] || { echo "modprobe: FATAL: Module fairq not found" >&2; exit 1; }
+mkdir -p "$FAIRQ_SYSFS/qfifo"
+echo "[fifo] qfifo" >"$FAIRQ_SYSFS/scheduler"
+echo 100 >"$FAIRQ_SYSFS/watchdog_ms"
+echo 0 >"$FAIRQ_SYSFS/qfifo/depth"
+ln -s /dev/full "$FAIRQ_SYSFS/qfifo/refuses"
+MP
+chmod +x "$tmp/bin/modprobe"
+export PATH=$tmp/bin:$PATH FAKE_LOG=$tmp/modprobe.log
+
+pass=0
+failed=0
+n=0
+ok() {
+	n=$((n + 1)) pass=$((pass + 1))
+	echo "ok $n - $1"
+}
+not_ok() {
+	n=$((n + 1)) failed=$((failed + 1))
+	echo "not ok $n - $1"
+	sed 's/^/# /' "$tmp/out"
+}
+
+# fresh [loaded]: no module, or the module loaded with its defaults
+fresh() {
+	rm -rf "$FAIRQ_SYSFS" "$FAKE_LOG"
+	unset FAKE_MODPROBE_FAILS
+	[ "${1:-}" != loaded ] || modprobe fairq && rm -f "$FAKE_LOG"
+}
+
+# run CONFIG-TEXT [ARGS...]: fairq-apply on that configuration; sets $rc, output in $tmp/out
+run() {
+	printf '%s' "$1" >"$tmp/fairq.conf"
+	shift
+	set +e
+	"$shell" "$apply" -c "$tmp/fairq.conf" "$@" >"$tmp/out" 2>&1
+	rc=$?
+	set -e
+}
+
+state() {
+	if [ -e "$FAIRQ_SYSFS/scheduler" ]; then
+		echo "$(cat "$FAIRQ_SYSFS/scheduler") wd=$(cat "$FAIRQ_SYSFS/watchdog_ms") depth=$(cat "$FAIRQ_SYSFS/qfifo/depth")"
+	else
+		echo unloaded
+	fi
+}
+
+# expect NAME RC STATE [MODPROBED] [OUTPUT-PATTERN]
+expect() {
+	local got_state modprobed=no
+	got_state=$(state)
+	[ ! -s "$FAKE_LOG" ] || modprobed=yes
+	if [ "$rc" = "$2" ] && [ "$got_state" = "$3" ] && [ "$modprobed" = "${4:-$modprobed}" ] &&
+		{ [ -z "${5:-}" ] || grep -Eq -- "$5" "$tmp/out"; }; then
+		ok "$1"
+	else
+		echo "# rc=$rc state='$got_state' modprobed=$modprobed" >>"$tmp/out"
+		not_ok "$1"
+	fi
+}
+
+fresh
+set +e
+"$shell" "$apply" -c "$top/tools/fairq-apply/fairq.conf" >"$tmp/out" 2>&1
+rc=$?
+set -e
+expect "the shipped configuration changes nothing and loads nothing" 0 unloaded no "sets nothing"
+
+fresh
+set +e
+"$shell" "$apply" -c "$tmp/absent.conf" >"$tmp/out" 2>&1
+rc=$?
+set -e
+expect "a missing configuration is not an error" 0 unloaded no "does not exist"
+
+fresh
+run $'SCHEDULER=\nqfifo.depth=\n\n   # indented comment\n'
+expect "empty values set nothing" 0 unloaded no "sets nothing"
+
+fresh
+run $'SCHEDULER=qfifo\n'
+expect "a scheduler loads the module and switches" 0 "qfifo wd=100 depth=0" yes
+
+fresh
+run $'SCHEDULER=qfifo\nwatchdog_ms=200\nqfifo.depth="5"\n'
+expect "tunables are written, then the scheduler" 0 "qfifo wd=200 depth=5" yes
+if grep -n . "$tmp/out" | grep -E 'watchdog_ms|depth|scheduler' | cut -d: -f1 | sort -c -n 2>/dev/null &&
+	[ "$(grep -c '' "$tmp/out")" = 3 ] && tail -n1 "$tmp/out" | grep -q 'scheduler = qfifo'; then
+	ok "the scheduler is the last write"
+else
+	not_ok "the scheduler is the last write"
+fi
+
+fresh loaded
+run $'  watchdog_ms=300\t \n'
+expect "blanks around a line are ignored" 0 "[fifo] qfifo wd=300 depth=0" no
+
+fresh loaded
+run $'watchdog_ms = 300\n'
+expect "blanks around = are an error, as in shell" 1 "[fifo] qfifo wd=100 depth=0" no "no blanks around ="
+
+fresh loaded
+run $'watchdog_ms=300'
+expect "a last line without a newline counts; a loaded module is not reloaded" 0 "[fifo] qfifo wd=300 depth=0" no
+
+fresh
+run $'watchdog_ms=200\nfoo=1\nSCHEDULER=qfifo\n'
+expect "an unknown key fails before anything is loaded or written" 1 unloaded no "fairq.conf:2: unknown key 'foo'"
+
+fresh
+run $'SCHEDULER qfifo\n'
+expect "a line without = fails" 1 unloaded no "fairq.conf:1: expected KEY=value"
+
+fresh
+run $'../../etc.passwd=1\n'
+expect "a key cannot leave /sys/kernel/fairq" 1 unloaded no "bad key"
+
+fresh
+run $'SCHEDULER=../x\n'
+expect "a scheduler name cannot be a path" 1 unloaded no "bad scheduler name"
+
+fresh loaded
+run $'watchdog_ms=200\nSCHEDULER=nope\n'
+expect "a scheduler the module lacks fails before any write" 1 "[fifo] qfifo wd=100 depth=0" no "not offered.*fifo qfifo"
+
+fresh loaded
+run $'watchdog_ms=200\nqfifo.nope=1\nSCHEDULER=qfifo\n'
+expect "a tunable the module lacks fails before any write" 1 "[fifo] qfifo wd=100 depth=0" no "qfifo.nope: this fairq has no such setting"
+
+fresh loaded
+run $'watchdog_ms=200\nqfifo.refuses=7\nSCHEDULER=qfifo\n'
+expect "a refused write stops before the scheduler switch" 4 "[fifo] qfifo wd=200 depth=0" no "writing '7' to .*/qfifo/refuses: No space left on device"
+
+fresh
+FAKE_MODPROBE_FAILS=1
+export FAKE_MODPROBE_FAILS
+run $'SCHEDULER=qfifo\n'
+expect "a module that cannot be loaded fails with status 3" 3 unloaded yes "modprobe fairq failed"
+
+fresh
+run $'SCHEDULER=qfifo\nwatchdog_ms=250\n' -n
+expect "a dry run loads and writes nothing" 0 unloaded no "would write '250' to .*/watchdog_ms"
+
+fresh loaded
+run $'SCHEDULER=\'qfifo\'\n' -n
+expect "a dry run on a loaded module checks the names" 0 "[fifo] qfifo wd=100 depth=0" no "would write 'qfifo' to .*/scheduler"
+
+fresh loaded
+echo qfifo >"$FAIRQ_SYSFS/scheduler"
+run "" --reset
+expect "--reset switches back to fifo" 0 "fifo wd=100 depth=0" no
+
+fresh
+run "" --reset
+expect "--reset without the module does nothing" 0 unloaded no "not loaded"
+
+fresh
+run "" --bogus
+expect "an unknown option is a usage error" 2 unloaded no "usage:"
+
+echo "1..$n"
+echo "$pass passed, $failed failed"
+[ "$failed" = 0 ]
