@@ -1,0 +1,101 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Regenerate fairq's netlink code from its spec, docs/netlink/fairq.yaml, with the kernel's own
+# generator (tools/net/ynl/ynl-gen-c.py of Linux 6.12):
+#
+#   include/uapi/linux/fairq.h              the uapi header, shared by the module and fairqctl
+#   src/netlink-gen.h, src/netlink-gen.c    attribute policies and the genl_ops table
+#
+# usage: tools/ynl-regen.sh [--check]
+#   --check   regenerate into a temporary directory and fail if the committed files differ
+#
+# The generator is taken from $FAIRQ_YNL_SRC (a Linux source tree), else from
+# /tmp/src/6.12/linux-source-6.12, else from Debian's linux-source-6.12 fetched once into
+# ~/.cache/fairq/ynl.  It needs python3 with PyYAML and jsonschema (the spec is validated
+# against the kernel's genetlink-legacy schema on every run).
+set -euo pipefail
+. "$(dirname "$0")/../tests/vm/lib.sh"
+
+check=""
+case "${1:-}" in
+--check) check=1 ;;
+"") ;;
+*) die "usage: tools/ynl-regen.sh [--check]" ;;
+esac
+
+has_ynl() {
+	[ -f "$1/tools/net/ynl/ynl-gen-c.py" ] && [ -f "$1/Documentation/netlink/genetlink-legacy.yaml" ]
+}
+
+src=${FAIRQ_YNL_SRC:-}
+if [ -z "$src" ]; then
+	for d in /tmp/src/6.12/linux-source-6.12 "$FAIRQ_CACHE/ynl"; do
+		if has_ynl "$d"; then
+			src=$d
+			break
+		fi
+	done
+fi
+if [ -z "$src" ]; then
+	say "fetching the netlink generator from Debian's linux-source-6.12"
+	need_root
+	apt_root=$FAIRQ_CACHE/apt
+	bash "$FAIRQ_TOP/tests/vm/image.sh" 6.12 >/dev/null	# makes the private apt index
+	tmp=$(mktemp -d)
+	(cd "$tmp" && apt-get -q -o Dir::State="$apt_root/state" -o Dir::Cache="$apt_root/cache" \
+		-o Dir::Etc::SourceList="$apt_root/sources.list" -o Dir::Etc::SourceParts=/dev/null \
+		-o Dir::State::status="$apt_root/state/status" download linux-source-6.12 >/dev/null)
+	dpkg-deb --fsys-tarfile "$tmp"/linux-source-6.12_*.deb | tar -x -C "$tmp" --wildcards '*.tar.xz'
+	rm -rf "$FAIRQ_CACHE/ynl.new"
+	mkdir -p "$FAIRQ_CACHE/ynl.new"
+	tar -xJf "$(find "$tmp" -name 'linux-source-*.tar.xz')" -C "$FAIRQ_CACHE/ynl.new" \
+		--strip-components=1 --wildcards '*/tools/net/ynl/*' '*/Documentation/netlink/*.yaml'
+	rm -rf "$tmp" "$FAIRQ_CACHE/ynl"
+	mv "$FAIRQ_CACHE/ynl.new" "$FAIRQ_CACHE/ynl"
+	src=$FAIRQ_CACHE/ynl
+fi
+has_ynl "$src" || die "no tools/net/ynl in $src"
+python3 -c 'import yaml, jsonschema' 2>/dev/null ||
+	die "the generator needs python3 with PyYAML and jsonschema (apt install python3-yaml python3-jsonschema)"
+
+# The generator names its input relative to the nearest directory holding MAINTAINERS (the
+# kernel tree) and finds the schema two levels above the spec: give it a small tree of that
+# shape, so that the banner reads docs/netlink/fairq.yaml as in this repository.
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+stage=$work/tree
+mkdir -p "$stage/docs/netlink"
+: >"$stage/MAINTAINERS"
+cp "$FAIRQ_TOP/docs/netlink/fairq.yaml" "$stage/docs/netlink/"
+cp "$src/Documentation/netlink/genetlink-legacy.yaml" "$stage/docs/"
+
+if [ -n "$check" ]; then
+	out=$work/out
+else
+	out=$FAIRQ_TOP
+fi
+mkdir -p "$out/include/uapi/linux" "$out/src"
+gen() {
+	(cd "$src/tools/net/ynl" && python3 ynl-gen-c.py --spec "$stage/docs/netlink/fairq.yaml" "$@") ||
+		die "ynl-gen-c.py $* failed"
+}
+gen --mode uapi --header -o "$out/include/uapi/linux/fairq.h"
+gen --mode kernel --header -o "$out/src/netlink-gen.h"
+gen --mode kernel --source -o "$out/src/netlink-gen.c"
+
+if [ -z "$check" ]; then
+	say "regenerated include/uapi/linux/fairq.h src/netlink-gen.h src/netlink-gen.c"
+	exit 0
+fi
+stale=0
+for f in include/uapi/linux/fairq.h src/netlink-gen.h src/netlink-gen.c; do
+	if ! diff -u "$FAIRQ_TOP/$f" "$out/$f" >&2; then
+		stale=1
+	fi
+done
+if [ $stale != 0 ]; then
+	echo "not ok - netlink code is stale against docs/netlink/fairq.yaml: run tools/ynl-regen.sh" >&2
+	exit 1
+fi
+echo "ok - netlink code matches docs/netlink/fairq.yaml"
