@@ -4,6 +4,9 @@
 # make demo         boot a Debian kernel in qemu: nfsd under load, schedulers switched
 # make check        every test: unit, style, builds on all kernels, the VM suite on all kernels
 # make vm-check KERNELS="6.12" TESTS="switch-under-load"   a part of the VM suite
+# make deb          Debian packages in build/pkg/ (fairq-dkms, fairqctl); make rpm: the same as RPMs
+# make pkg-check    both, lintian clean, and the tests of what the packages install
+# make pkg-install-check   the packages installed in a Debian userland: DKMS builds for its kernel
 #
 # The kernel module itself is described in Kbuild (kbuild reads it in preference to this file).
 
@@ -15,6 +18,7 @@ TESTS ?=
 DEMO_KERNEL ?= 6.12
 
 .PHONY: all module clean prereqs demo check unit style build-check vm-check
+.PHONY: pkg-prereqs deb rpm pkg-check pkg-install-check
 
 all: module
 
@@ -49,3 +53,21 @@ vm-check: prereqs
 	bash tests/vm/run -k $(KERNELS) $(TESTS)
 
 check: unit style build-check vm-check
+
+# Packages (docs/packaging.md), built from a clean copy of the tree into build/pkg/.
+pkg-prereqs:
+	bash tools/pkg.sh prereqs
+
+deb: pkg-prereqs
+	bash tools/pkg.sh deb
+
+rpm: pkg-prereqs
+	bash tools/pkg.sh rpm
+
+pkg-check: deb rpm
+	bash tests/pkg/fairq-apply.sh
+	bash tests/pkg/contents.sh
+	bash tools/pkg.sh lint
+
+pkg-install-check: prereqs deb rpm
+	bash tests/pkg/dkms-install.sh $(DEMO_KERNEL)

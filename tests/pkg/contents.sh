@@ -1,0 +1,150 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# What the packages in build/pkg/ install, against what they must install: the DKMS tree is
+# exactly Kbuild, LICENSE, dkms.conf (version filled in) and the tree's src/ and include/
+# files, no build product; the rest is fairq-apply, its man page, unit, configuration and docs.
+#
+# usage: tests/pkg/contents.sh        (after make deb rpm) TAP, then "N passed, N failed"
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+out=$top/build/pkg
+ver=$(sh "$top/tools/version.sh")
+src=usr/src/fairq-$ver
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+n=0 pass=0 failed=0
+ok() {
+	n=$((n + 1)) pass=$((pass + 1))
+	echo "ok $n - $1"
+}
+not_ok() {
+	n=$((n + 1)) failed=$((failed + 1))
+	echo "not ok $n - $1"
+	[ ! -s "$tmp/why" ] || sed 's/^/# /' "$tmp/why"
+}
+# same NAME EXPECTED-FILE GOT-FILE
+same() {
+	if diff -u "$2" "$3" >"$tmp/why"; then ok "$1"; else not_ok "$1"; fi
+}
+
+# The DKMS tree as the work tree has it (what tools/pkg.sh stages).
+(cd "$top" && git ls-files --cached --others --exclude-standard -- Kbuild LICENSE src include |
+	while IFS= read -r f; do
+		[ -e "$f" ] || continue
+		case ${f##*/} in .*.d | .tmp_* | *.o.d) continue ;; esac
+		echo "$src/$f"
+	done
+	echo "$src/dkms.conf") | sort >"$tmp/tree"
+grep -v -e '\.o$' -e '\.ko$' -e '\.mod$' -e '\.mod\.c$' -e '\.cmd$' -e 'Module\.symvers$' \
+	-e 'modules\.order$' "$tmp/tree" >"$tmp/tree.clean" || true
+sed "s/#MODULE_VERSION#/$ver/" "$top/dkms.conf" >"$tmp/dkms.conf"
+
+# check_dkms_pkg KIND LISTING EXTRACTED-ROOT: LISTING has "MODE PATH" per file, no directories
+check_dkms_pkg() {
+	local kind=$1 list=$2 root=$3
+	grep " $src/" "$list" | awk '{ print $2 }' | sort >"$tmp/$kind.src"
+	same "$kind: the DKMS tree is exactly Kbuild, LICENSE, dkms.conf, src/, include/" \
+		"$tmp/tree.clean" "$tmp/$kind.src"
+	same "$kind: dkms.conf is upstream's with PACKAGE_VERSION=$ver" "$tmp/dkms.conf" "$root/$src/dkms.conf"
+	grep -v " $src/" "$list" | sed -E 's#^(\S+) (usr/)?lib/systemd/#\1 UNITDIR/#' |
+		sed -E 's#(\.8|\.md)(\.gz|\.bz2)?$#\1#; s#usr/share/(doc|licenses)/fairq-dkms(-[0-9.]+)?/#usr/share/\1/fairq-dkms/#' |
+		sort >"$tmp/$kind.rest"
+	sort >"$tmp/$kind.rest.want" <<-EOF_WANT
+		-rw-r--r-- UNITDIR/system/fairq.service
+		-rw-r--r-- etc/fairq/fairq.conf
+		-rw-r--r-- usr/share/doc/fairq-dkms/README.md
+		-rw-r--r-- usr/share/doc/fairq-dkms/packaging.md
+		-rw-r--r-- usr/share/man/man8/fairq-apply.8
+		-rwxr-xr-x usr/sbin/fairq-apply
+	EOF_WANT
+	if [ "$kind" = deb ]; then
+		printf '%s\n' "-rw-r--r-- usr/share/doc/fairq-dkms/changelog.gz" \
+			"-rw-r--r-- usr/share/doc/fairq-dkms/copyright" \
+			"-rw-r--r-- usr/share/lintian/overrides/fairq-dkms" >>"$tmp/$kind.rest.want"
+	else
+		echo "-rw-r--r-- usr/share/licenses/fairq-dkms/LICENSE" >>"$tmp/$kind.rest.want"
+	fi
+	sort -o "$tmp/$kind.rest.want" "$tmp/$kind.rest.want"
+	same "$kind: besides the DKMS tree: fairq-apply, its man page, unit, configuration, docs" \
+		"$tmp/$kind.rest.want" "$tmp/$kind.rest"
+	if cmp -s "$top/tools/fairq-apply/fairq.conf" "$root/etc/fairq/fairq.conf" &&
+		! grep -q '^[[:space:]]*[^#[:space:]]' "$root/etc/fairq/fairq.conf"; then
+		ok "$kind: /etc/fairq/fairq.conf is shipped with every setting commented out"
+	else
+		echo "$root/etc/fairq/fairq.conf differs or sets something" >"$tmp/why"
+		not_ok "$kind: /etc/fairq/fairq.conf is shipped with every setting commented out"
+	fi
+}
+
+# Debian
+deb=$(find "$out" -maxdepth 1 -name "fairq-dkms_${ver}_all.deb" | head -n 1)
+if [ -z "$deb" ]; then
+	echo "no fairq-dkms .deb in $out: make deb first" >"$tmp/why"
+	not_ok "deb: fairq-dkms built"
+else
+	dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { sub("^\\./", "", $6); print $1, $6 }' >"$tmp/deb.list"
+	mkdir "$tmp/deb"
+	dpkg-deb -x "$deb" "$tmp/deb"
+	dpkg-deb -e "$deb" "$tmp/deb/DEBIAN"
+	check_dkms_pkg deb "$tmp/deb.list" "$tmp/deb"
+	if [ "$(cat "$tmp/deb/DEBIAN/conffiles")" = /etc/fairq/fairq.conf ]; then
+		ok "deb: /etc/fairq/fairq.conf is the one conffile"
+	else
+		cp "$tmp/deb/DEBIAN/conffiles" "$tmp/why"
+		not_ok "deb: /etc/fairq/fairq.conf is the one conffile"
+	fi
+	if grep -q 'dkms add\|common.postinst' "$tmp/deb/DEBIAN/postinst" &&
+		grep -q "dkms remove -m \$DKMS_NAME -v \$DKMS_VERSION" "$tmp/deb/DEBIAN/prerm" &&
+		grep -q '^DKMS_VERSION=0*'"$ver"'$' "$tmp/deb/DEBIAN/prerm" &&
+		grep -q 'rm -rf /etc/fairq' "$tmp/deb/DEBIAN/postrm"; then
+		ok "deb: maintainer scripts register with DKMS, remove on removal, purge /etc/fairq"
+	else
+		not_ok "deb: maintainer scripts register with DKMS, remove on removal, purge /etc/fairq"
+	fi
+fi
+
+ctl=$(find "$out" -maxdepth 1 -name "fairqctl_${ver}_*.deb" | head -n 1)
+if [ -n "$ctl" ]; then
+	dpkg-deb -c "$ctl" | awk '$1 !~ /^d/ { sub("^\\./", "", $6); print $6 }' | sort >"$tmp/ctl"
+	printf '%s\n' usr/sbin/fairqctl usr/share/bash-completion/completions/fairqctl \
+		usr/share/doc/fairqctl/changelog.gz usr/share/doc/fairqctl/copyright \
+		usr/share/man/man8/fairqctl.8.gz | sort >"$tmp/ctl.want"
+	same "deb: fairqctl installs the tool, its man page and completion" "$tmp/ctl.want" "$tmp/ctl"
+else
+	echo "# skip: no fairqctl .deb (tools/fairqctl is not in the tree yet)"
+fi
+
+# RPM
+rpmf=$(find "$out" -maxdepth 1 -name "fairq-dkms-${ver}-*.noarch.rpm" | head -n 1)
+if [ -z "$rpmf" ]; then
+	echo "no fairq-dkms .rpm in $out: make rpm first" >"$tmp/why"
+	not_ok "rpm: fairq-dkms built"
+else
+	rpm -qp --qf '[%{FILEMODES:perms} %{FILENAMES}\n]' "$rpmf" 2>/dev/null |
+		awk '$1 !~ /^d/ { sub("^/", "", $2); print $1, $2 }' >"$tmp/rpm.list"
+	mkdir "$tmp/rpm"
+	(cd "$tmp/rpm" && rpm2cpio "$rpmf" | cpio -idm --quiet)
+	check_dkms_pkg rpm "$tmp/rpm.list" "$tmp/rpm"
+	if [ "$(rpm -qpc "$rpmf" 2>/dev/null)" = /etc/fairq/fairq.conf ] &&
+		rpm -qp --qf '[%{FILEFLAGS:fflags} %{FILENAMES}\n]' "$rpmf" 2>/dev/null |
+		grep -q '^cn /etc/fairq/fairq.conf$'; then
+		ok "rpm: /etc/fairq/fairq.conf is the one %config(noreplace)"
+	else
+		not_ok "rpm: /etc/fairq/fairq.conf is the one %config(noreplace)"
+	fi
+	rpm -qpR "$rpmf" 2>/dev/null | sort -u >"$tmp/rpm.req"
+	if grep -qx dkms "$tmp/rpm.req" && grep -qx kernel-devel "$tmp/rpm.req" &&
+		grep -q '^NO_WEAK_MODULES="yes"$' "$tmp/rpm/$src/dkms.conf"; then
+		ok "rpm: requires dkms and kernel-devel; weak modules off in dkms.conf"
+	else
+		cp "$tmp/rpm.req" "$tmp/why"
+		not_ok "rpm: requires dkms and kernel-devel; weak modules off in dkms.conf"
+	fi
+fi
+
+echo "1..$n"
+echo "$pass passed, $failed failed"
+[ "$failed" = 0 ]

@@ -1,0 +1,125 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The packages in build/pkg/ installed as on a server, in a throwaway copy of a cached Debian
+# userland that has a distribution kernel's headers and DKMS (tests/vm/image.sh): DKMS must
+# build fairq for that kernel's ABI.  Then removal, purge, and the RPM's own %post/%preun run
+# on its payload against the same headers (no RHEL or Fedora kernel can be fetched here).
+# Nothing is loaded: the host cannot load modules.
+#
+# usage: tests/pkg/dkms-install.sh [KERNEL]       (default 6.12; run as root, after make deb rpm)
+#        FAIRQ_PKG_IMAGE=DIR tests/pkg/dkms-install.sh   use an image directory as it is
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+out=$top/build/pkg
+ver=$(sh "$top/tools/version.sh")
+kernel=${1:-6.12}
+
+[ "$(id -u)" = 0 ] || { echo "dkms-install.sh: needs root (chroot, mount)" >&2; exit 1; }
+img=${FAIRQ_PKG_IMAGE:-$(bash "$top/tests/vm/image.sh" "$kernel")}
+abi=$(cat "$img/abi")
+deb=$(find "$out" -maxdepth 1 -name "fairq-dkms_${ver}_all.deb" | head -n 1)
+rpmf=$(find "$out" -maxdepth 1 -name "fairq-dkms-${ver}-*.noarch.rpm" | head -n 1)
+if [ -z "$deb" ] || [ -z "$rpmf" ]; then
+	echo "dkms-install.sh: make deb rpm first" >&2
+	exit 1
+fi
+
+tmp=$(mktemp -d /var/tmp/fairq-pkg.XXXXXX)
+root=$tmp/root
+cleanup() {
+	umount "$root/proc" 2>/dev/null || true
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+mkdir "$root"
+tar -xf "$img/base.tar" -C "$root"
+mount -t proc proc "$root/proc"	# kbuild and objtool read /proc
+
+n=0 pass=0 failed=0
+check() {
+	local name=$1
+	shift
+	n=$((n + 1))
+	if "$@" >"$tmp/why" 2>&1; then
+		pass=$((pass + 1))
+		echo "ok $n - $name"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n - $name"
+		sed 's/^/# /' "$tmp/why"
+	fi
+}
+in_root() {
+	chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8 sh -c "$1"
+}
+moddir() {
+	if [ -d "$root/usr/lib/modules/$abi" ]; then echo "/usr/lib/modules/$abi"; else echo "/lib/modules/$abi"; fi
+}
+installed_for_abi() {
+	if ! in_root "dkms status fairq" | grep -q "^fairq/$ver, $abi, [^:]*: installed"; then
+		tail -n 30 "$root"/var/lib/dkms/fairq/"$ver"/build/make.log 2>/dev/null
+	fi
+	in_root "dkms status fairq" | tee /dev/stderr | grep -q "^fairq/$ver, $abi, [^:]*: installed" &&
+		in_root "modinfo -F vermagic $(moddir)/updates/dkms/fairq.ko*" | tee /dev/stderr |
+		grep -q "^$abi "
+}
+not_registered() {
+	[ -z "$(in_root 'dkms status fairq' | tee /dev/stderr)" ] &&
+		! ls "$root$(moddir)/updates/dkms/fairq.ko"* 2>/dev/null
+}
+
+deb_install() {
+	in_root "DEBIAN_FRONTEND=noninteractive apt-get install -y /tmp/${deb##*/}"
+}
+deb_apply_nothing() {
+	chroot "$root" fairq-apply | tee /dev/stderr | grep -q 'sets nothing'
+}
+deb_remove() {
+	in_root "apt-get remove -y fairq-dkms" && not_registered
+}
+deb_purge() {
+	in_root "apt-get purge -y fairq-dkms" && [ ! -e "$root/etc/fairq" ]
+}
+# scriptlet NAME ARG: run an RPM scriptlet as rpm does, with the image's kernel as the
+# running one (the scriptlets build for "uname -r"; here that is the host's, without headers).
+scriptlet() {
+	in_root "PATH=/tmp/fake-uname:\$PATH sh /tmp/$1 $2"
+}
+rpm_install() {
+	scriptlet post 1 && installed_for_abi
+}
+rpm_same_version_upgrade() {
+	scriptlet post 2 && scriptlet preun 1 && installed_for_abi
+}
+rpm_erase() {
+	scriptlet preun 0 && not_registered
+}
+
+# shellcheck disable=SC2016 # ${Version} is dpkg-query's
+echo "# $kernel: $abi, dkms $(chroot "$root" dpkg-query -W -f='${Version}' dkms)"
+cp "$deb" "$root/tmp/"
+check "deb: apt installs fairq-dkms offline (dkms and kmod come from the image)" deb_install
+check "deb: DKMS built and installed fairq for $abi" installed_for_abi
+check "deb: fairq.service is enabled for multi-user.target" \
+	test -L "$root/etc/systemd/system/multi-user.target.wants/fairq.service"
+check "deb: fairq-apply with the shipped configuration does nothing" deb_apply_nothing
+check "deb: remove unregisters fairq from DKMS and deletes the module" deb_remove
+check "deb: purge removes /etc/fairq" deb_purge
+
+# The RPM payload and scriptlets, against the same headers.
+(cd "$root" && rpm2cpio "$rpmf" | cpio -idmu --quiet)
+rpm -qp --qf '%{POSTIN}\n' "$rpmf" >"$root/tmp/post" 2>/dev/null
+rpm -qp --qf '%{PREUN}\n' "$rpmf" >"$root/tmp/preun" 2>/dev/null
+mkdir -p "$root/tmp/fake-uname"
+printf '#!/bin/sh\n[ "$*" = -r ] && echo %s || exec /usr/bin/uname "$@"\n' "$abi" >"$root/tmp/fake-uname/uname"
+chmod +x "$root/tmp/fake-uname/uname"
+check "rpm: %post (install) registers, builds and installs fairq for $abi" rpm_install
+check "rpm: a same-version upgrade (new %post, old %preun 1) keeps fairq installed" \
+	rpm_same_version_upgrade
+check "rpm: %preun (erase) removes fairq from DKMS" rpm_erase
+
+echo "1..$n"
+echo "$pass passed, $failed failed"
+[ "$failed" = 0 ]
