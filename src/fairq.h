@@ -83,6 +83,7 @@ extern atomic_long_t fairq_rescues_total;
 /* registry.c */
 const struct fairq_sched_ops *fairq_sched_find(const char *name, size_t len);
 int fairq_sched_for_each(int (*fn)(const struct fairq_sched_ops *ops, void *arg), void *arg);
+int fairq_sched_select(const char *name, size_t len);
 extern struct mutex fairq_sched_mutex;
 
 /* hook.c */
@@ -95,6 +96,7 @@ void fairq_hooks_release(void);
 void fairq_kq_feed(struct svc_pool *pool, struct svc_xprt *xprt);
 bool fairq_kq_empty(struct svc_pool *pool);
 bool fairq_kq_has_idle(struct svc_pool *pool);
+unsigned int fairq_kq_nr_idle(struct svc_pool *pool);
 bool fairq_kq_push(struct fairq_pool *fp);
 void fairq_kq_kick(struct svc_pool *pool, unsigned int n);
 bool fairq_xprt_ready(struct svc_xprt *xprt);
@@ -112,5 +114,10 @@ int fairq_sysfs_init(void);
 void fairq_sysfs_exit(void);
 void fairq_debugfs_init(void);
 void fairq_debugfs_exit(void);
+
+/* netlink.c */
+int fairq_nl_init(void);
+void fairq_nl_exit(void);
+void fairq_nl_notify_switch(const struct fairq_sched_ops *old, const struct fairq_sched_ops *new);
 
 #endif /* _FAIRQ_INTERNAL_H */

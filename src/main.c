@@ -42,9 +42,15 @@ static int __init fairq_init(void)
 	if (err)
 		goto err_sched;
 	fairq_debugfs_init();
+	err = fairq_nl_init();
+	if (err)
+		goto err_debugfs;
 	pr_info("version %s loaded, scheduler fifo\n", FAIRQ_VERSION);
 	return 0;
 
+err_debugfs:
+	fairq_debugfs_exit();
+	fairq_sysfs_exit();
 err_sched:
 	unregister_builtin(i);
 	fairq_hooks_release();
@@ -53,6 +59,7 @@ err_sched:
 
 static void __exit fairq_exit(void)
 {
+	fairq_nl_exit();	/* no netlink request can switch from here on */
 	mutex_lock(&fairq_sched_mutex);
 	/* hands every held transport back to the kernel, then removes the hooks */
 	WARN_ON(fairq_switch(&fairq_sched_fifo));

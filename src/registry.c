@@ -104,3 +104,31 @@ int fairq_sched_for_each(int (*fn)(const struct fairq_sched_ops *ops, void *arg)
 	}
 	return 0;
 }
+
+/**
+ * fairq_sched_select - make the policy called @name active: sysfs and netlink both switch here
+ * @name: its name, not necessarily NUL-terminated
+ * @len: length of @name
+ *
+ * A switch that changed something is logged and announced on the netlink "events" group, so
+ * that fairqctl watchers see switches made through sysfs too.
+ *
+ * Return: 0 (also when @name already was active), -ENOENT if no policy has that name on this
+ * kernel, or the error of the switch (nothing changed then).
+ */
+int fairq_sched_select(const char *name, size_t len)
+{
+	const struct fairq_sched_ops *old, *ops;
+	int err;
+
+	mutex_lock(&fairq_sched_mutex);
+	old = fairq_active_sched();
+	ops = fairq_sched_find(name, len);
+	err = ops ? fairq_switch(ops) : -ENOENT;
+	if (!err && ops != old) {
+		pr_info("scheduler: %s\n", ops->name);
+		fairq_nl_notify_switch(old, ops);
+	}
+	mutex_unlock(&fairq_sched_mutex);
+	return err;
+}

@@ -38,7 +38,6 @@ static ssize_t scheduler_show(struct kobject *kobj, struct kobj_attribute *attr,
 static ssize_t scheduler_store(struct kobject *kobj, struct kobj_attribute *attr,
 			       const char *buf, size_t count)
 {
-	const struct fairq_sched_ops *ops;
 	char name[FAIRQ_SCHED_NAME_MAX + 1];
 	char *trimmed;
 	int err;
@@ -53,12 +52,9 @@ static ssize_t scheduler_store(struct kobject *kobj, struct kobj_attribute *attr
 	if (!*trimmed)
 		return -EINVAL;
 
-	mutex_lock(&fairq_sched_mutex);
-	ops = fairq_sched_find(trimmed, strlen(trimmed));
-	err = ops ? fairq_switch(ops) : -EINVAL;
-	mutex_unlock(&fairq_sched_mutex);
-	if (!err && ops)
-		pr_info("scheduler: %s\n", ops->name);
+	err = fairq_sched_select(trimmed, strlen(trimmed));
+	if (err == -ENOENT)
+		err = -EINVAL;	/* what block's scheduler file answers for an unknown name */
 	return err ? err : count;
 }
 

@@ -118,6 +118,23 @@ bool fairq_kq_has_idle(struct svc_pool *pool)
 }
 
 /*
+ * For reports only: a thread leaves the idle llist only from its head, and each walk is bounded
+ * by the pool's thread count, so a list changing under the walk only makes the count approximate.
+ * svc_rqst is freed after an RCU grace period.
+ */
+unsigned int fairq_kq_nr_idle(struct svc_pool *pool)
+{
+	unsigned int n = 0, max = fairq_pool_threads(pool);
+	struct llist_node *ln;
+
+	rcu_read_lock();
+	for (ln = READ_ONCE(pool->sp_idle_threads.first); ln && n < max; ln = READ_ONCE(ln->next))
+		n++;
+	rcu_read_unlock();
+	return n;
+}
+
+/*
  * Hand one transport to an idle thread.  Only when the kernel queue is empty: a queued
  * transport already has a thread coming for it (the woken one, or the thread that fed it), and
  * that thread pulls the next one through the hook when it dequeues, which keeps the policy's
@@ -173,6 +190,21 @@ bool fairq_kq_has_idle(struct svc_pool *pool)
 	}
 	rcu_read_unlock();
 	return idle;
+}
+
+/* For reports only: a thread is idle while its RQ_BUSY is clear. */
+unsigned int fairq_kq_nr_idle(struct svc_pool *pool)
+{
+	struct svc_rqst *rqstp;
+	unsigned int n = 0;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(rqstp, &pool->sp_all_threads, rq_all) {
+		if (!test_bit(RQ_BUSY, &rqstp->rq_flags))
+			n++;
+	}
+	rcu_read_unlock();
+	return n;
 }
 
 /*

@@ -1,0 +1,825 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The generic netlink family "fairq": what fairqctl reads and sets.
+ *
+ * The attribute policies, the ops table and the uapi header are generated from
+ * docs/netlink/fairq.yaml (tools/ynl-regen.sh).  The generator writes no family struct for a
+ * genetlink-legacy family but does write its multicast groups as a static table, so its output
+ * is compiled as part of this file rather than on its own.
+ *
+ * Setting things takes fairq_sched_mutex, exactly as sysfs does; switching goes through
+ * fairq_sched_select() for both.  Reports walk fairq_servs under RCU and copy each pool's
+ * counters under its pool lock (bottom halves off, no sleeping); a keyed policy's keys are put
+ * into the skb from inside ops->for_each_key(), under that lock, which nla_put() allows.  A dump
+ * resumes by position (service, pool, key) from where the previous skb filled up: services and
+ * keys come and go between two skbs, so a dump that races with them may repeat or miss one.
+ *
+ * A caller sees the nfsd services of its own network namespace; the all-netns flag shows every
+ * one and needs CAP_NET_ADMIN in the initial user namespace.
+ */
+#include <linux/capability.h>
+#include <linux/module.h>
+#include <linux/socket.h>
+#include <linux/string.h>
+#include <net/genetlink.h>
+#include <net/sock.h>
+#include "fairq.h"
+#include "compat/netlink.h"
+#include "netlink-gen.c"
+
+static struct genl_family fairq_nl_family __ro_after_init = {
+	.name		= FAIRQ_FAMILY_NAME,
+	.version	= FAIRQ_FAMILY_VERSION,
+	.netnsok	= true,
+	.parallel_ops	= true,
+	.module		= THIS_MODULE,
+	.ops		= fairq_nl_ops,
+	.n_ops		= ARRAY_SIZE(fairq_nl_ops),
+	.mcgrps		= fairq_nl_mcgrps,
+	.n_mcgrps	= ARRAY_SIZE(fairq_nl_mcgrps),
+};
+
+#define MSG_NO_SCHED "no scheduler of that name on this kernel"
+
+/* Whether notifications may be sent: written under fairq_sched_mutex, read under it. */
+static bool fairq_nl_registered;
+
+/* Where a dump stopped, kept in the callback between two skbs. */
+struct fairq_nl_dump_pos {
+	unsigned long serv;	/* matching services sent completely */
+	unsigned long pool;	/* pools of the current service sent completely */
+	unsigned long key;	/* keys of the current pool sent */
+};
+
+static struct fairq_nl_dump_pos *dump_pos(struct netlink_callback *cb)
+{
+	BUILD_BUG_ON(sizeof(struct fairq_nl_dump_pos) > sizeof(cb->ctx));
+	return (struct fairq_nl_dump_pos *)cb->ctx;
+}
+
+/* Which pools (and keys) a report covers. */
+struct fairq_nl_filter {
+	struct net *net;	/* NULL: every network namespace */
+	bool has_serv, has_pool, has_key;
+	u32 serv, pool;
+	struct fairq_key_id key;
+};
+
+static bool serv_match(const struct fairq_serv *fs, const struct fairq_nl_filter *f)
+{
+	return (!f->net || net_eq(fs->net, f->net)) && (!f->has_serv || fs->id == f->serv);
+}
+
+/* Same clients: the fields a key type does not use are not compared. */
+static bool key_id_match(const struct fairq_key_id *k, const struct fairq_key_id *want)
+{
+	if (k->type != want->type || k->family != want->family ||
+	    memcmp(k->addr, want->addr, sizeof(k->addr)))
+		return false;
+	if (k->type == FAIRQ_KEY_SUBNET && k->prefix_len != want->prefix_len)
+		return false;
+	return k->type != FAIRQ_KEY_CONN || k->port == want->port;
+}
+
+static int key_id_parse(const struct nlattr *nest, struct fairq_key_id *id,
+			struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[FAIRQ_A_KEY_ID_MAX + 1];
+	int err;
+
+	/* the uapi numbers are the kernel's: ids are copied, not translated */
+	BUILD_BUG_ON((int)FAIRQ_KEY_ADDR - (int)FAIRQ_KEY_TYPE_ADDR);
+	BUILD_BUG_ON((int)FAIRQ_KEY_SUBNET - (int)FAIRQ_KEY_TYPE_SUBNET);
+	BUILD_BUG_ON((int)FAIRQ_KEY_CONN - (int)FAIRQ_KEY_TYPE_CONN);
+	BUILD_BUG_ON((int)FAIRQ_KEY_V4CLIENT - (int)FAIRQ_KEY_TYPE_V4CLIENT);
+	BUILD_BUG_ON(sizeof(id->addr) != FAIRQ_KEY_ADDR_LEN);
+
+	err = nla_parse_nested(tb, FAIRQ_A_KEY_ID_MAX, nest, fairq_key_id_nl_policy, extack);
+	if (err)
+		return err;
+	if (NL_REQ_ATTR_CHECK(extack, nest, tb, FAIRQ_A_KEY_ID_TYPE)) {
+		NL_SET_ERR_MSG(extack, "a key needs its type");
+		return -EINVAL;
+	}
+	memset(id, 0, sizeof(*id));
+	id->type = nla_get_u8(tb[FAIRQ_A_KEY_ID_TYPE]);
+	if (tb[FAIRQ_A_KEY_ID_FAMILY])
+		id->family = nla_get_u8(tb[FAIRQ_A_KEY_ID_FAMILY]);
+	if (id->family != 0 && id->family != AF_INET && id->family != AF_INET6) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[FAIRQ_A_KEY_ID_FAMILY],
+				    "a key's family is AF_INET, AF_INET6 or none");
+		return -EINVAL;
+	}
+	if (tb[FAIRQ_A_KEY_ID_PREFIX_LEN])
+		id->prefix_len = nla_get_u8(tb[FAIRQ_A_KEY_ID_PREFIX_LEN]);
+	if (id->family == AF_INET && id->prefix_len > 32) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[FAIRQ_A_KEY_ID_PREFIX_LEN],
+				    "an IPv4 prefix is at most 32 bits");
+		return -EINVAL;
+	}
+	if (tb[FAIRQ_A_KEY_ID_PORT])
+		id->port = nla_get_be16(tb[FAIRQ_A_KEY_ID_PORT]);
+	if (tb[FAIRQ_A_KEY_ID_ADDR]) {
+		if (nla_len(tb[FAIRQ_A_KEY_ID_ADDR]) > sizeof(id->addr)) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[FAIRQ_A_KEY_ID_ADDR],
+					    "a key's address is at most 16 bytes");
+			return -EINVAL;
+		}
+		nla_memcpy(id->addr, tb[FAIRQ_A_KEY_ID_ADDR], sizeof(id->addr));
+	}
+	return 0;
+}
+
+/*
+ * The filter of a pool or key request: attribute ids differ between the two sets, hence
+ * passed in.  Return: 0, or a negative errno with the reason in @extack.
+ */
+static int filter_parse(struct fairq_nl_filter *f, struct nlattr **tb, const struct sk_buff *skb,
+			struct net *net, int a_all, int a_serv, int a_pool,
+			struct netlink_ext_ack *extack)
+{
+	memset(f, 0, sizeof(*f));
+	f->net = net;
+	if (tb[a_all]) {
+		if (!netlink_capable(skb, CAP_NET_ADMIN)) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[a_all],
+					    "all-netns needs CAP_NET_ADMIN in the initial user namespace");
+			return -EPERM;
+		}
+		f->net = NULL;
+	}
+	if (tb[a_serv]) {
+		f->has_serv = true;
+		f->serv = nla_get_u32(tb[a_serv]);
+	}
+	if (tb[a_pool]) {
+		f->has_pool = true;
+		f->pool = nla_get_u32(tb[a_pool]);
+	}
+	return 0;
+}
+
+/* One pool's numbers, copied under its lock so that they are consistent with each other. */
+struct pool_snap {
+	struct fairq_pool_stats st;
+	const char *sched;
+	unsigned int queued;
+	unsigned int threads;
+	unsigned int idle;
+	u64 wakeups;
+};
+
+static void pool_snap(struct fairq_pool *fp, struct pool_snap *s)
+{
+	spin_lock_bh(&fp->lock);
+	s->st = fp->stats;
+	s->queued = fp->nr_queued;
+	/* a pool without a policy passes everything to the kernel, as fifo does */
+	s->sched = fp->ops ? fp->ops->name : fairq_sched_fifo.name;
+	spin_unlock_bh(&fp->lock);
+	s->wakeups = atomic_long_read(&fp->wakeups);
+	s->threads = fairq_pool_threads(fp->pool);
+	s->idle = fairq_kq_nr_idle(fp->pool);
+}
+
+static int put_u64(struct sk_buff *skb, int attr, u64 val, int pad)
+{
+	return nla_put_u64_64bit(skb, attr, val, pad);
+}
+
+static int pool_stats_put(struct sk_buff *skb, u32 serv, unsigned int idx,
+			  const struct pool_snap *s)
+{
+	if (nla_put_u32(skb, FAIRQ_A_POOL_SERV_ID, serv) ||
+	    nla_put_u32(skb, FAIRQ_A_POOL_POOL_ID, idx) ||
+	    nla_put_string(skb, FAIRQ_A_POOL_SCHED, s->sched) ||
+	    nla_put_u32(skb, FAIRQ_A_POOL_THREADS, s->threads) ||
+	    nla_put_u32(skb, FAIRQ_A_POOL_THREADS_IDLE, s->idle) ||
+	    nla_put_u32(skb, FAIRQ_A_POOL_QUEUED, s->queued) ||
+	    put_u64(skb, FAIRQ_A_POOL_ENQUEUED, s->st.enqueued, FAIRQ_A_POOL_PAD) ||
+	    put_u64(skb, FAIRQ_A_POOL_FED_PULL, s->st.fed_pull, FAIRQ_A_POOL_PAD) ||
+	    put_u64(skb, FAIRQ_A_POOL_FED_PUSH, s->st.fed_push, FAIRQ_A_POOL_PAD) ||
+	    put_u64(skb, FAIRQ_A_POOL_FED_BYPASS, s->st.fed_bypass, FAIRQ_A_POOL_PAD) ||
+	    put_u64(skb, FAIRQ_A_POOL_CLOSE_FLUSHES, s->st.close_flushes, FAIRQ_A_POOL_PAD) ||
+	    put_u64(skb, FAIRQ_A_POOL_RESCUES, s->st.rescues, FAIRQ_A_POOL_PAD) ||
+	    put_u64(skb, FAIRQ_A_POOL_MIGRATED, s->st.migrated, FAIRQ_A_POOL_PAD) ||
+	    put_u64(skb, FAIRQ_A_POOL_WAKEUPS, s->wakeups, FAIRQ_A_POOL_PAD))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int key_stats_put(struct sk_buff *skb, u32 serv, unsigned int pool,
+			 const struct fairq_key_stats *ks)
+{
+	struct nlattr *nest;
+
+	if (nla_put_u32(skb, FAIRQ_A_KEY_SERV_ID, serv) ||
+	    nla_put_u32(skb, FAIRQ_A_KEY_POOL_ID, pool))
+		return -EMSGSIZE;
+	nest = nla_nest_start(skb, FAIRQ_A_KEY_ID);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u8(skb, FAIRQ_A_KEY_ID_TYPE, ks->id.type) ||
+	    nla_put_u8(skb, FAIRQ_A_KEY_ID_FAMILY, ks->id.family) ||
+	    nla_put_u8(skb, FAIRQ_A_KEY_ID_PREFIX_LEN, ks->id.prefix_len) ||
+	    nla_put_be16(skb, FAIRQ_A_KEY_ID_PORT, ks->id.port) ||
+	    nla_put(skb, FAIRQ_A_KEY_ID_ADDR, sizeof(ks->id.addr), ks->id.addr))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	if (nla_put_u32(skb, FAIRQ_A_KEY_WEIGHT, ks->weight) ||
+	    nla_put_u32(skb, FAIRQ_A_KEY_QUEUED, ks->queued) ||
+	    nla_put_u32(skb, FAIRQ_A_KEY_IN_FLIGHT, ks->in_flight) ||
+	    put_u64(skb, FAIRQ_A_KEY_DISPATCHES, ks->dispatches, FAIRQ_A_KEY_PAD) ||
+	    put_u64(skb, FAIRQ_A_KEY_THREAD_NS, ks->thread_ns, FAIRQ_A_KEY_PAD))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* The service @f names, if the caller may see it.  Caller holds rcu_read_lock(). */
+static struct fairq_serv *serv_find(const struct fairq_nl_filter *f)
+{
+	struct fairq_serv *fs;
+
+	list_for_each_entry_rcu(fs, &fairq_servs, list) {
+		if (serv_match(fs, f))
+			return fs;
+	}
+	return NULL;
+}
+
+struct sched_put_arg {
+	struct sk_buff *skb;
+	const char *only;
+	bool found;
+};
+
+static int tunable_put(struct sk_buff *skb, const struct fairq_tunable *t)
+{
+	struct nlattr *nest = nla_nest_start(skb, FAIRQ_A_SCHED_INFO_TUNABLE);
+
+	if (!nest ||
+	    nla_put_string(skb, FAIRQ_A_TUNABLE_NAME, t->name) ||
+	    nla_put_string(skb, FAIRQ_A_TUNABLE_DOC, t->doc ? t->doc : "") ||
+	    put_u64(skb, FAIRQ_A_TUNABLE_VALUE, t->get(), FAIRQ_A_TUNABLE_PAD) ||
+	    put_u64(skb, FAIRQ_A_TUNABLE_MIN_VALUE, t->min, FAIRQ_A_TUNABLE_PAD) ||
+	    put_u64(skb, FAIRQ_A_TUNABLE_MAX_VALUE, t->max, FAIRQ_A_TUNABLE_PAD))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/* fairq_sched_for_each() callback of sched-get; fairq_sched_mutex is held. */
+static int sched_put(const struct fairq_sched_ops *ops, void *data)
+{
+	struct sched_put_arg *arg = data;
+	const struct fairq_tunable *t;
+	struct nlattr *nest;
+	u32 flags = 0;
+
+	if (arg->only && strcmp(arg->only, ops->name))
+		return 0;
+	arg->found = true;
+	if (ops->flags & FAIRQ_SCHED_NATIVE)
+		flags |= FAIRQ_SCHED_FLAGS_NATIVE;
+	nest = nla_nest_start(arg->skb, FAIRQ_A_SCHED_SCHED);
+	if (!nest ||
+	    nla_put_string(arg->skb, FAIRQ_A_SCHED_INFO_NAME, ops->name) ||
+	    nla_put_u32(arg->skb, FAIRQ_A_SCHED_INFO_FLAGS, flags) ||
+	    (ops == fairq_active_sched() && nla_put_flag(arg->skb, FAIRQ_A_SCHED_INFO_ACTIVE)))
+		return -EMSGSIZE;
+	for (t = ops->tunables; t && t->name; t++) {
+		if (tunable_put(arg->skb, t))
+			return -EMSGSIZE;
+	}
+	nla_nest_end(arg->skb, nest);
+	return 0;
+}
+
+/**
+ * fairq_nl_sched_get_doit - the active scheduler and the schedulers offered, with tunables
+ * @skb: the request
+ * @info: its attributes: an optional scheduler name to report only that one
+ *
+ * Return: 0 with the reply sent, -ENOENT for an unknown name, or -ENOMEM/-EMSGSIZE.
+ */
+int fairq_nl_sched_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *name = info->attrs[FAIRQ_A_SCHED_NAME];
+	struct sched_put_arg arg = { };
+	struct sk_buff *msg;
+	void *hdr;
+	int err;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = fairq_genlmsg_iput(msg, info, &fairq_nl_family);
+	if (!hdr) {
+		err = -EMSGSIZE;
+		goto err_free_msg;
+	}
+	arg.skb = msg;
+	arg.only = name ? nla_data(name) : NULL;
+	mutex_lock(&fairq_sched_mutex);
+	err = nla_put_string(msg, FAIRQ_A_SCHED_ACTIVE, fairq_active_sched()->name);
+	if (!err)
+		err = fairq_sched_for_each(sched_put, &arg);
+	mutex_unlock(&fairq_sched_mutex);
+	if (err) {
+		NL_SET_ERR_MSG(info->extack, "the scheduler list does not fit in one message");
+		goto err_free_msg;
+	}
+	if (name && !arg.found) {
+		NL_SET_ERR_MSG_ATTR(info->extack, name, MSG_NO_SCHED);
+		err = -ENOENT;
+		goto err_free_msg;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+
+err_free_msg:
+	nlmsg_free(msg);
+	return err;
+}
+
+/**
+ * fairq_nl_sched_set_doit - switch every nfsd pool to another scheduler, live
+ * @skb: the request
+ * @info: its attributes: the scheduler's name
+ *
+ * The same switch as a write to /sys/kernel/fairq/scheduler, announced on the events group.
+ *
+ * Return: 0 (also when it already was active), -ENOENT for an unknown name, or the switch's
+ * error (nothing changed then).
+ */
+int fairq_nl_sched_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *name = info->attrs[FAIRQ_A_SCHED_NAME];
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, FAIRQ_A_SCHED_NAME)) {
+		NL_SET_ERR_MSG(info->extack, "which scheduler? (name missing)");
+		return -EINVAL;
+	}
+	err = fairq_sched_select(nla_data(name), strlen(nla_data(name)));
+	if (err == -ENOENT)
+		NL_SET_ERR_MSG_ATTR(info->extack, name, MSG_NO_SCHED);
+	else if (err)
+		NL_SET_ERR_MSG(info->extack, "the switch failed and changed nothing (see dmesg)");
+	return err;
+}
+
+/**
+ * fairq_nl_param_set_doit - set a scheduler's tunable
+ * @skb: the request
+ * @info: its attributes: tunable name and value, and the scheduler (default: the active one)
+ *
+ * Range-checked and applied by fairq_tunable_set(), as a write to the tunable's sysfs file.
+ *
+ * Return: 0, -ENOENT for an unknown scheduler or tunable, -EINVAL for a value out of range,
+ * or the scheduler's own refusal.
+ */
+int fairq_nl_param_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *sched = info->attrs[FAIRQ_A_SCHED_NAME];
+	const struct fairq_sched_ops *ops;
+	const struct fairq_tunable *t;
+	const char *param;
+	struct nlattr *a_val;
+	u64 val;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, FAIRQ_A_SCHED_TUNABLE_NAME) ||
+	    GENL_REQ_ATTR_CHECK(info, FAIRQ_A_SCHED_TUNABLE_VALUE)) {
+		NL_SET_ERR_MSG(info->extack, "a tunable name and a value are needed");
+		return -EINVAL;
+	}
+	param = nla_data(info->attrs[FAIRQ_A_SCHED_TUNABLE_NAME]);
+	a_val = info->attrs[FAIRQ_A_SCHED_TUNABLE_VALUE];
+	val = nla_get_u64(a_val);
+
+	mutex_lock(&fairq_sched_mutex);
+	ops = sched ? fairq_sched_find(nla_data(sched), strlen(nla_data(sched))) :
+	      fairq_active_sched();
+	for (t = ops ? ops->tunables : NULL; t && t->name; t++) {
+		if (!strcmp(t->name, param))
+			break;
+	}
+	mutex_unlock(&fairq_sched_mutex);
+	if (!ops) {
+		NL_SET_ERR_MSG_ATTR(info->extack, sched, MSG_NO_SCHED);
+		return -ENOENT;
+	}
+	if (!t || !t->name) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[FAIRQ_A_SCHED_TUNABLE_NAME],
+				    "the scheduler has no tunable of that name");
+		return -ENOENT;
+	}
+	if (val < t->min || val > t->max) {
+		fairq_nl_err_range(info->extack, a_val, t->min, t->max);
+		return -EINVAL;
+	}
+	/* tunables are static tables of registered policies: still valid without the mutex */
+	err = fairq_tunable_set(t, val);
+	if (err)
+		NL_SET_ERR_MSG_ATTR(info->extack, a_val, "the scheduler refused the value");
+	return err;
+}
+
+/**
+ * fairq_nl_pool_get_doit - one pool's state and counters
+ * @skb: the request
+ * @info: its attributes: service and pool id, and all-netns to look beyond the caller's netns
+ *
+ * Return: 0 with the reply sent, -ENOENT if fairq tracks no such pool (visible to the caller),
+ * -EPERM for all-netns without CAP_NET_ADMIN.
+ */
+int fairq_nl_pool_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct fairq_nl_filter f;
+	struct fairq_serv *fs;
+	struct pool_snap s;
+	struct sk_buff *msg;
+	void *hdr;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, FAIRQ_A_POOL_SERV_ID) ||
+	    GENL_REQ_ATTR_CHECK(info, FAIRQ_A_POOL_POOL_ID)) {
+		NL_SET_ERR_MSG(info->extack, "a service and a pool id are needed (or dump)");
+		return -EINVAL;
+	}
+	err = filter_parse(&f, info->attrs, skb, genl_info_net(info), FAIRQ_A_POOL_ALL_NETNS,
+			   FAIRQ_A_POOL_SERV_ID, FAIRQ_A_POOL_POOL_ID, info->extack);
+	if (err)
+		return err;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = fairq_genlmsg_iput(msg, info, &fairq_nl_family);
+	if (!hdr) {
+		err = -EMSGSIZE;
+		goto err_free_msg;
+	}
+	rcu_read_lock();
+	fs = serv_find(&f);
+	if (!fs || f.pool >= fs->nr_pools) {
+		rcu_read_unlock();
+		NL_SET_ERR_MSG(info->extack, "fairq tracks no such service and pool");
+		err = -ENOENT;
+		goto err_free_msg;
+	}
+	pool_snap(&fs->pools[f.pool], &s);
+	err = pool_stats_put(msg, fs->id, f.pool, &s);
+	rcu_read_unlock();
+	if (err)
+		goto err_free_msg;
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+
+err_free_msg:
+	nlmsg_free(msg);
+	return err;
+}
+
+/**
+ * fairq_nl_pool_get_dumpit - every pool fairq tracks, with its state and counters
+ * @skb: the skb to fill
+ * @cb: the dump; its request may name a service, a pool id, and all-netns
+ *
+ * Nothing while fairq's hooks are off (a native scheduler): fairq then tracks no service.
+ *
+ * Return: the bytes put in @skb (0 when done), or a negative errno.
+ */
+int fairq_nl_pool_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct fairq_nl_dump_pos *pos = dump_pos(cb);
+	struct fairq_nl_filter f;
+	struct fairq_serv *fs;
+	unsigned long n = 0;
+	struct pool_snap s;
+	void *hdr;
+	int err;
+
+	err = filter_parse(&f, fairq_dump_attrs(cb), cb->skb, sock_net(cb->skb->sk),
+			   FAIRQ_A_POOL_ALL_NETNS, FAIRQ_A_POOL_SERV_ID, FAIRQ_A_POOL_POOL_ID,
+			   cb->extack);
+	if (err)
+		return err;
+	rcu_read_lock();
+	list_for_each_entry_rcu(fs, &fairq_servs, list) {
+		if (!serv_match(fs, &f))
+			continue;
+		if (n++ < pos->serv)
+			continue;
+		for (; pos->pool < fs->nr_pools; pos->pool++) {
+			if (f.has_pool && pos->pool != f.pool)
+				continue;
+			pool_snap(&fs->pools[pos->pool], &s);
+			hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+					  &fairq_nl_family, NLM_F_MULTI, FAIRQ_CMD_POOL_GET);
+			if (!hdr)
+				goto full;
+			if (pool_stats_put(skb, fs->id, pos->pool, &s)) {
+				genlmsg_cancel(skb, hdr);
+				goto full;
+			}
+			genlmsg_end(skb, hdr);
+		}
+		pos->pool = 0;
+		pos->serv++;
+	}
+full:
+	rcu_read_unlock();
+	return skb->len;
+}
+
+struct key_walk {
+	struct sk_buff *skb;
+	struct netlink_callback *cb;
+	const struct fairq_nl_filter *f;
+	u32 serv;
+	unsigned int pool;
+	unsigned long skip;	/* matching keys sent in earlier skbs */
+	unsigned long seen;	/* matching keys met in this walk */
+};
+
+/* ops->for_each_key() callback of the key dump: pool lock held, no sleeping. */
+static int key_dump_one(const struct fairq_key_stats *ks, void *data)
+{
+	struct key_walk *w = data;
+	void *hdr;
+
+	if (w->f->has_key && !key_id_match(&ks->id, &w->f->key))
+		return 0;
+	if (w->seen < w->skip) {
+		w->seen++;
+		return 0;
+	}
+	hdr = genlmsg_put(w->skb, NETLINK_CB(w->cb->skb).portid, w->cb->nlh->nlmsg_seq,
+			  &fairq_nl_family, NLM_F_MULTI, FAIRQ_CMD_KEY_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (key_stats_put(w->skb, w->serv, w->pool, ks)) {
+		genlmsg_cancel(w->skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(w->skb, hdr);
+	w->seen++;
+	return 0;
+}
+
+/*
+ * Walk one pool's keys; a keyless or native pool has none.  Return: 0, or -EMSGSIZE with
+ * w->seen the keys sent so far.
+ */
+static int pool_keys(struct fairq_pool *fp, struct key_walk *w,
+		     int (*fn)(const struct fairq_key_stats *ks, void *data))
+{
+	int err = 0;
+
+	spin_lock_bh(&fp->lock);
+	if (fp->ops && fp->ops->for_each_key)
+		err = fp->ops->for_each_key(fp, fn, w);
+	spin_unlock_bh(&fp->lock);
+	return err;
+}
+
+static int key_filter_parse(struct fairq_nl_filter *f, struct nlattr **tb,
+			    const struct sk_buff *skb, struct net *net,
+			    struct netlink_ext_ack *extack)
+{
+	int err;
+
+	err = filter_parse(f, tb, skb, net, FAIRQ_A_KEY_ALL_NETNS, FAIRQ_A_KEY_SERV_ID,
+			   FAIRQ_A_KEY_POOL_ID, extack);
+	if (err || !tb[FAIRQ_A_KEY_ID])
+		return err;
+	f->has_key = true;
+	return key_id_parse(tb[FAIRQ_A_KEY_ID], &f->key, extack);
+}
+
+/**
+ * fairq_nl_key_get_dumpit - every key of every pool, as the active keyed scheduler counts them
+ * @skb: the skb to fill
+ * @cb: the dump; its request may name a service, a pool id, a key, and all-netns
+ *
+ * Nothing under a keyless scheduler.
+ *
+ * Return: the bytes put in @skb (0 when done), or a negative errno.
+ */
+int fairq_nl_key_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct fairq_nl_dump_pos *pos = dump_pos(cb);
+	struct fairq_nl_filter f;
+	struct key_walk w = { .skb = skb, .cb = cb, .f = &f };
+	struct fairq_serv *fs;
+	unsigned long n = 0;
+	int err;
+
+	err = key_filter_parse(&f, fairq_dump_attrs(cb), cb->skb, sock_net(cb->skb->sk),
+			       cb->extack);
+	if (err)
+		return err;
+	rcu_read_lock();
+	list_for_each_entry_rcu(fs, &fairq_servs, list) {
+		if (!serv_match(fs, &f))
+			continue;
+		if (n++ < pos->serv)
+			continue;
+		w.serv = fs->id;
+		for (; pos->pool < fs->nr_pools; pos->pool++) {
+			if (f.has_pool && pos->pool != f.pool)
+				continue;
+			w.pool = pos->pool;
+			w.skip = pos->key;
+			w.seen = 0;
+			err = pool_keys(&fs->pools[pos->pool], &w, key_dump_one);
+			if (err) {
+				pos->key = w.seen;
+				goto full;
+			}
+			pos->key = 0;
+		}
+		pos->pool = 0;
+		pos->serv++;
+	}
+full:
+	rcu_read_unlock();
+	return skb->len;
+}
+
+struct key_find {
+	const struct fairq_key_id *want;
+	struct fairq_key_stats ks;
+	bool found;
+};
+
+static int key_find_one(const struct fairq_key_stats *ks, void *data)
+{
+	struct key_find *kf = data;
+
+	if (!key_id_match(&ks->id, kf->want))
+		return 0;
+	kf->ks = *ks;
+	kf->found = true;
+	return 1;
+}
+
+/**
+ * fairq_nl_key_get_doit - one key of one pool
+ * @skb: the request
+ * @info: its attributes: service, pool, key id, and all-netns to look beyond the caller's netns
+ *
+ * Return: 0 with the reply sent, -ENOENT if that pool has no such key (or does not exist).
+ */
+int fairq_nl_key_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct key_find kf = { };
+	struct fairq_nl_filter f;
+	struct fairq_serv *fs;
+	struct sk_buff *msg;
+	u32 serv_id;
+	void *hdr;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, FAIRQ_A_KEY_SERV_ID) ||
+	    GENL_REQ_ATTR_CHECK(info, FAIRQ_A_KEY_POOL_ID) ||
+	    GENL_REQ_ATTR_CHECK(info, FAIRQ_A_KEY_ID)) {
+		NL_SET_ERR_MSG(info->extack, "a service, a pool and a key are needed (or dump)");
+		return -EINVAL;
+	}
+	err = key_filter_parse(&f, info->attrs, skb, genl_info_net(info), info->extack);
+	if (err)
+		return err;
+	kf.want = &f.key;
+	rcu_read_lock();
+	fs = serv_find(&f);
+	if (fs && f.pool < fs->nr_pools) {
+		struct fairq_pool *fp = &fs->pools[f.pool];
+
+		spin_lock_bh(&fp->lock);
+		if (fp->ops && fp->ops->for_each_key)
+			fp->ops->for_each_key(fp, key_find_one, &kf);
+		spin_unlock_bh(&fp->lock);
+	}
+	serv_id = fs ? fs->id : 0;
+	rcu_read_unlock();
+	if (!kf.found) {
+		NL_SET_ERR_MSG(info->extack, "no such key in that pool");
+		return -ENOENT;
+	}
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = fairq_genlmsg_iput(msg, info, &fairq_nl_family);
+	if (!hdr) {
+		err = -EMSGSIZE;
+		goto err_free_msg;
+	}
+	err = key_stats_put(msg, serv_id, f.pool, &kf.ks);
+	if (err)
+		goto err_free_msg;
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+
+err_free_msg:
+	nlmsg_free(msg);
+	return err;
+}
+
+/**
+ * fairq_nl_weight_set_doit - weigh the clients a key stands for, in every pool
+ * @skb: the request
+ * @info: its attributes: the key id and the weight (0 restores the default)
+ *
+ * Return: 0, -EOPNOTSUPP if the active scheduler has no weights (or none for this key type),
+ * or the scheduler's refusal.
+ */
+int fairq_nl_weight_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	const struct fairq_sched_ops *ops;
+	struct fairq_key_id id;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, FAIRQ_A_KEY_ID) ||
+	    GENL_REQ_ATTR_CHECK(info, FAIRQ_A_KEY_WEIGHT)) {
+		NL_SET_ERR_MSG(info->extack, "a key and a weight are needed");
+		return -EINVAL;
+	}
+	err = key_id_parse(info->attrs[FAIRQ_A_KEY_ID], &id, info->extack);
+	if (err)
+		return err;
+
+	mutex_lock(&fairq_sched_mutex);
+	ops = fairq_active_sched();
+	if (ops->set_weight)
+		err = ops->set_weight(&id, nla_get_u32(info->attrs[FAIRQ_A_KEY_WEIGHT]));
+	else
+		err = -EOPNOTSUPP;
+	mutex_unlock(&fairq_sched_mutex);
+
+	if (!ops->set_weight)
+		NL_SET_ERR_MSG(info->extack, "the active scheduler has no per-key weights");
+	else if (err == -EOPNOTSUPP)
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[FAIRQ_A_KEY_ID],
+				    "the active scheduler has no weights for keys of this type");
+	else if (err == -ENOSPC)
+		NL_SET_ERR_MSG(info->extack, "the active scheduler holds no more weights");
+	else if (err)
+		NL_SET_ERR_MSG(info->extack, "the active scheduler refused this key or weight");
+	return err;
+}
+
+/**
+ * fairq_nl_notify_switch - announce a scheduler switch on the "events" group
+ * @old: the scheduler that was active
+ * @new: the one now active
+ *
+ * Called by fairq_sched_select() with fairq_sched_mutex held, for switches made through sysfs
+ * and netlink alike; listeners in every network namespace get it, since a switch affects them
+ * all.  A notification that cannot be allocated is dropped: a switch never fails for it.
+ */
+void fairq_nl_notify_switch(const struct fairq_sched_ops *old, const struct fairq_sched_ops *new)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	lockdep_assert_held(&fairq_sched_mutex);
+	if (!fairq_nl_registered)
+		return;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return;
+	hdr = genlmsg_put(msg, 0, 0, &fairq_nl_family, 0, FAIRQ_CMD_SCHED_SWITCH_NTF);
+	if (!hdr ||
+	    nla_put_string(msg, FAIRQ_A_SCHED_ACTIVE, new->name) ||
+	    nla_put_string(msg, FAIRQ_A_SCHED_PREVIOUS, old->name)) {
+		nlmsg_free(msg);
+		return;
+	}
+	genlmsg_end(msg, hdr);
+	genlmsg_multicast_allns(&fairq_nl_family, msg, 0, FAIRQ_NLGRP_EVENTS);
+}
+
+int fairq_nl_init(void)
+{
+	int err;
+
+	err = genl_register_family(&fairq_nl_family);
+	if (err)
+		return err;
+	mutex_lock(&fairq_sched_mutex);
+	fairq_nl_registered = true;
+	mutex_unlock(&fairq_sched_mutex);
+	return 0;
+}
+
+void fairq_nl_exit(void)
+{
+	/* a sysfs switch racing with unload must not notify through a family that is gone */
+	mutex_lock(&fairq_sched_mutex);
+	fairq_nl_registered = false;
+	mutex_unlock(&fairq_sched_mutex);
+	genl_unregister_family(&fairq_nl_family);
+}
