@@ -102,6 +102,7 @@ echo "# $kernel: $abi, dkms $(chroot "$root" dpkg-query -W -f='${Version}' dkms)
 cp "$deb" "$root/tmp/"
 check "deb: apt installs fairq-dkms offline (dkms and kmod come from the image)" deb_install
 check "deb: DKMS built and installed fairq for $abi" installed_for_abi
+echo "# $(in_root 'dkms status fairq')"
 check "deb: fairq.service is enabled for multi-user.target" \
 	test -L "$root/etc/systemd/system/multi-user.target.wants/fairq.service"
 check "deb: fairq-apply with the shipped configuration does nothing" deb_apply_nothing
@@ -116,6 +117,7 @@ mkdir -p "$root/tmp/fake-uname"
 printf '#!/bin/sh\n[ "$*" = -r ] && echo %s || exec /usr/bin/uname "$@"\n' "$abi" >"$root/tmp/fake-uname/uname"
 chmod +x "$root/tmp/fake-uname/uname"
 check "rpm: %post (install) registers, builds and installs fairq for $abi" rpm_install
+echo "# $(in_root 'dkms status fairq')"
 check "rpm: a same-version upgrade (new %post, old %preun 1) keeps fairq installed" \
 	rpm_same_version_upgrade
 check "rpm: %preun (erase) removes fairq from DKMS" rpm_erase
