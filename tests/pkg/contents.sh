@@ -136,7 +136,7 @@ else
 		not_ok "rpm: /etc/fairq/fairq.conf is the one %config(noreplace)"
 	fi
 	rpm -qpR "$rpmf" 2>/dev/null | sort -u >"$tmp/rpm.req"
-	if grep -qx dkms "$tmp/rpm.req" && grep -qx kernel-devel "$tmp/rpm.req" &&
+	if grep -q '^dkms\( >= 3.0.3\)\?$' "$tmp/rpm.req" && grep -qx kernel-devel "$tmp/rpm.req" &&
 		grep -q '^NO_WEAK_MODULES="yes"$' "$tmp/rpm/$src/dkms.conf"; then
 		ok "rpm: requires dkms and kernel-devel; weak modules off in dkms.conf"
 	else
