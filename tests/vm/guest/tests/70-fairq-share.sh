@@ -21,7 +21,7 @@ light() {
 greedy_start() {
 	ip netns exec c1 sh -c "mkdir -p /mnt/g && mount -t nfs -o vers=3,nolock,nconnect=16 $FQ_SERVER:$FQ_EXPORT /mnt/g &&
 		mkdir -p /mnt/g/greedy && fio --name=greedy --directory=/mnt/g/greedy --size=1m --bs=4k \
-		--rw=randread --ioengine=psync --direct=1 --numjobs=32 --time_based --runtime=3600 \
+		--rw=randread --ioengine=libaio --iodepth=32 --direct=1 --numjobs=2 --time_based --runtime=3600 \
 		--minimal --group_reporting > /tmp/greedy.out 2>&1; umount /mnt/g" &
 	sleep 8
 }
