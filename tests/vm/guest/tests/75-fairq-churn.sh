@@ -1,0 +1,41 @@
+#!/bin/bash
+# fairq under churn: clients mount, work and unmount in a loop while another keeps I/O going;
+# keys are freed after 1 s idle, the key type and prefixes change under load (every queue is
+# rebuilt), and nothing is lost: no I/O error, no retransmission, no rescue.
+. /fairq/lib.sh
+fq_scheds | tr ' ' '\n' | grep -qx fairq || { echo "fairq not offered on this kernel"; exit 4; }
+T=$FQ_SYSFS/fairq
+orig_idle=$(cat $T/idle_secs)
+trap 'echo $orig_idle > $T/idle_secs; echo 1 > $T/key; echo fifo > $FQ_SYSFS/scheduler' EXIT
+echo 1 >$T/idle_secs || fail "idle_secs refused"
+fq_set_sched fairq
+b1=$(fq_retrans 1)
+job="fio --name=k --size=2m --bs=4k --rw=randrw --ioengine=psync --direct=1 --numjobs=2 --time_based --runtime=3600 --verify=crc32c --verify_fatal=1 --minimal"
+fq_nfs 1 4.1 "$job" >/tmp/fio1 2>&1 &
+p1=$!
+sleep 12
+for i in $(seq 1 12); do
+	c=$((2 + i % 2))
+	v=$([ $((i % 3)) = 0 ] && echo 3 || echo 4.1)
+	fq_nfs "$c" "$v" 'dd if=/dev/urandom of=f bs=4k count=32 conv=fsync 2>/dev/null && md5sum f >/dev/null && ls >/dev/null' ||
+		fail "churn round $i (client $c, NFSv$v) failed"
+	case $((i % 4)) in
+	0) echo 1 >$T/key ;;
+	1) echo 2 >$T/key && echo $((16 + i)) >$T/prefix4 ;;
+	2) echo 3 >$T/key ;;
+	3) sleep 2 ;;	# let idle keys be freed
+	esac || fail "tunable change refused in round $i"
+	kill -0 $p1 2>/dev/null || fail "the steady client died in round $i"
+done
+# out-of-range tunables are refused and change nothing
+for bad in "key 0" "key 4" "prefix4 33" "prefix6 129" "quantum_us 99" "new_burst 0" "idle_secs 0"; do
+	set -- $bad
+	fq_expect_write_fails "$T/$1" "$2"
+done
+pkill -INT -x fio
+wait $p1
+grep -q '^3;' /tmp/fio1 || { cat /tmp/fio1; fail "fio did not report"; }
+grep -qiE 'verify|bad magic|io_u error|error=' /tmp/fio1 && { cat /tmp/fio1; fail "I/O error"; }
+[ $(($(fq_retrans 1) - b1)) = 0 ] || fail "client 1 retransmitted"
+[ "$(fq_rescues)" = 0 ] || fail "the watchdog rescued transports"
+log "12 churn rounds with key changes, no loss"
