@@ -10,8 +10,10 @@
  * number of connections it opens: each key is one DRR flow, however many transports it has.
  *
  * Latency floor without starvation (fq_codel's new-flow list, bounded): a key that becomes
- * active after being idle joins the "new" list and is served ahead with one quantum of
- * allowance; then it joins the "old" rotation.  While old keys wait, at most
+ * active after being idle (nothing queued and nothing in flight) joins the "new" list and is
+ * served ahead with one quantum of allowance; then it joins the "old" rotation.  A key whose
+ * queue ran empty while its requests still run (a deep window on one connection) rejoins the
+ * rotation with the deficit it had: being busy never earns priority.  While old keys wait, at most
  * new_burst consecutive dispatches go to new keys, so a crowd of light clients cannot
  * starve a backlogged one.
  *
@@ -303,11 +305,17 @@ static void fq_enqueue(struct fairq_pool *fp, struct svc_xprt *xprt)
 
 	fairq_xlist_push(&k->queue, xprt);
 	if (k->list == FQ_IDLE) {
-		/* back from idle: served ahead, with one quantum of allowance */
-		k->list = FQ_NEW;
-		k->deficit = quantum_ns(k);
 		list_del(&k->link);
-		list_add_tail(&k->link, &p->new_keys);
+		if (k->in_flight) {
+			/* still busy: back into the rotation, no allowance */
+			k->list = FQ_OLD;
+			list_add_tail(&k->link, &p->old_keys);
+		} else {
+			/* back from idle: served ahead, with one quantum of allowance */
+			k->list = FQ_NEW;
+			k->deficit = quantum_ns(k);
+			list_add_tail(&k->link, &p->new_keys);
+		}
 	}
 	gc_idle(p);
 }
@@ -432,8 +440,12 @@ static void fq_complete(struct fairq_pool *fp, struct svc_xprt *xprt, u64 thread
 	if (!k)
 		return;		/* the overflow key, or keyed differently since: not charged */
 	k->thread_ns += thread_ns;
-	/* it paid its average at dispatch: settle the difference now */
+	/*
+	 * It paid its average at dispatch: settle the difference now.  The debt is bounded so
+	 * that one very long request costs a few rounds, not a scan of many.
+	 */
 	k->deficit += (s64)k->avg_cost - (s64)thread_ns;
+	k->deficit = max_t(s64, k->deficit, -4 * (s64)quantum_ns(k));
 	k->avg_cost = k->avg_cost - (k->avg_cost >> 3) + (thread_ns >> 3);
 	if (k->in_flight)
 		k->in_flight--;
