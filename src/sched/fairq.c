@@ -307,9 +307,17 @@ static void fq_enqueue(struct fairq_pool *fp, struct svc_xprt *xprt)
 	if (k->list == FQ_IDLE) {
 		list_del(&k->link);
 		if (k->in_flight) {
-			/* still busy: back into the rotation, no allowance */
+			/*
+			 * Still busy (its one transport went back to a thread): no new allowance.
+			 * With deficit left, its turn goes on at the head; else it waits a round.
+			 */
 			k->list = FQ_OLD;
-			list_add_tail(&k->link, &p->old_keys);
+			if (k->deficit > 0) {
+				list_add(&k->link, &p->old_keys);
+			} else {
+				k->deficit += quantum_ns(k);
+				list_add_tail(&k->link, &p->old_keys);
+			}
 		} else {
 			/* back from idle: served ahead, with one quantum of allowance */
 			k->list = FQ_NEW;
@@ -332,6 +340,11 @@ static void key_went_empty(struct fq_pool *p, struct fq_key *k)
 		list_add_tail(&k->link, &p->idle_keys);
 }
 
+/*
+ * Serve one request of @k.  A key that used up its deficit goes to the tail of the rotation
+ * with its next quantum at once, so its next turn is a real one; a key whose queue ran empty
+ * leaves the lists until its transport comes back.
+ */
 static struct svc_xprt *dispatch(struct fq_pool *p, struct fq_key *k)
 {
 	struct svc_xprt *xprt = fairq_xlist_pop(&k->queue);
@@ -339,8 +352,13 @@ static struct svc_xprt *dispatch(struct fq_pool *p, struct fq_key *k)
 	k->deficit -= k->avg_cost;
 	k->in_flight++;
 	k->dispatches++;
-	if (fairq_xlist_empty(&k->queue))
+	if (fairq_xlist_empty(&k->queue)) {
 		key_went_empty(p, k);
+	} else if (k->deficit <= 0) {
+		k->deficit += quantum_ns(k);
+		k->list = FQ_OLD;
+		list_move_tail(&k->link, &p->old_keys);
+	}
 	return xprt;
 }
 
@@ -355,24 +373,19 @@ static struct svc_xprt *fq_pick(struct fairq_pool *fp)
 		if (!list_empty(&p->new_keys) &&
 		    (!old_waiting || p->new_run < READ_ONCE(fq_new_burst))) {
 			k = list_first_entry(&p->new_keys, struct fq_key, link);
-			if (k->deficit <= 0) {
-				/* allowance spent: join the rotation */
-				k->list = FQ_OLD;
-				list_move_tail(&k->link, &p->old_keys);
-				continue;
-			}
 			p->new_run++;
 			return dispatch(p, k);
 		}
-		p->new_run = 0;
 		if (!old_waiting)
 			return NULL;
 		k = list_first_entry(&p->old_keys, struct fq_key, link);
 		if (k->deficit <= 0) {
+			/* overspent while waiting (completions settle later): skip a turn */
 			k->deficit += quantum_ns(k);
 			list_move_tail(&k->link, &p->old_keys);
 			continue;
 		}
+		p->new_run = 0;
 		return dispatch(p, k);
 	}
 }

@@ -6,7 +6,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
 #include "../../src/fairq.h"
+
+unsigned long jiffies = 1000;
+int kshim_fail_allocs;
+struct mutex fairq_sched_mutex;
+static int requeue_calls;
+
+/* The core rebuilds the queues after a weight change; the policy only asks for it. */
+int fairq_requeue_all(const struct fairq_sched_ops *ops)
+{
+	(void)ops;
+	requeue_calls++;
+	return 0;
+}
 
 struct fairq_xnode *fairq_xnode_of(struct svc_xprt *xprt)
 {
@@ -29,6 +43,7 @@ unsigned int fairq_pool_id(const struct fairq_pool *fp)
 }
 
 #include "../../src/sched/qfifo.c"
+#include "../../src/sched/fairq.c"
 
 static int passed, failed;
 
@@ -142,6 +157,314 @@ static void test_ops_table(const struct fairq_sched_ops *ops)
 	CHECK(strlen(ops->name) < FAIRQ_SCHED_NAME_MAX, "%s: name fits", ops->name);
 }
 
+/* ---- the fairq policy, driven by a small discrete-event model of a thread pool ---- */
+
+#define NX 256
+static struct svc_xprt fx[NX];
+
+static void set_addr(struct svc_xprt *x, const char *ip, int port)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)&x->xpt_remote;
+
+	memset(&x->xpt_remote, 0, sizeof(x->xpt_remote));
+	if (strchr(ip, ':')) {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&x->xpt_remote;
+
+		sin6->sin6_family = AF_INET6;
+		inet_pton(AF_INET6, ip, &sin6->sin6_addr);
+		sin6->sin6_port = htons(port);
+		return;
+	}
+	sin->sin_family = AF_INET;
+	inet_pton(AF_INET, ip, &sin->sin_addr);
+	sin->sin_port = htons(port);
+}
+
+struct sim {
+	struct fairq_pool fp;
+	int threads;
+	u64 now;
+	u64 busy_until[64];
+	struct svc_xprt *running[64];
+	u64 cost[NX];		/* ns per request of each transport */
+	bool backlogged[NX];	/* re-queued as soon as a request is read */
+	u64 thread_ns[NX];
+	u64 served[NX];
+};
+
+static void sim_init(struct sim *sm, int threads)
+{
+	memset(sm, 0, sizeof(*sm));
+	sm->threads = threads;
+	fairq_sched_fairq.init_pool(&sm->fp);
+}
+
+static void sim_exit(struct sim *sm)
+{
+	struct fairq_xlist out;
+
+	fairq_xlist_init(&out);
+	fairq_sched_fairq.drain(&sm->fp, &out);
+	fairq_sched_fairq.exit_pool(&sm->fp);
+}
+
+/* Run until @end ns; a free thread picks, "receives" (re-queues a backlogged transport), runs. */
+static void sim_run(struct sim *sm, u64 end)
+{
+	const struct fairq_sched_ops *ops = &fairq_sched_fairq;
+	int t, best;
+
+	while (sm->now < end) {
+		for (t = 0; t < sm->threads; t++) {
+			struct svc_xprt *x;
+
+			if (sm->busy_until[t] > sm->now)
+				continue;
+			if (sm->running[t]) {
+				x = sm->running[t];
+				ops->complete(&sm->fp, x, sm->cost[x->id]);
+				sm->thread_ns[x->id] += sm->cost[x->id];
+				sm->served[x->id]++;
+				sm->running[t] = NULL;
+			}
+			x = ops->pick(&sm->fp);
+			if (!x)
+				continue;
+			sm->running[t] = x;
+			sm->busy_until[t] = sm->now + sm->cost[x->id];
+			if (sm->backlogged[x->id])
+				ops->enqueue(&sm->fp, x);
+		}
+		best = -1;
+		for (t = 0; t < sm->threads; t++)
+			if (sm->running[t] && (best < 0 || sm->busy_until[t] < sm->busy_until[best]))
+				best = t;
+		if (best < 0)
+			break;
+		sm->now = sm->busy_until[best];
+		jiffies = 1000 + sm->now / 4000000;
+	}
+}
+
+static double share(struct sim *sm, int from, int to, int all_from, int all_to)
+{
+	u64 part = 0, all = 0;
+	int i;
+
+	for (i = all_from; i < all_to; i++) {
+		all += sm->thread_ns[i];
+		if (i >= from && i < to)
+			part += sm->thread_ns[i];
+	}
+	return all ? (double)part / all : 0;
+}
+
+/* 16 connections of one client against 1 of another: thread time splits evenly. */
+static void test_fairq_connections(void)
+{
+	static struct sim sm;
+	double s;
+	int i;
+
+	sim_init(&sm, 8);
+	for (i = 0; i < 17; i++) {
+		set_addr(&fx[i], i < 16 ? "10.0.0.1" : "10.0.0.2", 700 + i);
+		sm.cost[i] = 10000000;
+		sm.backlogged[i] = true;
+		fairq_sched_fairq.enqueue(&sm.fp, &fx[i]);
+	}
+	sim_run(&sm, 20ULL * 1000000000);
+	s = share(&sm, 16, 17, 0, 17);
+	CHECK(s > 0.47 && s < 0.53, "1-connection client share %.3f against 16 connections", s);
+	sim_exit(&sm);
+}
+
+/* Cheap and expensive requests: equal thread time, not equal calls. */
+static void test_fairq_cost(void)
+{
+	static struct sim sm;
+	double s;
+
+	sim_init(&sm, 4);
+	set_addr(&fx[0], "10.0.0.1", 1);
+	set_addr(&fx[1], "10.0.0.2", 1);
+	sm.cost[0] = 1000000;		/* GETATTR-like */
+	sm.cost[1] = 10000000;		/* 1 MiB WRITE-like */
+	sm.backlogged[0] = sm.backlogged[1] = true;
+	/* several connections each, so both always have work */
+	fairq_sched_fairq.enqueue(&sm.fp, &fx[0]);
+	fairq_sched_fairq.enqueue(&sm.fp, &fx[1]);
+	set_addr(&fx[2], "10.0.0.1", 2);
+	set_addr(&fx[3], "10.0.0.2", 2);
+	set_addr(&fx[4], "10.0.0.1", 3);
+	set_addr(&fx[5], "10.0.0.2", 3);
+	sm.cost[2] = sm.cost[4] = 1000000;
+	sm.cost[3] = sm.cost[5] = 10000000;
+	sm.backlogged[2] = sm.backlogged[3] = sm.backlogged[4] = sm.backlogged[5] = true;
+	fairq_sched_fairq.enqueue(&sm.fp, &fx[2]);
+	fairq_sched_fairq.enqueue(&sm.fp, &fx[3]);
+	fairq_sched_fairq.enqueue(&sm.fp, &fx[4]);
+	fairq_sched_fairq.enqueue(&sm.fp, &fx[5]);
+	sim_run(&sm, 20ULL * 1000000000);
+	s = (double)(sm.thread_ns[0] + sm.thread_ns[2] + sm.thread_ns[4]) /
+	    (sm.thread_ns[0] + sm.thread_ns[1] + sm.thread_ns[2] + sm.thread_ns[3] + sm.thread_ns[4] + sm.thread_ns[5]);
+	CHECK(s > 0.45 && s < 0.55, "cheap-request client thread-time share %.3f", s);
+	sim_exit(&sm);
+}
+
+/* A 4:1 weight between two subnets gives 80% +/- 3% under saturation. */
+static void test_fairq_weights(void)
+{
+	struct fairq_key_id id = { .type = FAIRQ_KEY_SUBNET, .family = AF_INET, .prefix_len = 24 };
+	static struct sim sm;
+	double s;
+	int i;
+
+	inet_pton(AF_INET, "10.1.0.0", id.addr);
+	CHECK(fairq_sched_fairq.set_weight(&id, 4) == 0, "weight rule accepted");
+	CHECK(requeue_calls > 0, "a weight change asks for the queues to be rebuilt");
+	sim_init(&sm, 8);
+	for (i = 0; i < 8; i++) {
+		char ip[32];
+
+		snprintf(ip, sizeof(ip), "10.%d.0.%d", i < 4 ? 1 : 2, 1 + i % 4);
+		set_addr(&fx[i], ip, 1);
+		sm.cost[i] = 5000000;
+		sm.backlogged[i] = true;
+		fairq_sched_fairq.enqueue(&sm.fp, &fx[i]);
+	}
+	sim_run(&sm, 30ULL * 1000000000);
+	s = share(&sm, 0, 4, 0, 8);
+	CHECK(s > 0.77 && s < 0.83, "4:1 weighted subnet share %.3f (per-address keys)", s);
+	sim_exit(&sm);
+	CHECK(fairq_sched_fairq.set_weight(&id, 0) == 0, "weight rule removed");
+	id.prefix_len = 33;
+	CHECK(fairq_sched_fairq.set_weight(&id, 2) == -EINVAL, "bad prefix refused");
+	id.prefix_len = 24;
+	CHECK(fairq_sched_fairq.set_weight(&id, 1001) == -EINVAL, "weight over 1000 refused");
+}
+
+/* An idle client's request goes ahead of a backlog; many of them cannot starve it. */
+static void test_fairq_new_keys(void)
+{
+	static struct sim sm;
+	struct svc_xprt *x;
+	int i, old = 0, n = 0;
+
+	sim_init(&sm, 1);
+	for (i = 0; i < 16; i++) {
+		set_addr(&fx[i], "10.0.0.1", 100 + i);
+		fairq_sched_fairq.enqueue(&sm.fp, &fx[i]);
+	}
+	for (i = 0; i < 20; i++) {	/* the backlog is served past its first allowance */
+		x = fairq_sched_fairq.pick(&sm.fp);
+		fairq_sched_fairq.complete(&sm.fp, x, 1000000);
+		fairq_sched_fairq.enqueue(&sm.fp, x);
+	}
+	set_addr(&fx[100], "10.0.0.9", 1);
+	fairq_sched_fairq.enqueue(&sm.fp, &fx[100]);
+	x = fairq_sched_fairq.pick(&sm.fp);
+	CHECK(x == &fx[100], "a newly active client is served next (got %d)", x ? x->id : -1);
+	fairq_sched_fairq.complete(&sm.fp, x, 1000000);
+
+	/* 100 light clients keep arriving; the backlogged one still gets its turns */
+	bool queued[NX] = { false };
+
+	for (i = 0; i < 2000; i++) {
+		struct svc_xprt *l = &fx[101 + i % 100];
+
+		if (!queued[l->id]) {	/* XPT_BUSY: a transport is queued once */
+			set_addr(l, "10.0.1.1", 0);
+			((struct sockaddr_in *)&l->xpt_remote)->sin_addr.s_addr =
+				htonl(0x0a000200 + i % 100);
+			fairq_sched_fairq.enqueue(&sm.fp, l);
+			queued[l->id] = true;
+		}
+		x = fairq_sched_fairq.pick(&sm.fp);
+		if (!x)
+			break;
+		n++;
+		queued[x->id] = false;
+		if (x->id < 16) {
+			old++;
+			fairq_sched_fairq.enqueue(&sm.fp, x);
+		}
+		fairq_sched_fairq.complete(&sm.fp, x, 1000000);
+	}
+	/* at most new_burst newcomers in a row while it waits: at least 1/(new_burst + 1) */
+	CHECK(old * (int)(fq_new_burst + 1) >= n - (int)fq_new_burst,
+	      "backlogged client got %d of %d turns", old, n);
+	sim_exit(&sm);
+}
+
+/* Keys: subnets group, connections split, v4-mapped IPv6 is the IPv4 client. */
+static void test_fairq_keys(void)
+{
+	struct fairq_key_id a, b;
+
+	set_addr(&fx[0], "10.0.0.1", 1);
+	set_addr(&fx[1], "::ffff:10.0.0.1", 2);
+	fq_key_of(&fx[0], &a);
+	fq_key_of(&fx[1], &b);
+	CHECK(!memcmp(&a, &b, sizeof(a)), "v4-mapped IPv6 folds to the IPv4 client");
+	fq_key_type = FAIRQ_KEY_SUBNET;
+	fq_prefix4 = 24;
+	set_addr(&fx[1], "10.0.0.77", 2);
+	fq_key_of(&fx[1], &b);
+	fq_key_of(&fx[0], &a);
+	CHECK(!memcmp(&a, &b, sizeof(a)), "one /24 is one key");
+	set_addr(&fx[1], "10.0.1.77", 2);
+	fq_key_of(&fx[1], &b);
+	CHECK(memcmp(&a, &b, sizeof(a)), "another /24 is another key");
+	fq_key_type = FAIRQ_KEY_CONN;
+	set_addr(&fx[1], "10.0.0.1", 2);
+	fq_key_of(&fx[0], &a);
+	fq_key_of(&fx[1], &b);
+	CHECK(memcmp(&a, &b, sizeof(a)), "two connections of one client are two keys");
+	fq_key_type = FAIRQ_KEY_ADDR;
+}
+
+/* Allocation failures, removal and draining lose nothing. */
+static void test_fairq_nothing_lost(void)
+{
+	static struct sim sm;
+	struct fairq_xlist out;
+	bool seen[NX] = { false };
+	struct svc_xprt *x;
+	int i, n = 0;
+
+	sim_init(&sm, 1);
+	for (i = 0; i < 40; i++) {
+		char ip[32];
+
+		snprintf(ip, sizeof(ip), "10.0.%d.%d", i % 3, i % 7);
+		set_addr(&fx[i], ip, i);
+		if (i % 5 == 0)
+			kshim_fail_allocs = 1;	/* this key cannot be allocated: overflow key */
+		fairq_sched_fairq.enqueue(&sm.fp, &fx[i]);
+	}
+	kshim_fail_allocs = 0;
+	CHECK(fairq_sched_fairq.remove(&sm.fp, &fx[7]), "remove a queued transport");
+	CHECK(!fairq_sched_fairq.remove(&sm.fp, &fx[7]), "remove it twice fails");
+	for (i = 0; i < 10; i++) {
+		x = fairq_sched_fairq.pick(&sm.fp);
+		CHECK(x && !seen[x->id] && x->id != 7, "pick %d is new and not the removed one", i);
+		if (x)
+			seen[x->id] = true;
+		n++;
+	}
+	fairq_xlist_init(&out);
+	fairq_sched_fairq.drain(&sm.fp, &out);
+	while ((x = fairq_xlist_pop(&out))) {
+		CHECK(!seen[x->id] && x->id != 7, "drained %d once", x->id);
+		seen[x->id] = true;
+		n++;
+	}
+	CHECK(n == 39, "every transport came out once (%d of 39)", n);
+	CHECK(!fairq_sched_fairq.has_work(&sm.fp), "nothing left after draining");
+	fairq_sched_fairq.exit_pool(&sm.fp);
+}
+
 int main(void)
 {
 	unsigned int seed;
@@ -153,6 +476,15 @@ int main(void)
 	test_ops_table(&fairq_sched_qfifo);
 	for (seed = 1; seed <= 20; seed++)
 		test_qfifo_model(&fairq_sched_qfifo, seed);
+	test_ops_table(&fairq_sched_fairq);
+	for (i = 0; i < NX; i++)
+		fx[i].id = i;
+	test_fairq_keys();
+	test_fairq_connections();
+	test_fairq_cost();
+	test_fairq_weights();
+	test_fairq_new_keys();
+	test_fairq_nothing_lost();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }

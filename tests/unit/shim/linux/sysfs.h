@@ -1,2 +1,2 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-#include <linux/types.h>
+#include "../../kshim.h"

@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Userspace stand-ins for the kernel interfaces that fairq's policies use, so that their pure
+ * logic can be tested on the host.  Every kernel header a policy includes maps to this file.
+ */
+#ifndef FAIRQ_KSHIM_H
+#define FAIRQ_KSHIM_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+
+typedef uint64_t u64;
+typedef int64_t s64;
+typedef uint32_t u32;
+typedef uint16_t u16;
+typedef uint8_t u8;
+typedef uint16_t __be16;
+typedef uint32_t __be32;
+
+#define BIT(n) (1UL << (n))
+#define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
+#define BUILD_BUG_ON(c) _Static_assert(!(c), #c)
+#define READ_ONCE(x) (x)
+#define WRITE_ONCE(x, v) ((x) = (v))
+#define likely(x) (x)
+#define unlikely(x) (x)
+#define max_t(t, a, b) ((t)(a) > (t)(b) ? (t)(a) : (t)(b))
+#define struct_size(p, member, n) (sizeof(*(p)) + (n) * sizeof((p)->member[0]))
+#define NSEC_PER_USEC 1000ULL
+#define HZ 250
+#define GFP_ATOMIC 0
+#define GFP_KERNEL 0
+#define __GFP_NOWARN 0
+#define __rcu
+#define __must_hold(x)
+#define EXPORT_SYMBOL_GPL(x)
+#define lockdep_is_held(x) 1
+#define lockdep_assert_held(x) do { } while (0)
+
+extern unsigned long jiffies;
+#define time_before(a, b) ((long)((a) - (b)) < 0)
+
+/* Allocation failures can be injected to test the fallbacks. */
+extern int kshim_fail_allocs;
+static inline void *kzalloc(size_t n, int gfp)
+{
+	(void)gfp;
+	if (kshim_fail_allocs) {
+		kshim_fail_allocs--;
+		return NULL;
+	}
+	return calloc(1, n);
+}
+#define kcalloc(n, size, gfp) kzalloc((n) * (size), gfp)
+#define kfree(p) free(p)
+#define kfree_rcu(p, field) free(p)
+
+#define rcu_read_lock() do { } while (0)
+#define rcu_read_unlock() do { } while (0)
+#define rcu_dereference(p) (p)
+#define rcu_dereference_protected(p, c) (p)
+#define rcu_assign_pointer(p, v) ((p) = (v))
+
+static inline u32 jhash(const void *key, u32 len, u32 seed)
+{
+	const u8 *k = key;
+	u32 h = seed ^ 2166136261u;
+
+	while (len--)
+		h = (h ^ *k++) * 16777619u;
+	return h;
+}
+
+static inline bool ipv6_addr_v4mapped(const struct in6_addr *a)
+{
+	static const u8 pfx[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+	return !memcmp(a->s6_addr, pfx, 12);
+}
+
+struct list_head { struct list_head *next, *prev; };
+struct hlist_head { struct hlist_node *first; };
+struct hlist_node { struct hlist_node *next, **pprev; };
+
+static inline void INIT_LIST_HEAD(struct list_head *l) { l->next = l->prev = l; }
+static inline bool list_empty(const struct list_head *l) { return l->next == l; }
+static inline void __list_add(struct list_head *n, struct list_head *prev, struct list_head *next)
+{
+	next->prev = n;
+	n->next = next;
+	n->prev = prev;
+	prev->next = n;
+}
+static inline void list_add_tail(struct list_head *n, struct list_head *h) { __list_add(n, h->prev, h); }
+static inline void list_add(struct list_head *n, struct list_head *h) { __list_add(n, h, h->next); }
+static inline void list_del(struct list_head *e)
+{
+	e->next->prev = e->prev;
+	e->prev->next = e->next;
+	e->next = e->prev = NULL;
+}
+static inline void list_del_init(struct list_head *e)
+{
+	e->next->prev = e->prev;
+	e->prev->next = e->next;
+	INIT_LIST_HEAD(e);
+}
+static inline void list_move_tail(struct list_head *e, struct list_head *h)
+{
+	list_del(e);
+	list_add_tail(e, h);
+}
+#define list_entry(p, t, m) container_of(p, t, m)
+#define list_first_entry(h, t, m) list_entry((h)->next, t, m)
+#define list_for_each_entry(p, h, m) \
+	for (p = list_entry((h)->next, __typeof__(*p), m); &p->m != (h); \
+	     p = list_entry(p->m.next, __typeof__(*p), m))
+#define list_for_each_entry_safe(p, n, h, m) \
+	for (p = list_entry((h)->next, __typeof__(*p), m), \
+	     n = list_entry(p->m.next, __typeof__(*p), m); &p->m != (h); \
+	     p = n, n = list_entry(n->m.next, __typeof__(*n), m))
+
+static inline void hlist_add_head(struct hlist_node *n, struct hlist_head *h)
+{
+	n->next = h->first;
+	if (h->first)
+		h->first->pprev = &n->next;
+	h->first = n;
+	n->pprev = &h->first;
+}
+static inline void hlist_del(struct hlist_node *n)
+{
+	*n->pprev = n->next;
+	if (n->next)
+		n->next->pprev = n->pprev;
+}
+#define hlist_entry_safe(p, t, m) ((p) ? container_of(p, t, m) : NULL)
+#define hlist_for_each_entry(p, h, m) \
+	for (p = hlist_entry_safe((h)->first, __typeof__(*p), m); p; \
+	     p = hlist_entry_safe(p->m.next, __typeof__(*p), m))
+#define hlist_for_each_entry_safe(p, n, h, m) \
+	for (p = hlist_entry_safe((h)->first, __typeof__(*p), m); \
+	     p && ({ n = p->m.next; 1; }); p = hlist_entry_safe(n, __typeof__(*p), m))
+
+typedef int spinlock_t;
+struct rcu_head { void *next; };
+typedef long atomic_long_t;
+#define atomic_long_inc(p) ((*(p))++)
+struct mutex { int unused; };
+extern struct mutex fairq_sched_mutex;
+struct ftrace_regs { unsigned long di; };
+struct kref { int refcount; };
+#define CONFIG_DYNAMIC_FTRACE_WITH_ARGS 1
+#define FAIRQ_HAVE_FTRACE_REGS_GET_ARG 1
+#define FAIRQ_HAVE_FTRACE_REGS_SET_IP 1
+#define FAIRQ_HAVE_SVC_DESTROY_SERVP 1
+#define ftrace_regs_get_argument(f, n) ((f)->di)
+#define ftrace_regs_set_instruction_pointer(f, ip) ((f)->di = (ip))
+
+struct svc_serv { int unused; };
+struct svc_pool { int unused; };
+struct svc_rqst { int unused; };
+/* xpt_ready is two words on 6.1 and one on 6.7+: the tests use the smaller. */
+struct svc_xprt {
+	int id;
+	struct { void *next; } xpt_ready;
+	struct sockaddr_storage xpt_remote;
+};
+#endif
