@@ -25,6 +25,7 @@
  */
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/jiffies.h>
 #include <linux/workqueue.h>
 #include <linux/sunrpc/svc.h>
 #include <linux/sunrpc/svc_xprt.h>
@@ -81,6 +82,8 @@ static struct fairq_serv *serv_lookup(const struct svc_serv *serv)
 static void pool_set_ops(struct fairq_pool *fp, const struct fairq_sched_ops *ops)
 {
 	memset(fp->priv, 0, sizeof(fp->priv));
+	fp->max_waking = 0;
+	fp->nr_waking = 0;
 	fp->ops = ops;
 	if (ops)
 		ops->init_pool(fp);
@@ -283,6 +286,97 @@ native:
 }
 
 /**
+ * fairq_pool_set_wake_cap - cap the threads fairq wakes that have not run yet
+ * @fp: the pool (its lock held: call from init_pool)
+ * @max_waking: the cap, at most FAIRQ_MAX_WAKING; 0 removes it
+ */
+void fairq_pool_set_wake_cap(struct fairq_pool *fp, unsigned int max_waking)
+{
+	fp->max_waking = min_t(unsigned int, max_waking, FAIRQ_MAX_WAKING);
+}
+EXPORT_SYMBOL_GPL(fairq_pool_set_wake_cap);
+
+static void waking_forget(struct fairq_pool *fp, unsigned int i)
+	__must_hold(&fp->lock)
+{
+	fp->waking[i] = fp->waking[--fp->nr_waking];
+}
+
+/**
+ * fairq_waking_reserve - may fairq wake one more thread of @fp's pool?
+ * @fp: the pool
+ *
+ * Without a cap, always.  With one, a slot is taken for the thread about to be woken (give
+ * it a task, or give it back, with fairq_waking_commit()).  A woken thread that has not run
+ * within a second (stopped, or starved of CPU) gives its slot back, so a stalled waker cannot
+ * leak capacity.
+ */
+bool fairq_waking_reserve(struct fairq_pool *fp)
+{
+	unsigned int i;
+	bool ok = true;
+
+	if (!READ_ONCE(fp->max_waking))
+		return true;
+	spin_lock_bh(&fp->lock);
+	for (i = 0; i < fp->nr_waking;) {
+		if (fp->waking[i].task && time_after(jiffies, fp->waking[i].when + HZ)) {
+			waking_forget(fp, i);
+			fp->stats.wakers_expired++;
+		} else {
+			i++;
+		}
+	}
+	if (fp->max_waking && fp->nr_waking >= fp->max_waking) {
+		fp->stats.overloads_avoided++;
+		ok = false;
+	} else if (fp->max_waking) {
+		fp->waking[fp->nr_waking].task = NULL;
+		fp->waking[fp->nr_waking].when = jiffies;
+		fp->nr_waking++;
+	}
+	spin_unlock_bh(&fp->lock);
+	return ok;
+}
+
+/* Name the thread a reserved slot is for, or (@task NULL) give the slot back. */
+void fairq_waking_commit(struct fairq_pool *fp, struct task_struct *task, bool reserved)
+{
+	unsigned int i;
+
+	if (!reserved || !READ_ONCE(fp->max_waking))
+		return;
+	spin_lock_bh(&fp->lock);
+	for (i = 0; i < fp->nr_waking; i++) {
+		if (fp->waking[i].task)
+			continue;
+		if (task)
+			fp->waking[i].task = task;
+		else
+			waking_forget(fp, i);
+		break;
+	}
+	spin_unlock_bh(&fp->lock);
+}
+
+/* The current thread runs: if fairq woke it, its slot is free again. */
+static void waking_ran(struct fairq_pool *fp)
+{
+	unsigned int i;
+
+	if (!READ_ONCE(fp->nr_waking))
+		return;
+	spin_lock_bh(&fp->lock);
+	for (i = 0; i < fp->nr_waking; i++) {
+		if (fp->waking[i].task == current) {
+			waking_forget(fp, i);
+			break;
+		}
+	}
+	spin_unlock_bh(&fp->lock);
+}
+
+/**
  * fairq_thread_pull - a thread of @pool is about to look at its pool queue
  * @rqstp: the thread (NULL on 6.1, where the hook only sees the pool)
  * @pool: its pool
@@ -314,8 +408,12 @@ void fairq_thread_pull(struct svc_rqst *rqstp, struct svc_pool *pool)
 	 */
 	if (rqstp->rq_xprt && !fairq_kq_has_idle(pool))
 		goto out;
+	waking_ran(fp);
 	if (READ_ONCE(fp->nr_queued))
 		fairq_feed_one(fp, true, &fp->stats.fed_pull);
+	/* under a wake cap the pool self-clocks: a running thread that sees more work wakes one */
+	if (READ_ONCE(fp->max_waking) && READ_ONCE(fp->nr_queued))
+		fairq_kq_push(fp);
 out:
 	rcu_read_unlock();
 }

@@ -22,7 +22,17 @@ struct fairq_pool_stats {
 	u64 close_flushes;	/* closed while queued: moved to the kernel queue at once */
 	u64 rescues;		/* work the watchdog found stalled: each one is a bug */
 	u64 migrated;		/* moved to another pool because this one lost its last thread */
+	u64 overloads_avoided;	/* wakeups not made because max_waking threads were on their way */
+	u64 wakers_expired;	/* woken threads that did not run within a second: cap released */
 };
+
+/* A thread fairq woke that has not run yet (the wake cap of the capped policy). */
+struct fairq_waker {
+	struct task_struct *task;
+	unsigned long when;	/* jiffies */
+};
+
+#define FAIRQ_MAX_WAKING	32
 
 /**
  * struct fairq_pool - fairq's state for one thread pool of one nfsd service
@@ -35,6 +45,8 @@ struct fairq_pool_stats {
  * @watchdog_seen: @progress at the previous watchdog tick.
  * @stats: counters, see struct fairq_pool_stats.
  * @wakeups: threads fairq woke (counted outside the lock).
+ * @max_waking: the policy's cap on threads woken but not yet running (0: no cap).
+ * @nr_waking: threads woken but not yet running, listed in @waking.
  * @priv: the policy's per-pool state.
  */
 struct fairq_pool {
@@ -48,6 +60,9 @@ struct fairq_pool {
 	unsigned long watchdog_seen;
 	struct fairq_pool_stats stats;
 	atomic_long_t wakeups;
+	unsigned int max_waking;
+	unsigned int nr_waking;
+	struct fairq_waker waking[FAIRQ_MAX_WAKING];
 	unsigned long priv[FAIRQ_SCHED_PRIV_BYTES / sizeof(unsigned long)];
 };
 
@@ -98,6 +113,9 @@ bool fairq_kq_empty(struct svc_pool *pool);
 bool fairq_kq_has_idle(struct svc_pool *pool);
 unsigned int fairq_kq_nr_idle(struct svc_pool *pool);
 bool fairq_kq_push(struct fairq_pool *fp);
+bool fairq_kq_wakes_one_at_a_time(void);
+bool fairq_waking_reserve(struct fairq_pool *fp);
+void fairq_waking_commit(struct fairq_pool *fp, struct task_struct *task, bool reserved);
 void fairq_kq_kick(struct svc_pool *pool, unsigned int n);
 bool fairq_xprt_ready(struct svc_xprt *xprt);
 unsigned int fairq_serv_nr_pools(const struct svc_serv *serv);
@@ -107,6 +125,18 @@ static inline void fairq_count_wakeup(struct fairq_pool *fp)
 {
 	atomic_long_inc(&fp->wakeups);
 }
+
+/* sched/qfifo.c: a FIFO queue, for the policies that keep FIFO order */
+struct fairq_qfifo_pool {
+	struct fairq_xlist queue;
+};
+
+void fairq_qfifo_init_pool(struct fairq_pool *fp);
+void fairq_qfifo_enqueue(struct fairq_pool *fp, struct svc_xprt *xprt);
+struct svc_xprt *fairq_qfifo_pick(struct fairq_pool *fp);
+bool fairq_qfifo_has_work(struct fairq_pool *fp);
+void fairq_qfifo_drain(struct fairq_pool *fp, struct fairq_xlist *out);
+bool fairq_qfifo_remove(struct fairq_pool *fp, struct svc_xprt *xprt);
 
 /* sysfs.c, debugfs.c */
 int fairq_tunable_set(const struct fairq_tunable *t, u64 val);

@@ -138,11 +138,13 @@ unsigned int fairq_pool_id(const struct fairq_pool *fp);
 
 int fairq_register_sched(const struct fairq_sched_ops *ops);
 int fairq_requeue_all(const struct fairq_sched_ops *ops);
+void fairq_pool_set_wake_cap(struct fairq_pool *fp, unsigned int max_waking);
 void fairq_unregister_sched(const struct fairq_sched_ops *ops);
 
 /* The built-in policies, one file each under src/sched/. */
 extern const struct fairq_sched_ops fairq_sched_fifo;
 extern const struct fairq_sched_ops fairq_sched_qfifo;
 extern const struct fairq_sched_ops fairq_sched_fairq;
+extern const struct fairq_sched_ops fairq_sched_capped;
 
 #endif /* _FAIRQ_SCHED_H */

@@ -153,6 +153,12 @@ bool fairq_kq_push(struct fairq_pool *fp)
 	return true;
 }
 
+/* 6.7+ wakes at most one thread per pool at a time already: a cap of one adds nothing. */
+bool fairq_kq_wakes_one_at_a_time(void)
+{
+	return true;
+}
+
 /* After handing over @n transports without a policy: the woken thread chains to the rest. */
 void fairq_kq_kick(struct svc_pool *pool, unsigned int n)
 {
@@ -242,17 +248,30 @@ bool fairq_kq_push(struct fairq_pool *fp)
 {
 	struct svc_pool *pool = fp->pool;
 	struct svc_rqst *rqstp;
-	bool fed = false;
+	bool fed = false, reserved;
 
+	/* the work stays queued when the cap is reached: a running thread pulls it */
+	reserved = fairq_waking_reserve(fp);
+	if (!reserved)
+		return false;
 	rcu_read_lock();
 	rqstp = claim_idle(pool);
 	if (rqstp) {
 		fed = fairq_feed_one(fp, false, &fp->stats.fed_push);
+		fairq_waking_commit(fp, rqstp->rq_task, reserved);
 		wake_claimed(pool, rqstp);
 		fairq_count_wakeup(fp);
+	} else {
+		fairq_waking_commit(fp, NULL, reserved);
 	}
 	rcu_read_unlock();
 	return fed;
+}
+
+/* Before 6.7 every enqueue woke another idle thread: a wake cap changes something here. */
+bool fairq_kq_wakes_one_at_a_time(void)
+{
+	return false;
 }
 
 /* 6.1 wakes one thread per queued transport, as its own enqueue does. */
