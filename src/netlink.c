@@ -281,6 +281,10 @@ static int sched_put(const struct fairq_sched_ops *ops, void *data)
 	arg->found = true;
 	if (ops->flags & FAIRQ_SCHED_NATIVE)
 		flags |= FAIRQ_SCHED_FLAGS_NATIVE;
+	if (ops->for_each_key)
+		flags |= FAIRQ_SCHED_FLAGS_KEYED;
+	if (ops->set_weight)
+		flags |= FAIRQ_SCHED_FLAGS_WEIGHTED;
 	nest = nla_nest_start(arg->skb, FAIRQ_A_SCHED_SCHED);
 	if (!nest ||
 	    nla_put_string(arg->skb, FAIRQ_A_SCHED_INFO_NAME, ops->name) ||

@@ -33,9 +33,14 @@ enum fairq_nl_key_type {
  * enum fairq_sched_flags
  * @FAIRQ_SCHED_FLAGS_NATIVE: The kernel's own dispatch; fairq's hooks are off
  *   and it tracks no service.
+ * @FAIRQ_SCHED_FLAGS_KEYED: Groups transports by key and reports them
+ *   (key-get).
+ * @FAIRQ_SCHED_FLAGS_WEIGHTED: Takes per-key weights (weight-set).
  */
 enum fairq_sched_flags {
 	FAIRQ_SCHED_FLAGS_NATIVE = 1,
+	FAIRQ_SCHED_FLAGS_KEYED = 2,
+	FAIRQ_SCHED_FLAGS_WEIGHTED = 4,
 };
 
 enum {
