@@ -7,6 +7,8 @@
 # make deb          Debian packages in build/pkg/ (fairq-dkms, fairqctl); make rpm: the same as RPMs
 # make pkg-check    both, lintian clean, and the tests of what the packages install
 # make pkg-install-check   the packages installed in a Debian userland: DKMS builds for its kernel
+# make fairqctl     the netlink CLI (tools/fairqctl); make cli: it and its host-side tests
+# make nl-check     the committed netlink code is what docs/netlink/fairq.yaml generates
 #
 # The kernel module itself is described in Kbuild (kbuild reads it in preference to this file).
 
@@ -27,6 +29,7 @@ module:
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || true
+	$(MAKE) -C tools/fairqctl clean
 	rm -rf build
 
 prereqs:
@@ -52,7 +55,18 @@ build-check: prereqs
 vm-check: prereqs
 	bash tests/vm/run -k $(KERNELS) $(TESTS)
 
-check: unit style build-check vm-check
+check: unit style nl-check cli build-check vm-check
+
+# fairqctl, and the netlink code generated from the family's spec (tools/ynl-regen.sh).
+.PHONY: fairqctl cli nl-check
+fairqctl:
+	$(MAKE) -C tools/fairqctl VERSION=$(VERSION)
+
+cli: fairqctl
+	$(MAKE) -C tools/fairqctl VERSION=$(VERSION) check
+
+nl-check: prereqs
+	bash tools/ynl-regen.sh --check
 
 # Packages (docs/packaging.md), built from a clean copy of the tree into build/pkg/.
 pkg-prereqs:

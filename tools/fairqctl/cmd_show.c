@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * show (the default) and pools.  With a native scheduler (fifo) fairq tracks no service; nfsd's
+ * own per-pool counters from /proc/fs/nfsd/pool_stats are shown instead, and say so.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fairqctl.h"
+
+static int no_opt(int c, const char *arg, void *ctx)
+{
+	(void)c;
+	(void)arg;
+	(void)ctx;
+	return FQ_EXIT_OK;
+}
+
+/* The scheduler lines: "scheduler qfifo  (offered: fifo [qfifo] fairq)". */
+static void print_sched_line(const struct fq_scheds *s)
+{
+	unsigned int i;
+
+	out_str(FQ_ANY, "scheduler", "scheduler %s", s->active);
+	out_text("  (offered:");
+	out_arr_start("schedulers");
+	for (i = 0; i < s->nr; i++) {
+		out_str(FQ_JSON, NULL, NULL, s->sched[i].name);
+		out_text(s->sched[i].active ? " [%s]" : " %s", s->sched[i].name);
+	}
+	out_arr_end();
+	out_text(")\n");
+}
+
+static const struct fq_sched *active_sched(const struct fq_scheds *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nr; i++) {
+		if (s->sched[i].active)
+			return &s->sched[i];
+	}
+	return NULL;
+}
+
+/* Why there is no fairq pool to show, and nfsd's own counters instead. */
+static void print_idle(const struct fq_scheds *s, const struct fq_kpools *kp, int kerr)
+{
+	const struct fq_sched *a = active_sched(s);
+
+	if (a && a->native)
+		out_text("fairq is idle: nfsd uses the kernel's own dispatch (scheduler %s).\n",
+			 s->active);
+	else
+		out_text("fairq tracks no nfsd service yet: none runs in this network namespace, or none had work since the switch.\n");
+	if (kerr) {
+		out_text("nfsd is not running here (no /proc/fs/nfsd/pool_stats).\n");
+		return;
+	}
+	out_text("nfsd's own counters (/proc/fs/nfsd/pool_stats):\n");
+	fq_print_kpools(kp, NULL, 0);
+}
+
+/* One pool as a table row (the summary, or every counter with @full) and as a JSON object. */
+static void print_pool(const struct fq_pool *p, bool full)
+{
+	out_obj_start(NULL);
+	out_exact(FQ_ANY, "serv", "%4s", p->serv);
+	out_exact(FQ_ANY, "pool", " %4s", p->pool);
+	out_str(FQ_ANY, "sched", " %-8s", p->sched);
+	out_exact(FQ_ANY, "threads", " %7s", p->threads);
+	out_exact(FQ_ANY, "threads_idle", " %4s", p->idle);
+	out_num(FQ_ANY, "queued", " %6s", p->queued);
+	out_num(full ? FQ_ANY : FQ_JSON, "enqueued", " %8s", p->enqueued);
+	out_num(full ? FQ_ANY : FQ_JSON, "fed_pull", " %8s", p->fed_pull);
+	out_num(full ? FQ_ANY : FQ_JSON, "fed_push", " %8s", p->fed_push);
+	out_num(full ? FQ_ANY : FQ_JSON, "fed_bypass", " %8s", p->fed_bypass);
+	if (!full)
+		out_num(FQ_TEXT, NULL, " %10s", p->fed_pull + p->fed_push + p->fed_bypass);
+	out_num(FQ_ANY, "wakeups", " %8s", p->wakeups);
+	out_num(full ? FQ_ANY : FQ_JSON, "close_flushes", " %8s", p->close_flushes);
+	out_num(full ? FQ_ANY : FQ_JSON, "migrated", " %8s", p->migrated);
+	out_num(FQ_ANY, "rescues", " %7s", p->rescues);
+	out_obj_end();
+	out_text("\n");
+}
+
+static void print_pools(const struct fq_pools *p, bool full)
+{
+	unsigned int i;
+
+	if (p->nr) {
+		if (full)
+			out_text("SERV POOL SCHED    THREADS IDLE QUEUED ENQUEUED     PULL     PUSH   BYPASS  WAKEUPS  FLUSHES MIGRATED RESCUES\n");
+		else
+			out_text("SERV POOL SCHED    THREADS IDLE QUEUED DISPATCHED  WAKEUPS RESCUES\n");
+	}
+	out_arr_start("pools");
+	for (i = 0; i < p->nr; i++)
+		print_pool(&p->p[i], full);
+	out_arr_end();
+}
+
+static int show(int argc, char **argv, bool full)
+{
+	struct fq_pools pools = { };
+	struct fq_scheds scheds;
+	struct fq_kpools kp;
+	struct fq_nl *nl;
+	int rc, err, kerr;
+
+	if (!fq_getopt(argc, argv, "", NULL, full ? "pools" : "[show]", no_opt, NULL, &rc))
+		return rc;
+	if (optind < argc)
+		return fq_usage_error("%s: unexpected argument '%s'", argv[0], argv[optind]);
+	rc = fq_nl_open(&nl);
+	if (rc)
+		return rc;
+	err = fq_get_scheds(nl, &scheds);
+	if (!err)
+		err = fq_get_pools(nl, &pools);
+	if (err) {
+		rc = fq_nl_fail(nl, err, argv[0]);
+		goto out;
+	}
+	kerr = fq_read_kpools(&kp);
+
+	out_doc_start();
+	print_sched_line(&scheds);
+	out_bool(FQ_JSON, "idle", NULL, !pools.nr);
+	print_pools(&pools, full);
+	if (!pools.nr)
+		print_idle(&scheds, &kp, kerr);
+	else if (!kerr && fq_opts.json)
+		fq_print_kpools(&kp, NULL, 0);
+	out_doc_end();
+out:
+	free(pools.p);
+	fq_nl_close(nl);
+	return rc;
+}
+
+int cmd_show(int argc, char **argv)
+{
+	return show(argc, argv, false);
+}
+
+int cmd_pools(int argc, char **argv)
+{
+	return show(argc, argv, true);
+}

@@ -1,0 +1,81 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# bash completion for fairqctl(8): commands and options; scheduler names and tunables are asked
+# of fairqctl itself, so they are the ones the running kernel offers.
+
+_fairqctl_scheds()
+{
+	fairqctl sched --names 2>/dev/null
+}
+
+# SCHED.TUNABLE for every tunable of every scheduler offered.
+_fairqctl_params()
+{
+	fairqctl sched --params 2>/dev/null
+}
+
+_fairqctl()
+{
+	local cur prev words cword
+	_init_completion || return
+
+	local commands="show pools shares sched set weight watch monitor help version"
+	local globals="-j --json -p --pretty -e --exact -a --all-netns -h --help -V --version"
+	local i cmd="" cmd_at=0
+
+	for ((i = 1; i < cword; i++)); do
+		case "${words[i]}" in
+		-*) ;;
+		*)
+			cmd=${words[i]}
+			cmd_at=$i
+			break
+			;;
+		esac
+	done
+
+	if [[ -z $cmd ]]; then
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W "$globals" -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W "$commands" -- "$cur"))
+		fi
+		return
+	fi
+
+	case "$cmd" in
+	sched)
+		if [[ $prev == set ]]; then
+			COMPREPLY=($(compgen -W "$(_fairqctl_scheds)" -- "$cur"))
+		elif ((cword == cmd_at + 1)); then
+			COMPREPLY=($(compgen -W "set --names --params --help" -- "$cur"))
+		fi
+		;;
+	set)
+		if ((cword == cmd_at + 1)); then
+			COMPREPLY=($(compgen -W "$(_fairqctl_params)" -- "$cur"))
+		fi
+		;;
+	shares)
+		case "$prev" in
+		--pool | --top | --key | -P | -t | -k) ;;
+		*) COMPREPLY=($(compgen -W "--pool --top --key --help" -- "$cur")) ;;
+		esac
+		;;
+	watch)
+		case "$prev" in
+		-i | --interval | -n | --count) ;;
+		*) COMPREPLY=($(compgen -W "--interval --count --help" -- "$cur")) ;;
+		esac
+		;;
+	monitor)
+		case "$prev" in
+		-n | --count | -t | --timeout) ;;
+		*) COMPREPLY=($(compgen -W "--count --timeout --help" -- "$cur")) ;;
+		esac
+		;;
+	show | pools | weight)
+		COMPREPLY=($(compgen -W "--help" -- "$cur"))
+		;;
+	esac
+} &&
+	complete -F _fairqctl fairqctl

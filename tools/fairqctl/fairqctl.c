@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * fairqctl: show and steer fairq, the nfsd dispatcher, over its generic netlink family.
+ *
+ * Global options first (getopt stops at the command), then a command from the table, each with
+ * its own options.  No command means "show".
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fairqctl.h"
+
+#ifndef FAIRQCTL_VERSION
+#define FAIRQCTL_VERSION "unknown"
+#endif
+
+struct fq_opts fq_opts;
+const char *fq_cmd = "show";
+
+static const char usage_text[] =
+	"usage: fairqctl [OPTIONS] [COMMAND [ARGS]]\n"
+	"\n"
+	"commands:\n"
+	"  show                       the active scheduler and a summary of every pool (default)\n"
+	"  pools                      every pool's threads, queue and counters\n"
+	"  shares [--pool N] [--top N] [--key KEY]\n"
+	"                             per-key accounting of a keyed scheduler\n"
+	"  sched                      the schedulers offered, with their tunables\n"
+	"  sched set NAME             switch every nfsd pool to scheduler NAME\n"
+	"  set PARAM VALUE            set a tunable: SCHED.NAME, or NAME of the active scheduler\n"
+	"  weight KEY WEIGHT          weigh the clients KEY stands for (0: the default)\n"
+	"  watch [-i SEC] [-n COUNT]  per-pool rates, redrawn every SEC until Ctrl-C\n"
+	"  monitor [-n COUNT] [-t SEC]  print scheduler switches as they happen\n"
+	"  help, version\n"
+	"\n"
+	"options:\n"
+	"  -j, --json       JSON output (one document per line)\n"
+	"  -p, --pretty     indented JSON (implies -j)\n"
+	"  -e, --exact      exact numbers instead of 12.3k\n"
+	"  -a, --all-netns  the nfsd of every network namespace (needs CAP_NET_ADMIN)\n"
+	"  -h, --help       this text\n"
+	"  -V, --version    fairqctl's version\n"
+	"\n"
+	"Exit codes: 0 ok, 1 refused or failed, 2 usage, 3 fairq not loaded, 4 no privilege,\n"
+	"5 no such scheduler/tunable/pool/key, 6 not supported by the active scheduler.\n";
+
+void fq_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("fairqctl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* A usage error: one line, a pointer to the help, exit code 2. */
+int fq_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("fairqctl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	/* messages that point at the man page already say where to look */
+	fputs(strstr(fmt, "(see ") ? "\n" : " (see fairqctl help)\n", stderr);
+	return FQ_EXIT_USAGE;
+}
+
+/* A non-negative integer, decimal or 0x hex, that fits 64 bits. */
+bool fq_parse_u64(const char *s, uint64_t *val)
+{
+	char *end;
+
+	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+		return false;
+	errno = 0;
+	*val = strtoull(s, &end, 0);
+	return !errno && !*end;
+}
+
+/*
+ * A command's options, then its arguments from optind on.  -h/--help prints @usage.  Return:
+ * true to go on; false with *rc the exit code (help printed, or a usage error).  @opt returns
+ * 0 or an exit code.
+ */
+bool fq_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
+	       const char *usage, int (*opt)(int c, const char *arg, void *ctx), void *ctx,
+	       int *rc)
+{
+	static const struct option help_only[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	char spec[64];
+	int c;
+
+	if (!longopts)
+		longopts = help_only;
+	snprintf(spec, sizeof(spec), "+:h%s", shortopts);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, spec, longopts, NULL)) != -1) {
+		if (c == 'h') {
+			printf("usage: fairqctl %s\n", usage);
+			*rc = FQ_EXIT_OK;
+			return false;
+		}
+		if (c == '?' || c == ':') {
+			char name[64];
+
+			if (optopt && c == '?')
+				snprintf(name, sizeof(name), "-%c", optopt);
+			else
+				snprintf(name, sizeof(name), "%s", argv[optind - 1]);
+			if (c == ':')
+				*rc = fq_usage_error("%s: option '%s' needs a value", argv[0],
+						     name);
+			else
+				*rc = fq_usage_error("%s: unknown option '%s'", argv[0], name);
+			return false;
+		}
+		*rc = opt(c, optarg, ctx);
+		if (*rc)
+			return false;
+	}
+	*rc = FQ_EXIT_OK;
+	return true;
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	fputs(usage_text, stdout);
+	return FQ_EXIT_OK;
+}
+
+static int cmd_version(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	printf("fairqctl %s (netlink family %s version %d)\n", FAIRQCTL_VERSION, FAIRQ_FAMILY_NAME,
+	       FAIRQ_FAMILY_VERSION);
+	return FQ_EXIT_OK;
+}
+
+static const struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+} commands[] = {
+	{ "show", cmd_show },
+	{ "pools", cmd_pools },
+	{ "shares", cmd_shares },
+	{ "sched", cmd_sched },
+	{ "set", cmd_set },
+	{ "weight", cmd_weight },
+	{ "watch", cmd_watch },
+	{ "monitor", cmd_monitor },
+	{ "help", cmd_help },
+	{ "version", cmd_version },
+};
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "pretty", no_argument, NULL, 'p' },
+		{ "exact", no_argument, NULL, 'e' },
+		{ "all-netns", no_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ }
+	};
+	static char show[] = "show";
+	char *show_argv[] = { show, NULL };
+	unsigned int i;
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+jpeahV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			fq_opts.json = true;
+			break;
+		case 'p':
+			fq_opts.json = true;
+			fq_opts.pretty = true;
+			break;
+		case 'e':
+			fq_opts.exact = true;
+			break;
+		case 'a':
+			fq_opts.all_netns = true;
+			break;
+		case 'h':
+			return cmd_help(0, NULL);
+		case 'V':
+			return cmd_version(0, NULL);
+		default:
+			if (optopt)
+				return fq_usage_error("unknown option '-%c'", optopt);
+			return fq_usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (!argc) {
+		argc = 1;
+		argv = show_argv;
+	}
+	for (i = 0; i < ARRAY_SIZE(commands); i++) {
+		if (!strcmp(argv[0], commands[i].name)) {
+			fq_cmd = commands[i].name;
+			optind = 0;	/* each command parses its own options */
+			return commands[i].fn(argc, argv);
+		}
+	}
+	return fq_usage_error("unknown command '%s'", argv[0]);
+}

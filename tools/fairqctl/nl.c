@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * fairqctl's generic netlink session: the family lookup, and the one place that turns a request
+ * into replies, an ack or an error with the kernel's extack text (libnl-3 callbacks).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <linux/netlink.h>
+#include <netlink/netlink.h>
+#include <netlink/genl/genl.h>
+#include <netlink/genl/ctrl.h>
+#include "fairqctl.h"
+
+#ifndef SOL_NETLINK
+#define SOL_NETLINK 270
+#endif
+
+#define FQ_NL_MAXATTR 63
+
+struct fq_nl {
+	struct nl_sock *sk;	/* requests and their replies */
+	struct nl_sock *ev;	/* the events group, opened on demand */
+	int family;
+	char msg[256];		/* the kernel's extack message about the last failure */
+};
+
+/* One request in flight: where its replies go and how it ended. */
+struct fq_tx {
+	struct fq_nl *nl;
+	int maxattr;
+	fq_nl_parse_fn parse;
+	void *arg;
+	int err;		/* 0 or -errno */
+	bool done;
+};
+
+static void set_opt(struct nl_sock *sk, int opt)
+{
+	int one = 1;
+
+	/* older kernels lack these options: messages are then plain errnos */
+	(void)setsockopt(nl_socket_get_fd(sk), SOL_NETLINK, opt, &one, sizeof(one));
+}
+
+int fq_nl_open(struct fq_nl **nlp)
+{
+	struct fq_nl *nl;
+
+	*nlp = NULL;
+	nl = calloc(1, sizeof(*nl));
+	if (!nl) {
+		fq_err("out of memory");
+		return FQ_EXIT_FAIL;
+	}
+	nl->sk = nl_socket_alloc();
+	if (!nl->sk || genl_connect(nl->sk)) {
+		fq_err("cannot open a generic netlink socket: %s", strerror(errno));
+		fq_nl_close(nl);
+		return FQ_EXIT_FAIL;
+	}
+	set_opt(nl->sk, NETLINK_EXT_ACK);
+	set_opt(nl->sk, NETLINK_CAP_ACK);
+	nl->family = genl_ctrl_resolve(nl->sk, FAIRQ_FAMILY_NAME);
+	if (nl->family < 0) {
+		if (nl->family == -NLE_OBJ_NOTFOUND) {
+			fq_err("fairq is not loaded (modprobe fairq)");
+			fq_nl_close(nl);
+			return FQ_EXIT_NOT_LOADED;
+		}
+		fq_err("cannot look up the fairq netlink family: %s", nl_geterror(nl->family));
+		fq_nl_close(nl);
+		return FQ_EXIT_FAIL;
+	}
+	*nlp = nl;
+	return FQ_EXIT_OK;
+}
+
+void fq_nl_close(struct fq_nl *nl)
+{
+	if (!nl)
+		return;
+	nl_socket_free(nl->sk);
+	nl_socket_free(nl->ev);
+	free(nl);
+}
+
+struct nl_msg *fq_nl_msg(struct fq_nl *nl, uint8_t cmd, bool dump)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+
+	if (!msg)
+		return NULL;
+	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, nl->family, 0, dump ? NLM_F_DUMP : 0,
+			 cmd, FAIRQ_FAMILY_VERSION)) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+/* The extack attributes that follow an error or a dump's NLMSG_DONE, @off bytes in. */
+static void ext_ack(struct fq_nl *nl, struct nlmsghdr *nlh, size_t off)
+{
+	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
+	int len = (int)nlh->nlmsg_len - NLMSG_HDRLEN - (int)NLMSG_ALIGN(off);
+
+	nl->msg[0] = '\0';
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS) || len <= 0)
+		return;
+	if (nla_parse(tb, NLMSGERR_ATTR_MAX,
+		      (struct nlattr *)((char *)nlmsg_data(nlh) + NLMSG_ALIGN(off)), len, NULL))
+		return;
+	if (tb[NLMSGERR_ATTR_MSG])
+		snprintf(nl->msg, sizeof(nl->msg), "%s", nla_get_string(tb[NLMSGERR_ATTR_MSG]));
+#ifdef NLMSGERR_ATTR_MISS_TYPE
+	else if (tb[NLMSGERR_ATTR_MISS_TYPE])
+		snprintf(nl->msg, sizeof(nl->msg), "attribute %u missing",
+			 nla_get_u32(tb[NLMSGERR_ATTR_MISS_TYPE]));
+#endif
+}
+
+static int on_valid(struct nl_msg *msg, void *data)
+{
+	struct fq_tx *tx = data;
+	struct nlattr *tb[FQ_NL_MAXATTR + 1];
+	int err;
+
+	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, tx->maxattr, NULL)) {
+		tx->err = -EPROTO;
+		tx->done = true;
+		return NL_STOP;
+	}
+	err = tx->parse ? tx->parse(tb, nlmsg_hdr(msg), tx->arg) : 0;
+	if (err < 0) {
+		tx->err = err;
+		tx->done = true;
+		return NL_STOP;
+	}
+	return NL_OK;
+}
+
+static int on_finish(struct nl_msg *msg, void *data)
+{
+	struct fq_tx *tx = data;
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	int err = 0;
+
+	/* a dump that failed says why in its NLMSG_DONE: the errno, then extack attributes */
+	if (nlh->nlmsg_len >= NLMSG_HDRLEN + sizeof(err))
+		memcpy(&err, nlmsg_data(nlh), sizeof(err));
+	if (err < 0) {
+		tx->err = err;
+		ext_ack(tx->nl, nlh, sizeof(err));
+	}
+	tx->done = true;
+	return NL_STOP;
+}
+
+static int on_ack(struct nl_msg *msg, void *data)
+{
+	struct fq_tx *tx = data;
+
+	(void)msg;
+	tx->done = true;
+	return NL_STOP;
+}
+
+static int on_error(struct sockaddr_nl *who, struct nlmsgerr *e, void *data)
+{
+	struct nlmsghdr *nlh = (struct nlmsghdr *)((char *)e - NLMSG_HDRLEN);
+	struct fq_tx *tx = data;
+	size_t off = sizeof(*e);
+
+	(void)who;
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+		off += e->msg.nlmsg_len - NLMSG_HDRLEN;	/* the request, echoed */
+	ext_ack(tx->nl, nlh, off);
+	tx->err = e->error;
+	tx->done = true;
+	return NL_STOP;
+}
+
+/**
+ * fq_nl_transact - send @msg (consumed), hand every reply to @parse, wait for the end
+ * @maxattr: the highest attribute of the replies' attribute set
+ *
+ * Works for do requests (reply, then ack) and dumps (replies, then NLMSG_DONE).  Return: 0, or
+ * -errno with the kernel's extack text kept for fq_nl_fail().
+ */
+int fq_nl_transact(struct fq_nl *nl, struct nl_msg *msg, int maxattr, fq_nl_parse_fn parse,
+		   void *arg)
+{
+	struct fq_tx tx = { .nl = nl, .maxattr = maxattr, .parse = parse, .arg = arg };
+	struct nl_cb *cb;
+	int err;
+
+	nl->msg[0] = '\0';
+	if (!msg)
+		return -ENOMEM;
+	if (maxattr > FQ_NL_MAXATTR) {
+		nlmsg_free(msg);
+		return -EINVAL;
+	}
+	cb = nl_cb_alloc(NL_CB_DEFAULT);
+	if (!cb) {
+		nlmsg_free(msg);
+		return -ENOMEM;
+	}
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, &tx);
+	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, on_finish, &tx);
+	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, on_ack, &tx);
+	nl_cb_err(cb, NL_CB_CUSTOM, on_error, &tx);
+
+	err = nl_send_auto(nl->sk, msg);
+	nlmsg_free(msg);
+	if (err < 0) {
+		nl_cb_put(cb);
+		snprintf(nl->msg, sizeof(nl->msg), "%s", nl_geterror(err));
+		return -EIO;
+	}
+	while (!tx.done) {
+		err = nl_recvmsgs(nl->sk, cb);
+		if (err < 0 && !tx.done) {
+			snprintf(nl->msg, sizeof(nl->msg), "%s", nl_geterror(err));
+			tx.err = -EIO;
+			break;
+		}
+	}
+	nl_cb_put(cb);
+	return tx.err;
+}
+
+/* Say why a request failed, in one line; return the exit code that goes with it. */
+int fq_nl_fail(struct fq_nl *nl, int err, const char *what)
+{
+	const char *why = nl->msg[0] ? nl->msg : strerror(-err);
+
+	switch (-err) {
+	case EPERM:
+	case EACCES:
+		if (!nl->msg[0])
+			why = "permission denied (needs CAP_NET_ADMIN)";
+		fq_err("%s: %s", what, why);
+		return FQ_EXIT_PERM;
+	case ENOENT:
+		fq_err("%s: %s", what, why);
+		return FQ_EXIT_NOENT;
+	case EOPNOTSUPP:
+		fq_err("%s: %s", what, why);
+		return FQ_EXIT_NOTSUP;
+	default:
+		fq_err("%s: %s", what, why);
+		return FQ_EXIT_FAIL;
+	}
+}
+
+/* The events group's socket (opened once, non-blocking), for poll(); -1 on failure. */
+int fq_nl_events_fd(struct fq_nl *nl)
+{
+	int grp;
+
+	if (nl->ev)
+		return nl_socket_get_fd(nl->ev);
+	nl->ev = nl_socket_alloc();
+	if (!nl->ev || genl_connect(nl->ev)) {
+		fq_err("cannot open a generic netlink socket: %s", strerror(errno));
+		return -1;
+	}
+	grp = genl_ctrl_resolve_grp(nl->ev, FAIRQ_FAMILY_NAME, FAIRQ_MCGRP_EVENTS);
+	if (grp < 0 || nl_socket_add_membership(nl->ev, grp) < 0 ||
+	    nl_socket_set_nonblocking(nl->ev) < 0) {
+		fq_err("cannot join fairq's events group: %s",
+		       nl_geterror(grp < 0 ? grp : -NLE_FAILURE));
+		return -1;
+	}
+	return nl_socket_get_fd(nl->ev);
+}
+
+struct fq_ev {
+	fq_nl_parse_fn parse;
+	void *arg;
+	int err;
+};
+
+static int on_event(struct nl_msg *msg, void *data)
+{
+	struct genlmsghdr *gh = nlmsg_data(nlmsg_hdr(msg));
+	struct nlattr *tb[FAIRQ_A_SCHED_MAX + 1];
+	struct fq_ev *ev = data;
+
+	if (gh->cmd != FAIRQ_CMD_SCHED_SWITCH_NTF ||
+	    genlmsg_parse(nlmsg_hdr(msg), 0, tb, FAIRQ_A_SCHED_MAX, NULL))
+		return NL_SKIP;
+	ev->err = ev->parse(tb, nlmsg_hdr(msg), ev->arg);
+	return ev->err < 0 ? NL_STOP : NL_OK;
+}
+
+static int no_seq_check(struct nl_msg *msg, void *data)
+{
+	(void)msg;
+	(void)data;
+	return NL_OK;
+}
+
+/* Hand every event waiting on the events socket to @parse.  Return: 0 or -errno. */
+int fq_nl_events_read(struct fq_nl *nl, fq_nl_parse_fn parse, void *arg)
+{
+	struct fq_ev ev = { .parse = parse, .arg = arg };
+	struct nl_cb *cb = nl_cb_alloc(NL_CB_DEFAULT);
+	int err;
+
+	if (!cb)
+		return -ENOMEM;
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_event, &ev);
+	/* notifications carry no sequence number of ours */
+	nl_cb_set(cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, no_seq_check, NULL);
+	do {
+		err = nl_recvmsgs(nl->ev, cb);
+	} while (err >= 0 && !ev.err);
+	nl_cb_put(cb);
+	if (ev.err)
+		return ev.err;
+	return err == -NLE_AGAIN ? 0 : -EIO;
+}

@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The reports fairqctl asks the kernel for, parsed into plain structs; and nfsd's pool_stats. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <netlink/genl/genl.h>
+#include "fairqctl.h"
+
+#define POOL_STATS "/proc/fs/nfsd/pool_stats"
+
+static void get_str(char *dst, size_t len, struct nlattr *a)
+{
+	snprintf(dst, len, "%s", a ? nla_get_string(a) : "");
+}
+
+static uint64_t get_u64(struct nlattr *a)
+{
+	return a ? nla_get_u64(a) : 0;
+}
+
+static uint32_t get_u32(struct nlattr *a)
+{
+	return a ? nla_get_u32(a) : 0;
+}
+
+static void parse_tunable(struct nlattr *nest, struct fq_sched *s)
+{
+	struct nlattr *tb[FAIRQ_A_TUNABLE_MAX + 1];
+	struct fq_tunable *t;
+
+	if (s->nr_tunables >= ARRAY_SIZE(s->tunables) ||
+	    nla_parse_nested(tb, FAIRQ_A_TUNABLE_MAX, nest, NULL))
+		return;
+	t = &s->tunables[s->nr_tunables++];
+	get_str(t->name, sizeof(t->name), tb[FAIRQ_A_TUNABLE_NAME]);
+	get_str(t->doc, sizeof(t->doc), tb[FAIRQ_A_TUNABLE_DOC]);
+	t->value = get_u64(tb[FAIRQ_A_TUNABLE_VALUE]);
+	t->min = get_u64(tb[FAIRQ_A_TUNABLE_MIN_VALUE]);
+	t->max = get_u64(tb[FAIRQ_A_TUNABLE_MAX_VALUE]);
+}
+
+static void parse_sched(struct nlattr *nest, struct fq_scheds *all)
+{
+	struct nlattr *tb[FAIRQ_A_SCHED_INFO_MAX + 1], *a;
+	struct fq_sched *s;
+	int rem;
+
+	if (all->nr >= ARRAY_SIZE(all->sched) ||
+	    nla_parse_nested(tb, FAIRQ_A_SCHED_INFO_MAX, nest, NULL))
+		return;
+	s = &all->sched[all->nr++];
+	get_str(s->name, sizeof(s->name), tb[FAIRQ_A_SCHED_INFO_NAME]);
+	s->active = tb[FAIRQ_A_SCHED_INFO_ACTIVE];
+	s->native = get_u32(tb[FAIRQ_A_SCHED_INFO_FLAGS]) & FAIRQ_SCHED_FLAGS_NATIVE;
+	s->keyed = get_u32(tb[FAIRQ_A_SCHED_INFO_FLAGS]) & FAIRQ_SCHED_FLAGS_KEYED;
+	s->weighted = get_u32(tb[FAIRQ_A_SCHED_INFO_FLAGS]) & FAIRQ_SCHED_FLAGS_WEIGHTED;
+	nla_for_each_nested(a, nest, rem) {
+		if (nla_type(a) == FAIRQ_A_SCHED_INFO_TUNABLE)
+			parse_tunable(a, s);
+	}
+}
+
+static int parse_scheds(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
+{
+	struct genlmsghdr *gh = nlmsg_data(nlh);
+	struct fq_scheds *s = arg;
+	struct nlattr *a;
+	int rem;
+
+	get_str(s->active, sizeof(s->active), tb[FAIRQ_A_SCHED_ACTIVE]);
+	/* every attribute in order: there is one FAIRQ_A_SCHED_SCHED per scheduler */
+	nla_for_each_attr(a, genlmsg_attrdata(gh, 0), genlmsg_attrlen(gh, 0), rem) {
+		if (nla_type(a) == FAIRQ_A_SCHED_SCHED)
+			parse_sched(a, s);
+	}
+	return 0;
+}
+
+int fq_get_scheds(struct fq_nl *nl, struct fq_scheds *s)
+{
+	memset(s, 0, sizeof(*s));
+	return fq_nl_transact(nl, fq_nl_msg(nl, FAIRQ_CMD_SCHED_GET, false), FAIRQ_A_SCHED_MAX,
+			      parse_scheds, s);
+}
+
+/* Room for one more element of a growing array. */
+static void *grow(void *arr, unsigned int nr, unsigned int *cap, size_t size)
+{
+	void *p;
+
+	if (nr < *cap)
+		return arr;
+	p = realloc(arr, (*cap ? *cap * 2 : 16) * size);
+	if (p)
+		*cap = *cap ? *cap * 2 : 16;
+	return p;
+}
+
+static int parse_pool(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
+{
+	struct fq_pools *all = arg;
+	struct fq_pool *p, *arr;
+
+	(void)nlh;
+	arr = grow(all->p, all->nr, &all->cap, sizeof(*p));
+	if (!arr)
+		return -ENOMEM;
+	all->p = arr;
+	p = &arr[all->nr++];
+	memset(p, 0, sizeof(*p));
+	p->serv = get_u32(tb[FAIRQ_A_POOL_SERV_ID]);
+	p->pool = get_u32(tb[FAIRQ_A_POOL_POOL_ID]);
+	get_str(p->sched, sizeof(p->sched), tb[FAIRQ_A_POOL_SCHED]);
+	p->threads = get_u32(tb[FAIRQ_A_POOL_THREADS]);
+	p->idle = get_u32(tb[FAIRQ_A_POOL_THREADS_IDLE]);
+	p->queued = get_u32(tb[FAIRQ_A_POOL_QUEUED]);
+	p->enqueued = get_u64(tb[FAIRQ_A_POOL_ENQUEUED]);
+	p->fed_pull = get_u64(tb[FAIRQ_A_POOL_FED_PULL]);
+	p->fed_push = get_u64(tb[FAIRQ_A_POOL_FED_PUSH]);
+	p->fed_bypass = get_u64(tb[FAIRQ_A_POOL_FED_BYPASS]);
+	p->close_flushes = get_u64(tb[FAIRQ_A_POOL_CLOSE_FLUSHES]);
+	p->rescues = get_u64(tb[FAIRQ_A_POOL_RESCUES]);
+	p->migrated = get_u64(tb[FAIRQ_A_POOL_MIGRATED]);
+	p->wakeups = get_u64(tb[FAIRQ_A_POOL_WAKEUPS]);
+	return 0;
+}
+
+int fq_get_pools(struct fq_nl *nl, struct fq_pools *p)
+{
+	struct nl_msg *msg = fq_nl_msg(nl, FAIRQ_CMD_POOL_GET, true);
+
+	p->nr = 0;
+	if (msg && fq_opts.all_netns && nla_put_flag(msg, FAIRQ_A_POOL_ALL_NETNS)) {
+		nlmsg_free(msg);
+		msg = NULL;
+	}
+	return fq_nl_transact(nl, msg, FAIRQ_A_POOL_MAX, parse_pool, p);
+}
+
+static int parse_key(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
+{
+	struct fq_keys *all = arg;
+	struct fq_key *k, *arr;
+
+	(void)nlh;
+	arr = grow(all->k, all->nr, &all->cap, sizeof(*k));
+	if (!arr)
+		return -ENOMEM;
+	all->k = arr;
+	k = &arr[all->nr];
+	memset(k, 0, sizeof(*k));
+	if (fq_key_get(tb[FAIRQ_A_KEY_ID], &k->id))
+		return 0;	/* malformed: skipped */
+	all->nr++;
+	k->serv = get_u32(tb[FAIRQ_A_KEY_SERV_ID]);
+	k->pool = get_u32(tb[FAIRQ_A_KEY_POOL_ID]);
+	k->weight = get_u32(tb[FAIRQ_A_KEY_WEIGHT]);
+	k->queued = get_u32(tb[FAIRQ_A_KEY_QUEUED]);
+	k->in_flight = get_u32(tb[FAIRQ_A_KEY_IN_FLIGHT]);
+	k->dispatches = get_u64(tb[FAIRQ_A_KEY_DISPATCHES]);
+	k->thread_ns = get_u64(tb[FAIRQ_A_KEY_THREAD_NS]);
+	return 0;
+}
+
+/* Every key, or those of pool id @pool (>= 0). */
+int fq_get_keys(struct fq_nl *nl, int pool, struct fq_keys *k)
+{
+	struct nl_msg *msg = fq_nl_msg(nl, FAIRQ_CMD_KEY_GET, true);
+
+	k->nr = 0;
+	if (msg && ((fq_opts.all_netns && nla_put_flag(msg, FAIRQ_A_KEY_ALL_NETNS)) ||
+		    (pool >= 0 && nla_put_u32(msg, FAIRQ_A_KEY_POOL_ID, pool)))) {
+		nlmsg_free(msg);
+		msg = NULL;
+	}
+	return fq_nl_transact(nl, msg, FAIRQ_A_KEY_MAX, parse_key, k);
+}
+
+/*
+ * /proc/fs/nfsd/pool_stats: a "# pool name name ..." header, then one line per pool.  The
+ * columns differ between kernels, so they are taken from the header.  Return: 0, or -errno
+ * when nfsd's filesystem is not there.
+ */
+int fq_read_kpools(struct fq_kpools *kp)
+{
+	char line[512], names[8][32];
+	unsigned int nr_names = 0;
+	FILE *f;
+
+	kp->nr = 0;
+	f = fopen(POOL_STATS, "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		struct fq_kpool *p;
+		char *tok, *save;
+		unsigned int i;
+
+		if (line[0] == '#') {
+			nr_names = 0;
+			tok = strtok_r(line + 1, " \t\n", &save);	/* "pool" */
+			while (tok && (tok = strtok_r(NULL, " \t\n", &save)) && nr_names < 8) {
+				for (i = 0; tok[i] && i < sizeof(names[0]) - 1; i++)
+					names[nr_names][i] = tok[i] == '-' ? '_' : tok[i];
+				names[nr_names++][i] = '\0';
+			}
+			continue;
+		}
+		if (kp->nr >= ARRAY_SIZE(kp->p) || !isdigit((unsigned char)line[0]))
+			continue;
+		p = &kp->p[kp->nr++];
+		memset(p, 0, sizeof(*p));
+		tok = strtok_r(line, " \t\n", &save);
+		p->pool = strtoul(tok, NULL, 10);
+		for (i = 0; i < nr_names && (tok = strtok_r(NULL, " \t\n", &save)); i++) {
+			memcpy(p->names[i], names[i], sizeof(p->names[i]));
+			p->val[i] = strtoull(tok, NULL, 10);
+		}
+		p->nr = i;
+	}
+	fclose(f);
+	return 0;
+}
+
+/* A pool_stats column: its header in capitals ("/s" for rates), at least 12 wide. */
+static int kpool_column(const char *name, bool rate, char *head, size_t len)
+{
+	unsigned int c;
+
+	snprintf(head, len, "%s%s", name, rate ? "/s" : "");
+	for (c = 0; head[c]; c++)
+		head[c] = head[c] == '_' ? '-' : toupper((unsigned char)head[c]);
+	return strlen(head) > 12 ? (int)strlen(head) : 12;
+}
+
+/* nfsd's own counters per pool; with @prev and @secs, as rates since @prev. */
+void fq_print_kpools(const struct fq_kpools *kp, const struct fq_kpools *prev, double secs)
+{
+	bool rates = prev && secs > 0;
+	char head[40], fmt[16];
+	unsigned int i, j;
+
+	out_arr_start("nfsd_pools");
+	for (i = 0; i < kp->nr; i++) {
+		const struct fq_kpool *p = &kp->p[i];
+
+		if (i == 0) {
+			out_text("%6s", "POOL");
+			for (j = 0; j < p->nr; j++) {
+				int w = kpool_column(p->names[j], rates, head, sizeof(head));
+
+				out_text(" %*s", w, head);
+			}
+			out_text("\n");
+		}
+		out_obj_start(NULL);
+		out_exact(FQ_ANY, "pool", "%6s", p->pool);
+		for (j = 0; j < p->nr; j++) {
+			int w = kpool_column(p->names[j], rates, head, sizeof(head));
+
+			snprintf(fmt, sizeof(fmt), " %%%ds", w);
+			if (rates && i < prev->nr && p->val[j] >= prev->p[i].val[j])
+				out_rate(FQ_ANY, p->names[j], fmt,
+					 (double)(p->val[j] - prev->p[i].val[j]) / secs);
+			else if (rates)
+				out_rate(FQ_ANY, p->names[j], fmt, 0);	/* nfsd restarted */
+			else
+				out_num(FQ_ANY, p->names[j], fmt, p->val[j]);
+		}
+		out_obj_end();
+		out_text("\n");
+	}
+	out_arr_end();
+}

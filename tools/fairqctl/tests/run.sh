@@ -1,0 +1,226 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# fairqctl's host-side tests: no module needed.  Usage errors and bad values (exit 2, one line,
+# nothing sent), the "not loaded" path (exit 3) for every command, keys that parse, the JSON
+# schema against sample documents with both validators, and the man page and completion against
+# the command table.  The VM suite (tests/vm/guest/tests/9?-fairqctl-*.sh) covers the rest.
+#
+# usage: tests/run.sh [FAIRQCTL]        prints TAP-like lines, then "N passed, N failed"
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+bin=$(realpath "${1:-$here/../fairqctl}")
+top=$here/..
+passed=0
+failed=0
+skipped=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+ok() {
+	passed=$((passed + 1))
+	echo "ok - $*"
+}
+
+not_ok() {
+	failed=$((failed + 1))
+	echo "not ok - $*"
+}
+
+# expect RC PATTERN ARGS...: fairqctl ARGS exits RC, prints exactly one line on stderr that
+# starts with "fairqctl: " and matches PATTERN (grep -E), and nothing on stdout.
+expect() {
+	local want=$1 pattern=$2 rc err
+	shift 2
+	"$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	err=$(cat "$tmp/err")
+	if [ "$rc" != "$want" ]; then
+		not_ok "fairqctl $* exits $want (got $rc: $err)"
+	elif [ "$(wc -l <"$tmp/err")" != 1 ] || [ "${err#fairqctl: }" = "$err" ]; then
+		not_ok "fairqctl $* says one 'fairqctl: ' line (got: $err)"
+	elif ! grep -Eq -- "$pattern" "$tmp/err"; then
+		not_ok "fairqctl $* says /$pattern/ (got: $err)"
+	elif [ -s "$tmp/out" ]; then
+		not_ok "fairqctl $* prints nothing on stdout (got: $(head -c 200 "$tmp/out"))"
+	else
+		ok "fairqctl $* -> $rc: $err"
+	fi
+}
+
+# usage ARGS...: a usage error, refused before anything is sent
+usage() {
+	expect 2 '\(see ' "$@"
+}
+
+# --- usage errors and bad values ---
+usage -x
+usage --bogus
+usage -j --frob show
+usage frobnicate
+usage show extra
+usage pools extra
+usage shares extra
+usage shares --top
+usage shares --top 0
+usage shares --top -1
+usage shares --top 1x
+usage shares --pool abc
+usage shares --pool -1
+usage shares --key 1.2.3.4.5
+usage shares --bogus
+usage sched bogus
+usage sched set
+usage sched set ''
+usage sched set fifo extra
+usage sched set 0123456789abcdefXYZ
+usage sched --bogus
+usage set
+usage set onlyparam
+usage set a 1 extra
+usage set param abc
+usage set param -1
+usage set param +1
+usage set param ' 1'
+usage set param 1e3
+usage set param 18446744073709551616
+usage set param ''
+usage set .param 1
+usage set sched. 1
+usage set 0123456789abcdefXYZ.param 1
+usage weight
+usage weight 10.0.0.1
+usage weight foo 1
+usage weight 10.0.0.256 1
+usage weight 10.0.0.1/33 1
+usage weight 2001:db8::/129 1
+usage weight 10.0.0.1/ 1
+usage weight '[::1' 1
+usage weight '[::1]' 1
+usage weight 10.0.0.1:99999 1
+usage weight 10.0.0.1:-1 1
+usage weight v4client:xyz 1
+usage weight v4client:0123456789abcdeg 1
+usage weight v4client:0123 1
+usage weight 10.0.0.1 4294967296
+usage weight 10.0.0.1 -1
+usage weight 10.0.0.1 one
+usage watch -i 0
+usage watch -i 0.01
+usage watch -i 5000
+usage watch -i abc
+usage watch -i
+usage watch -n 0
+usage watch extra
+usage monitor -t 0
+usage monitor -t abc
+usage monitor -n -1
+usage monitor extra
+
+# --- help and version: stdout, exit 0 ---
+for args in help -h --help "sched --help" "shares -h" "set --help" "weight --help" "watch --help" \
+	"monitor --help" "pools --help"; do
+	# shellcheck disable=SC2086
+	if "$bin" $args >"$tmp/out" 2>"$tmp/err" && grep -q '^usage: fairqctl' "$tmp/out" && [ ! -s "$tmp/err" ]; then
+		ok "fairqctl $args prints its usage"
+	else
+		not_ok "fairqctl $args prints its usage (got: $(cat "$tmp/out" "$tmp/err"))"
+	fi
+done
+for args in -V --version version; do
+	if "$bin" $args | grep -q '^fairqctl .* (netlink family fairq version 1)$'; then
+		ok "fairqctl $args"
+	else
+		not_ok "fairqctl $args prints the version"
+	fi
+done
+
+# --- the module not loaded: every command that talks to the kernel says so (exit 3) ---
+"$bin" >/dev/null 2>"$tmp/probe"
+probe=$?
+if [ -d /sys/module/fairq ]; then
+	echo "# fairq is loaded on this machine: the not-loaded cases are skipped"
+	skipped=$((skipped + 1))
+elif [ $probe = 1 ] && grep -q 'cannot open a generic netlink socket' "$tmp/probe"; then
+	echo "# no generic netlink here ($(cat "$tmp/probe")): the not-loaded cases are skipped"
+	skipped=$((skipped + 1))
+else
+	nl='^fairqctl: fairq is not loaded \(modprobe fairq\)$'
+	expect 3 "$nl"
+	expect 3 "$nl" show
+	expect 3 "$nl" -j show
+	expect 3 "$nl" -p -e -a pools
+	expect 3 "$nl" shares --top 3 --pool 0 --key 10.0.0.0/24
+	expect 3 "$nl" sched
+	expect 3 "$nl" sched --names
+	expect 3 "$nl" sched set qfifo
+	expect 3 "$nl" set fairq.quantum_us 5000
+	expect 3 "$nl" set 0x10 0x10
+	expect 3 "$nl" watch -i 0.5 -n 1
+	expect 3 "$nl" monitor -n 1 -t 1
+	# keys in every spelling parse (and then meet the missing module)
+	for key in 10.0.0.7 addr:10.0.0.7 2001:db8::7 ::ffff:10.0.0.7 10.0.0.0/24 subnet:2001:db8::/48 \
+		10.0.0.7:812 conn:10.0.0.7:812 '[2001:db8::7]:812' v4client:0123456789ABCDEF; do
+		expect 3 "$nl" weight "$key" 2
+	done
+fi
+
+# --- the JSON schema: a valid draft-07 schema; both validators agree on good and bad samples ---
+schema=$top/fairqctl.schema.json
+check=$here/schema-check.py
+if python3 -c 'import jsonschema' 2>/dev/null; then
+	if python3 -c 'import json, sys, jsonschema; jsonschema.Draft7Validator.check_schema(json.load(open(sys.argv[1])))' "$schema"; then
+		ok "fairqctl.schema.json is a valid draft-07 schema"
+	else
+		not_ok "fairqctl.schema.json is a valid draft-07 schema"
+	fi
+	engines="jsonschema builtin"
+else
+	echo "# python3-jsonschema missing: only the built-in validator is exercised"
+	skipped=$((skipped + 1))
+	engines=builtin
+fi
+for engine in $engines; do
+	for f in "$here"/samples/*.json; do
+		[ -f "$f" ] || continue
+		if python3 "$check" --engine "$engine" "$schema" "$f" >"$tmp/out" 2>&1; then
+			ok "$engine: samples/$(basename "$f") validates"
+		else
+			not_ok "$engine: samples/$(basename "$f") validates: $(tail -n 3 "$tmp/out")"
+		fi
+	done
+	for f in "$here"/samples/bad/*.json; do
+		[ -f "$f" ] || continue
+		if python3 "$check" --engine "$engine" "$schema" "$f" >"$tmp/out" 2>&1; then
+			not_ok "$engine: samples/bad/$(basename "$f") is refused"
+		else
+			ok "$engine: samples/bad/$(basename "$f") is refused"
+		fi
+	done
+done
+
+# --- the man page, usage and completion know every command and exit code ---
+for c in show pools shares sched set weight watch monitor; do
+	if grep -q "^\.B $c\$\|^\\\\fB$c\\\\fP\|^\.BI \"$c \|^\.B $c " "$top/fairqctl.8" &&
+		"$bin" help | grep -q "^  $c" && grep -q "\b$c\b" "$top/completion/fairqctl.bash"; then
+		ok "command $c is in the man page, the usage and the completion"
+	else
+		not_ok "command $c is in the man page, the usage and the completion"
+	fi
+done
+for code in 0 1 2 3 4 5 6; do
+	if sed -n '/^\.SH EXIT STATUS/,/^\.SH FILES/p' "$top/fairqctl.8" | grep -q "^\.B $code\$"; then
+		ok "exit code $code is documented"
+	else
+		not_ok "exit code $code is documented"
+	fi
+done
+if bash -n "$top/completion/fairqctl.bash"; then
+	ok "the bash completion parses"
+else
+	not_ok "the bash completion parses"
+fi
+
+[ "$skipped" = 0 ] || echo "# $skipped group(s) skipped, see above"
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
