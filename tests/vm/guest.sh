@@ -73,6 +73,22 @@ chroot "$merged" make -s -C "/lib/modules/$abi/build" M=/tmp/svctime/tests/helpe
 }
 cp "$merged/tmp/svctime/tests/helpers/svctime/fairq_svctime.ko" "$merged/fairq/extra/"
 
+# fairqctl, built in the guest's own userland against its libnl and installed as on a server;
+# its JSON schema and checker go with the suite.
+say "kernel $kernel: fairqctl"
+rm -rf "$merged/tmp/fairqctl"
+mkdir -p "$merged/tmp/fairqctl/tools" "$merged/tmp/fairqctl/include" "$merged/fairq/fairqctl"
+cp -a "$FAIRQ_TOP/tools/fairqctl" "$merged/tmp/fairqctl/tools/"
+cp -a "$FAIRQ_TOP/include/uapi" "$merged/tmp/fairqctl/include/"
+chroot "$merged" sh -c "make -C /tmp/fairqctl/tools/fairqctl clean && make -C /tmp/fairqctl/tools/fairqctl VERSION=$ver install" \
+	>"$out/fairqctl.log" 2>&1 || {
+	cat "$out/fairqctl.log" >&2
+	die "kernel $kernel: fairqctl build failed"
+}
+rm -rf "$merged/tmp/fairqctl"
+cp "$FAIRQ_TOP/tools/fairqctl/fairqctl.schema.json" "$FAIRQ_TOP/tools/fairqctl/tests/schema-check.py" \
+	"$merged/fairq/fairqctl/"
+
 # The test suite and its helpers.
 mkdir -p "$merged/fairq/tests"
 cp -a "$FAIRQ_TOP/tests/vm/guest/." "$merged/fairq/"

@@ -1,0 +1,91 @@
+#!/bin/bash
+# fairqctl's pool numbers are fairq's (the debugfs file) and agree with nfsd's own where they
+# overlap (/proc/fs/nfsd/pool_threads, pool_stats); a caller sees its own network namespace
+# only, and all of them with -a if privileged; watch redraws on a terminal, prints plain lines
+# otherwise, and stops cleanly on SIGINT.
+. /fairq/lib.sh
+. /fairq/fairqctl-lib.sh
+trap 'fq_set_sched fifo' EXIT
+
+fq_set_sched qfifo
+fq_traffic 1 || fail "NFS traffic failed"
+
+# the same numbers as debugfs, taken while nothing moves (read until two debugfs reads agree)
+for try in 1 2 3 4 5; do
+	cat "$FQ_DEBUGFS/pools" >/tmp/dbg1
+	fairqctl -j pools >/tmp/pools.json || fail "fairqctl -j pools failed"
+	cat "$FQ_DEBUGFS/pools" >/tmp/dbg2
+	cmp -s /tmp/dbg1 /tmp/dbg2 && break
+	sleep 1
+done
+python3 - /tmp/dbg1 /tmp/pools.json <<'PY' || fail "fairqctl and debugfs disagree"
+import json, sys
+dbg = {}
+for line in open(sys.argv[1]):
+    f = line.split()
+    if f[0] == "serv":
+        d = dict(zip(f[0::2], map(int, f[1::2])))
+        dbg[(d["serv"], d["pool"])] = d
+pools = json.load(open(sys.argv[2]))["pools"]
+assert pools, "fairqctl shows no pool"
+assert len(pools) == len(dbg), (len(pools), len(dbg))
+for p in pools:
+    d = dbg[(p["serv"], p["pool"])]
+    for k in ("threads", "queued", "enqueued", "fed_pull", "fed_push", "fed_bypass", "wakeups",
+              "close_flushes", "rescues", "migrated"):
+        assert p[k] == d[k], (k, p[k], d[k])
+    assert p["sched"] == "qfifo", p["sched"]
+    assert 0 <= p["threads_idle"] <= p["threads"], p
+print("# %d pool(s) agree with debugfs" % len(pools))
+PY
+
+# threads per pool as nfsd counts them; one pool line in pool_stats per fairq pool
+read -r -a kthreads </proc/fs/nfsd/pool_threads
+python3 - /tmp/pools.json "${kthreads[@]}" <<'PY' || fail "fairqctl and /proc/fs/nfsd/pool_threads disagree"
+import json, sys
+pools = json.load(open(sys.argv[1]))["pools"]
+want = list(map(int, sys.argv[2:]))
+assert [p["threads"] for p in sorted(pools, key=lambda p: p["pool"])] == want, (pools, want)
+assert len(json.load(open(sys.argv[1]))["nfsd_pools"]) == len(want)
+PY
+
+# under load, what fairq hands to the kernel's queue is counted there too (sockets-enqueued)
+fairqctl -j pools >/tmp/before.json
+fq_traffic 2 || fail "NFS traffic failed"
+fairqctl -j pools >/tmp/after.json
+python3 - /tmp/before.json /tmp/after.json <<'PY' || fail "fairq's hand-offs are not in nfsd's sockets-enqueued"
+import json, sys
+b, a = (json.load(open(f)) for f in sys.argv[1:3])
+fed = lambda d: sum(p["fed_pull"] + p["fed_push"] + p["fed_bypass"] for p in d["pools"])
+kq = lambda d: sum(p["sockets_enqueued"] for p in d["nfsd_pools"])
+assert fed(a) > fed(b), "no hand-off counted under load"
+assert kq(a) - kq(b) >= fed(a) - fed(b), (kq(a) - kq(b), fed(a) - fed(b))
+print("# under load: fairq handed over %d, nfsd queued %d" % (fed(a) - fed(b), kq(a) - kq(b)))
+PY
+
+# network namespaces: nfsd runs in the initial one
+n=$(ip netns exec c1 fairqctl -j pools | fq_json 'len(d["pools"])')
+[ "$n" = 0 ] || fail "a client namespace sees $n nfsd pools of another namespace"
+n=$(ip netns exec c1 fairqctl -j -a pools | fq_json 'len(d["pools"])')
+[ "$n" -ge 1 ] || fail "root with -a does not see the initial namespace's pools"
+fq_expect 4 'all-netns needs CAP_NET_ADMIN' fq_as_nobody fairqctl -a pools
+n=$(fq_as_nobody fairqctl -j pools | fq_json 'len(d["pools"])')
+[ "$n" -ge 1 ] || fail "an unprivileged caller cannot read its own namespace's pools"
+
+# watch: plain lines when piped, redrawn in place on a terminal, clean stop on SIGINT
+fairqctl watch -i 0.5 -n 3 | cat >/tmp/watch.txt || fail "watch failed"
+[ "$(grep -c ' serv .* pool .* sched qfifo' /tmp/watch.txt)" -ge 3 ] || fail "piped watch: $(cat /tmp/watch.txt)"
+grep -q $'\033' /tmp/watch.txt && fail "piped watch wrote terminal escapes"
+script -qec "fairqctl watch -i 0.5 -n 2" /dev/null >/tmp/watch.tty || fail "watch on a terminal failed"
+grep -q $'\033\\[H' /tmp/watch.tty || fail "watch on a terminal does not redraw in place"
+fairqctl watch -i 0.5 >/tmp/watch.int 2>&1 &
+pid=$!
+sleep 3
+kill -INT $pid
+wait $pid
+rc=$?
+[ $rc = 0 ] || fail "watch exited $rc on SIGINT: $(cat /tmp/watch.int)"
+fq_set_sched fifo
+fairqctl watch -i 0.5 -n 2 | cat >/tmp/watch-idle.txt || fail "watch under fifo failed"
+grep -q 'fairq idle' /tmp/watch-idle.txt || fail "watch under fifo: $(cat /tmp/watch-idle.txt)"
+log "watch: $(head -n 1 /tmp/watch.txt)"

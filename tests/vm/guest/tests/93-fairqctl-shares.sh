@@ -1,0 +1,55 @@
+#!/bin/bash
+# Under the keyed fairq scheduler, fairqctl shares lists one key per client address with the
+# dispatches the load put in, filters by pool and key, keeps --top, and validates as JSON;
+# under a keyless scheduler it says there are no per-key accounts.
+. /fairq/lib.sh
+. /fairq/fairqctl-lib.sh
+fq_scheds | tr ' ' '\n' | grep -qx fairq || { echo "no keyed scheduler (fairq) on this kernel"; exit 4; }
+idle=$(cat "$FQ_SYSFS/fairq/idle_secs")
+trap 'fq_set_sched fifo; echo $idle >$FQ_SYSFS/fairq/idle_secs' EXIT
+fq_set_sched qfifo
+fairqctl shares >/tmp/keyless.txt || fail "shares under qfifo failed"
+grep -q 'keeps no per-key accounts' /tmp/keyless.txt || fail "shares under qfifo: $(cat /tmp/keyless.txt)"
+[ "$(fairqctl -j shares | fq_json 'len(d["keys"])')" = 0 ] || fail "keys under a keyless scheduler"
+
+fairqctl set fairq.idle_secs 3600 || fail "set fairq.idle_secs failed"	# keys outlive slow TCG
+fq_set_sched fairq
+# client 1 sends more than client 2; client 3 nothing
+fq_nfs 1 3 'for i in $(seq 1 4); do dd if=/dev/zero of=f$i bs=64k count=32 conv=fsync 2>/dev/null; done; cat f* >/dev/null; rm -f f*' ||
+	fail "client 1's traffic failed"
+fq_nfs 2 3 'dd if=/dev/zero of=f bs=64k count=8 conv=fsync 2>/dev/null; rm -f f' || fail "client 2's traffic failed"
+
+fairqctl -j shares >/tmp/shares.json || fail "fairqctl -j shares failed"
+fairqctl -j shares --top 1 >>/tmp/shares.json || fail "--top failed"
+fairqctl -j shares --key 10.99.0.12 >>/tmp/shares.json || fail "--key failed"
+fairqctl -j shares --pool 0 >>/tmp/shares.json || fail "--pool failed"
+fq_validate /tmp/shares.json
+python3 - /tmp/shares.json <<'PY' || fail "shares do not match the load"
+import json, sys
+all_, top, one, pool0 = (json.loads(l) for l in open(sys.argv[1]))
+keys = {k["key"]: k for k in all_["keys"]}
+assert all_["keyed"] and all_["scheduler"] == "fairq", all_
+assert "10.99.0.11" in keys and "10.99.0.12" in keys, sorted(keys)
+assert "10.99.0.13" not in keys, "a client that sent nothing has a key"
+c1, c2 = keys["10.99.0.11"], keys["10.99.0.12"]
+assert c1["type"] == "addr" and c1["weight"] >= 1, c1
+assert c1["dispatches"] > c2["dispatches"] > 0, (c1, c2)
+for pool in {(k["serv"], k["pool"]) for k in all_["keys"]}:
+    s = sum(k["share"] for k in all_["keys"] if (k["serv"], k["pool"]) == pool)
+    f = sum(k["fair_share"] for k in all_["keys"] if (k["serv"], k["pool"]) == pool)
+    assert abs(s - 1) < 0.01 or s == 0, s
+    assert abs(f - 1) < 0.01, f
+assert len(top["keys"]) == 1 and top["keys"][0]["key"] == all_["keys"][0]["key"], top
+assert [k["key"] for k in one["keys"]] == ["10.99.0.12"] * len(one["keys"]) and one["keys"], one
+assert all(k["pool"] == 0 for k in pool0["keys"]) and pool0["keys"], pool0
+print("# client 1: %d dispatches, client 2: %d" % (c1["dispatches"], c2["dispatches"]))
+PY
+
+fairqctl shares --top 3 | sed 's/^/# /'
+
+# a weight shows up in the key's accounts (fairq takes it when it rebuilds the keys)
+fairqctl weight 10.99.0.12 5 || fail "weight refused"
+fq_nfs 2 3 'dd if=/dev/zero of=f bs=64k count=4 conv=fsync 2>/dev/null; rm -f f' || fail "client 2's traffic failed"
+w=$(fairqctl -j shares --key 10.99.0.12 | fq_json 'max(k["weight"] for k in d["keys"])')
+[ "$w" = 5 ] || fail "weight 5 of 10.99.0.12 reported as $w"
+fairqctl weight 10.99.0.12 0 || fail "weight reset refused"
