@@ -164,6 +164,7 @@ struct pool_snap {
 	struct fairq_pool_stats st;
 	const char *sched;
 	unsigned int queued;
+	unsigned int waking;
 	unsigned int threads;
 	unsigned int idle;
 	u64 wakeups;
@@ -174,6 +175,7 @@ static void pool_snap(struct fairq_pool *fp, struct pool_snap *s)
 	spin_lock_bh(&fp->lock);
 	s->st = fp->stats;
 	s->queued = fp->nr_queued;
+	s->waking = fp->nr_waking;
 	/* a pool without a policy passes everything to the kernel, as fifo does */
 	s->sched = fp->ops ? fp->ops->name : fairq_sched_fifo.name;
 	spin_unlock_bh(&fp->lock);
@@ -190,6 +192,9 @@ static int put_u64(struct sk_buff *skb, int attr, u64 val, int pad)
 static int pool_stats_put(struct sk_buff *skb, u32 serv, unsigned int idx,
 			  const struct pool_snap *s)
 {
+	/* a new counter belongs in this report too: docs/netlink/fairq.yaml, then below */
+	BUILD_BUG_ON(sizeof(struct fairq_pool_stats) != 9 * sizeof(u64));
+
 	if (nla_put_u32(skb, FAIRQ_A_POOL_SERV_ID, serv) ||
 	    nla_put_u32(skb, FAIRQ_A_POOL_POOL_ID, idx) ||
 	    nla_put_string(skb, FAIRQ_A_POOL_SCHED, s->sched) ||
@@ -203,7 +208,11 @@ static int pool_stats_put(struct sk_buff *skb, u32 serv, unsigned int idx,
 	    put_u64(skb, FAIRQ_A_POOL_CLOSE_FLUSHES, s->st.close_flushes, FAIRQ_A_POOL_PAD) ||
 	    put_u64(skb, FAIRQ_A_POOL_RESCUES, s->st.rescues, FAIRQ_A_POOL_PAD) ||
 	    put_u64(skb, FAIRQ_A_POOL_MIGRATED, s->st.migrated, FAIRQ_A_POOL_PAD) ||
-	    put_u64(skb, FAIRQ_A_POOL_WAKEUPS, s->wakeups, FAIRQ_A_POOL_PAD))
+	    put_u64(skb, FAIRQ_A_POOL_WAKEUPS, s->wakeups, FAIRQ_A_POOL_PAD) ||
+	    nla_put_u32(skb, FAIRQ_A_POOL_THREADS_WAKING, s->waking) ||
+	    put_u64(skb, FAIRQ_A_POOL_OVERLOADS_AVOIDED, s->st.overloads_avoided,
+		    FAIRQ_A_POOL_PAD) ||
+	    put_u64(skb, FAIRQ_A_POOL_WAKERS_EXPIRED, s->st.wakers_expired, FAIRQ_A_POOL_PAD))
 		return -EMSGSIZE;
 	return 0;
 }

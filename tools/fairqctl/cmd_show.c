@@ -71,6 +71,7 @@ static void print_pool(const struct fq_pool *p, bool full)
 	out_str(FQ_ANY, "sched", " %-8s", p->sched);
 	out_exact(FQ_ANY, "threads", " %7s", p->threads);
 	out_exact(FQ_ANY, "threads_idle", " %4s", p->idle);
+	out_exact(full ? FQ_ANY : FQ_JSON, "threads_waking", " %6s", p->waking);
 	out_num(FQ_ANY, "queued", " %6s", p->queued);
 	out_num(full ? FQ_ANY : FQ_JSON, "enqueued", " %8s", p->enqueued);
 	out_num(full ? FQ_ANY : FQ_JSON, "fed_pull", " %8s", p->fed_pull);
@@ -82,6 +83,8 @@ static void print_pool(const struct fq_pool *p, bool full)
 	out_num(full ? FQ_ANY : FQ_JSON, "close_flushes", " %8s", p->close_flushes);
 	out_num(full ? FQ_ANY : FQ_JSON, "migrated", " %8s", p->migrated);
 	out_num(FQ_ANY, "rescues", " %7s", p->rescues);
+	out_num(full ? FQ_ANY : FQ_JSON, "overloads_avoided", " %8s", p->overloads_avoided);
+	out_num(full ? FQ_ANY : FQ_JSON, "wakers_expired", " %8s", p->wakers_expired);
 	out_obj_end();
 	out_text("\n");
 }
@@ -92,7 +95,7 @@ static void print_pools(const struct fq_pools *p, bool full)
 
 	if (p->nr) {
 		if (full)
-			out_text("SERV POOL SCHED    THREADS IDLE QUEUED ENQUEUED     PULL     PUSH   BYPASS  WAKEUPS  FLUSHES MIGRATED RESCUES\n");
+			out_text("SERV POOL SCHED    THREADS IDLE WAKING QUEUED ENQUEUED     PULL     PUSH   BYPASS  WAKEUPS  FLUSHES MIGRATED RESCUES  AVOIDED  EXPIRED\n");
 		else
 			out_text("SERV POOL SCHED    THREADS IDLE QUEUED DISPATCHED  WAKEUPS RESCUES\n");
 	}

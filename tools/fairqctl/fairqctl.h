@@ -98,9 +98,9 @@ struct fq_scheds {
 struct fq_pool {
 	uint32_t serv, pool;
 	char sched[FAIRQ_SCHED_NAME_LEN + 1];
-	uint32_t threads, idle, queued;
+	uint32_t threads, idle, waking, queued;
 	uint64_t enqueued, fed_pull, fed_push, fed_bypass, close_flushes, rescues, migrated;
-	uint64_t wakeups;
+	uint64_t wakeups, overloads_avoided, wakers_expired;
 };
 
 struct fq_pools {

@@ -124,6 +124,9 @@ static int parse_pool(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 	p->rescues = get_u64(tb[FAIRQ_A_POOL_RESCUES]);
 	p->migrated = get_u64(tb[FAIRQ_A_POOL_MIGRATED]);
 	p->wakeups = get_u64(tb[FAIRQ_A_POOL_WAKEUPS]);
+	p->waking = get_u32(tb[FAIRQ_A_POOL_THREADS_WAKING]);
+	p->overloads_avoided = get_u64(tb[FAIRQ_A_POOL_OVERLOADS_AVOIDED]);
+	p->wakers_expired = get_u64(tb[FAIRQ_A_POOL_WAKERS_EXPIRED]);
 	return 0;
 }
 

@@ -31,8 +31,10 @@ assert pools, "fairqctl shows no pool"
 assert len(pools) == len(dbg), (len(pools), len(dbg))
 for p in pools:
     d = dbg[(p["serv"], p["pool"])]
-    for k in ("threads", "queued", "enqueued", "fed_pull", "fed_push", "fed_bypass", "wakeups",
-              "close_flushes", "rescues", "migrated"):
+    d["threads_waking"] = d["waking"]
+    for k in ("threads", "threads_waking", "queued", "enqueued", "fed_pull", "fed_push",
+              "fed_bypass", "wakeups", "close_flushes", "rescues", "migrated",
+              "overloads_avoided", "wakers_expired"):
         assert p[k] == d[k], (k, p[k], d[k])
     assert p["sched"] == "qfifo", p["sched"]
     assert 0 <= p["threads_idle"] <= p["threads"], p
