@@ -70,7 +70,11 @@ static const struct kernel_param_ops clients_ops = { .set = clients_set, .get = 
 module_param_cb(clients, &clients_ops, NULL, 0644);
 MODULE_PARM_DESC(clients, "IPv4 client addresses to slow down, comma separated, or \"all\"");
 
-static int (*real_dispatch)(struct svc_rqst *rqstp);
+/*
+ * nfsd_dispatch(rqstp) on 6.3+, nfsd_dispatch(rqstp, statp) before: the wrapper passes a
+ * second argument through either way (the one-argument version never reads it).
+ */
+static int (*real_dispatch)(struct svc_rqst *rqstp, void *arg2);
 
 static bool selected(const struct svc_rqst *rqstp)
 {
@@ -88,14 +92,14 @@ static bool selected(const struct svc_rqst *rqstp)
 	return false;
 }
 
-static int svctime_dispatch(struct svc_rqst *rqstp)
+static int svctime_dispatch(struct svc_rqst *rqstp, void *arg2)
 {
 	unsigned int us = READ_ONCE(delay_us);
 	int ret;
 
 	if (us && selected(rqstp))
 		usleep_range(us, us + 50);
-	ret = real_dispatch(rqstp);
+	ret = real_dispatch(rqstp, arg2);
 	barrier();	/* a tail call would re-enter the redirect */
 	return ret;
 }
