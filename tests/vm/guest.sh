@@ -89,6 +89,18 @@ rm -rf "$merged/tmp/fairqctl"
 cp "$FAIRQ_TOP/tools/fairqctl/fairqctl.schema.json" "$FAIRQ_TOP/tools/fairqctl/tests/schema-check.py" \
 	"$merged/fairq/fairqctl/"
 
+# fairq-load (tools/fairq-load), the RPC load generator of the guest tests and of make bench,
+# built in the guest's userland and installed as on a server: /usr/local/bin/fairq-load.
+say "kernel $kernel: fairq-load"
+rm -rf "$merged/tmp/fairq-load"
+cp -a "$FAIRQ_TOP/tools/fairq-load" "$merged/tmp/fairq-load"
+chroot "$merged" sh -c "make -C /tmp/fairq-load clean && make -C /tmp/fairq-load VERSION=$ver install" \
+	>"$out/fairq-load.log" 2>&1 || {
+	cat "$out/fairq-load.log" >&2
+	die "kernel $kernel: fairq-load build failed"
+}
+rm -rf "$merged/tmp/fairq-load"
+
 # The test suite and its helpers.
 mkdir -p "$merged/fairq/tests"
 cp -a "$FAIRQ_TOP/tests/vm/guest/." "$merged/fairq/"
