@@ -178,7 +178,7 @@ static void print_frame(const struct fq_pools *cur, const struct fq_pools *prev,
 	unsigned int i;
 
 	clock_text(clock, sizeof(clock));
-	if (tty)
+	if (tty && cur->nr)
 		out_text("SERV POOL SCHED    THREADS IDLE QUEUED    ENQ/s   DISP/s   WAKE/s RESCUES\n");
 	out_arr_start("pools");
 	for (i = 0; i < cur->nr; i++) {
