@@ -15,8 +15,10 @@ _fairqctl_params()
 
 _fairqctl()
 {
-	local cur prev words cword
-	_init_completion || return
+	# plain COMP_WORDS: works with or without the bash-completion package
+	local cword=$COMP_CWORD
+	local -a words=("${COMP_WORDS[@]}")
+	local cur=${words[cword]} prev=${words[cword - 1]}
 
 	local commands="show pools shares sched set weight watch monitor help version"
 	local globals="-j --json -p --pretty -e --exact -a --all-netns -h --help -V --version"

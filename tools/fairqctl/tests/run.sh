@@ -221,6 +221,37 @@ else
 	not_ok "the bash completion parses"
 fi
 
+# completion, with a stand-in fairqctl that offers what a kernel would
+complete_test() {
+	local want=$1 got
+	shift
+	got=$(bash -c '
+		. "$1"
+		fairqctl() {
+			case "$*" in
+			"sched --names") printf "fifo\nqfifo\nfairq\n" ;;
+			"sched --params") printf "fairq.key\nfairq.quantum_us\n" ;;
+			esac
+		}
+		shift
+		COMP_WORDS=("$@")
+		COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+		_fairqctl
+		echo "${COMPREPLY[*]}"' - "$top/completion/fairqctl.bash" "$@")
+	if [ "$got" = "$want" ]; then
+		ok "completion of '$*' is '$want'"
+	else
+		not_ok "completion of '$*' is '$want' (got '$got')"
+	fi
+}
+complete_test "show pools shares sched set weight watch monitor help version" fairqctl ""
+complete_test "--json" fairqctl -e --j
+complete_test "set --names --params --help" fairqctl sched ""
+complete_test "qfifo" fairqctl -j sched set q
+complete_test "fifo qfifo fairq" fairqctl sched set ""
+complete_test "fairq.quantum_us" fairqctl set fairq.q
+complete_test "--pool --top --key --help" fairqctl shares --
+
 [ "$skipped" = 0 ] || echo "# $skipped group(s) skipped, see above"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
