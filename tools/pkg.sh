@@ -12,7 +12,7 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-out=$top/build/pkg
+out=${FAIRQ_PKG_OUT:-$top/build/pkg}
 ver=$(sh "$top/tools/version.sh")
 
 say() {

@@ -38,17 +38,22 @@ trap cleanup EXIT
 mount -t overlay overlay -o "lowerdir=$img/root,upperdir=$out/upper,workdir=$out/work" "$merged"
 mount -t proc proc "$merged/proc"	# 7.x objtool reads /proc
 
-say "kernel $kernel: DKMS build of fairq $ver for $abi"
-src=$merged/usr/src/fairq-$ver
-mkdir -p "$src"
-(cd "$FAIRQ_TOP" && cp -a Kbuild dkms.conf LICENSE src include "$src/")
-sed -i "s/#MODULE_VERSION#/$ver/" "$src/dkms.conf"
-if ! chroot "$merged" sh -c "dkms add fairq/$ver && dkms build fairq/$ver -k $abi && dkms install fairq/$ver -k $abi" \
-	>"$out/dkms.log" 2>&1; then
+# The packages of this tree (tools/pkg.sh deb, FAIRQ_DEBS), installed with apt as an admin
+# would: fairq-dkms's postinst has DKMS build the module for the guest's kernel.
+debs=${FAIRQ_DEBS:-$FAIRQ_TOP/build/pkg}
+[ -f "$debs/fairq-dkms_${ver}_all.deb" ] && [ -f "$debs/fairqctl_${ver}_amd64.deb" ] ||
+	die "no packages of version $ver in $debs (make deb)"
+say "kernel $kernel: apt install fairq-dkms and fairqctl $ver (DKMS builds for $abi)"
+mkdir -p "$merged/tmp/debs"
+cp "$debs/fairq-dkms_${ver}_all.deb" "$debs/fairqctl_${ver}_amd64.deb" "$merged/tmp/debs/"
+if ! chroot "$merged" sh -c "DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+	/tmp/debs/fairq-dkms_${ver}_all.deb /tmp/debs/fairqctl_${ver}_amd64.deb &&
+	dkms status -m fairq -v $ver -k $abi | grep -q installed" >"$out/dkms.log" 2>&1; then
 	cat "$out/dkms.log" >&2
 	find "$merged/var/lib/dkms/fairq" -name make.log -exec cat {} + >&2 2>/dev/null || true
-	die "kernel $kernel: DKMS could not build fairq"
+	die "kernel $kernel: the fairq-dkms package did not build the module for $abi"
 fi
+rm -rf "$merged/tmp/debs"
 
 # Test-only builds: a module whose pull hook names a function this kernel lacks must refuse
 # to load; it is built by hand next to the real one and never installed.
@@ -73,19 +78,8 @@ chroot "$merged" make -s -C "/lib/modules/$abi/build" M=/tmp/svctime/tests/helpe
 }
 cp "$merged/tmp/svctime/tests/helpers/svctime/fairq_svctime.ko" "$merged/fairq/extra/"
 
-# fairqctl, built in the guest's own userland against its libnl and installed as on a server;
-# its JSON schema and checker go with the suite.
-say "kernel $kernel: fairqctl"
-rm -rf "$merged/tmp/fairqctl"
-mkdir -p "$merged/tmp/fairqctl/tools" "$merged/tmp/fairqctl/include" "$merged/fairq/fairqctl"
-cp -a "$FAIRQ_TOP/tools/fairqctl" "$merged/tmp/fairqctl/tools/"
-cp -a "$FAIRQ_TOP/include/uapi" "$merged/tmp/fairqctl/include/"
-chroot "$merged" sh -c "make -C /tmp/fairqctl/tools/fairqctl clean && make -C /tmp/fairqctl/tools/fairqctl VERSION=$ver install" \
-	>"$out/fairqctl.log" 2>&1 || {
-	cat "$out/fairqctl.log" >&2
-	die "kernel $kernel: fairqctl build failed"
-}
-rm -rf "$merged/tmp/fairqctl"
+# fairqctl came with its package; its JSON schema and checker go with the suite.
+mkdir -p "$merged/fairq/fairqctl"
 cp "$FAIRQ_TOP/tools/fairqctl/fairqctl.schema.json" "$FAIRQ_TOP/tools/fairqctl/tests/schema-check.py" \
 	"$merged/fairq/fairqctl/"
 
