@@ -211,9 +211,9 @@ void out_ns(enum fq_out w, const char *key, const char *fmt, uint64_t ns)
 		snprintf(buf, sizeof(buf), "%" PRIu64 "ns", ns);
 	else if (ns < 10000)
 		snprintf(buf, sizeof(buf), "%" PRIu64 "ns", ns);
-	else if (ns < 10000000)
+	else if (ns < 1000000)
 		snprintf(buf, sizeof(buf), "%.1fus", ns / 1e3);
-	else if (ns < 10000000000ULL)
+	else if (ns < 1000000000)
 		snprintf(buf, sizeof(buf), "%.1fms", ns / 1e6);
 	else
 		snprintf(buf, sizeof(buf), "%.1fs", ns / 1e9);

@@ -6,6 +6,10 @@
 # schema against sample documents with both validators, and the man page and completion against
 # the command table.  The VM suite (tests/vm/guest/tests/9?-fairqctl-*.sh) covers the rest.
 #
+# samples/*.json are real fairqctl -j documents, taken in a test guest (every command, busy and
+# idle); samples/bad/ are the same with one thing wrong each.  Take new ones when the output
+# changes (tests/vm/run --script with a script that prints fairqctl -j ...).
+#
 # usage: tests/run.sh [FAIRQCTL]        prints TAP-like lines, then "N passed, N failed"
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
