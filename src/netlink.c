@@ -27,6 +27,7 @@
 #include "compat/netlink.h"
 #include "netlink-gen.c"
 
+/* .resv_start_op stays 0: every command is new, so every one is validated strictly. */
 static struct genl_family fairq_nl_family __ro_after_init = {
 	.name		= FAIRQ_FAMILY_NAME,
 	.version	= FAIRQ_FAMILY_VERSION,
@@ -131,8 +132,8 @@ static int key_id_parse(const struct nlattr *nest, struct fairq_key_id *id,
 }
 
 /*
- * The filter of a pool or key request: attribute ids differ between the two sets, hence
- * passed in.  Return: 0, or a negative errno with the reason in @extack.
+ * The filter of a pool or key request; the two attribute sets number their attributes each on
+ * its own, hence the ids passed in.  Return: 0, or a negative errno with the reason in @extack.
  */
 static int filter_parse(struct fairq_nl_filter *f, struct nlattr **tb, const struct sk_buff *skb,
 			struct net *net, int a_all, int a_serv, int a_pool,

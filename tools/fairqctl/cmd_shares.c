@@ -58,22 +58,23 @@ static int by_use(const void *a, const void *b)
 	return x->pool < y->pool ? -1 : x->pool > y->pool;
 }
 
-/* share and fair share of each key, within its own pool */
-static void compute_shares(struct fq_keys *k)
+/* share and fair share of each key of @rows, within its own pool of @all */
+static void compute_shares(struct fq_keys *rows, const struct fq_keys *all)
 {
 	unsigned int i, j;
 
-	for (i = 0; i < k->nr; i++) {
+	for (i = 0; i < rows->nr; i++) {
+		struct fq_key *k = &rows->k[i];
 		uint64_t ns = 0, w = 0;
 
-		for (j = 0; j < k->nr; j++) {
-			if (k->k[j].serv == k->k[i].serv && k->k[j].pool == k->k[i].pool) {
-				ns += k->k[j].thread_ns;
-				w += k->k[j].weight;
+		for (j = 0; j < all->nr; j++) {
+			if (all->k[j].serv == k->serv && all->k[j].pool == k->pool) {
+				ns += all->k[j].thread_ns;
+				w += all->k[j].weight;
 			}
 		}
-		k->k[i].share = ns ? (double)k->k[i].thread_ns / ns : 0;
-		k->k[i].fair = w ? (double)k->k[i].weight / w : 0;
+		k->share = ns ? (double)k->thread_ns / ns : 0;
+		k->fair = w ? (double)k->weight / w : 0;
 	}
 }
 
@@ -99,7 +100,7 @@ int cmd_shares(int argc, char **argv)
 	};
 	struct shares_opts o = { .pool = -1 };
 	const struct fq_sched *active;
-	struct fq_keys keys = { };
+	struct fq_keys keys = { }, pool_keys = { };
 	struct fq_scheds s;
 	struct fq_nl *nl;
 	unsigned int i, shown = 0;
@@ -115,13 +116,18 @@ int cmd_shares(int argc, char **argv)
 		return rc;
 	err = fq_get_scheds(nl, &s);
 	if (!err)
-		err = fq_get_keys(nl, o.pool, &keys);
+		err = fq_get_keys(nl, o.pool, NULL, &pool_keys);
+	/* one key: the kernel picks its rows, the whole pool still gives the shares */
+	if (!err && o.has_key)
+		err = fq_get_keys(nl, o.pool, &o.key, &keys);
+	else if (!err)
+		keys = pool_keys;
 	if (err) {
 		rc = fq_nl_fail(nl, err, "shares");
 		goto out;
 	}
 	active = find_active(&s);
-	compute_shares(&keys);
+	compute_shares(&keys, &pool_keys);
 	qsort(keys.k, keys.nr, sizeof(*keys.k), by_use);
 
 	out_doc_start();
@@ -141,8 +147,6 @@ int cmd_shares(int argc, char **argv)
 		const struct fq_key *k = &keys.k[i];
 		char text[64];
 
-		if (o.has_key && !fq_key_match(&k->id, &o.key))
-			continue;
 		if (o.top && shown >= o.top)
 			break;
 		shown++;
@@ -164,7 +168,9 @@ int cmd_shares(int argc, char **argv)
 	out_arr_end();
 	out_doc_end();
 out:
-	free(keys.k);
+	if (keys.k != pool_keys.k)
+		free(keys.k);
+	free(pool_keys.k);
 	fq_nl_close(nl);
 	return rc;
 }

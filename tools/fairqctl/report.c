@@ -167,14 +167,15 @@ static int parse_key(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 	return 0;
 }
 
-/* Every key, or those of pool id @pool (>= 0). */
-int fq_get_keys(struct fq_nl *nl, int pool, struct fq_keys *k)
+/* Every key, or those of pool id @pool (>= 0), or those the kernel matches with @key. */
+int fq_get_keys(struct fq_nl *nl, int pool, const struct fq_key_id *key, struct fq_keys *k)
 {
 	struct nl_msg *msg = fq_nl_msg(nl, FAIRQ_CMD_KEY_GET, true);
 
 	k->nr = 0;
 	if (msg && ((fq_opts.all_netns && nla_put_flag(msg, FAIRQ_A_KEY_ALL_NETNS)) ||
-		    (pool >= 0 && nla_put_u32(msg, FAIRQ_A_KEY_POOL_ID, pool)))) {
+		    (pool >= 0 && nla_put_u32(msg, FAIRQ_A_KEY_POOL_ID, pool)) ||
+		    (key && fq_key_put(msg, FAIRQ_A_KEY_ID, key)))) {
 		nlmsg_free(msg);
 		msg = NULL;
 	}

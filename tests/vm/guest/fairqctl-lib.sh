@@ -35,6 +35,16 @@ fq_validate() {
 	log "$(tail -n 1 /tmp/fq-schema.out)"
 }
 
+# fq_nl_expect PATTERN ARGS...: /fairq/fairq-nl.py ARGS (the requests fairqctl does not make)
+# prints PATTERN (grep -E).
+fq_nl_expect() {
+	local pattern=$1 out
+	shift
+	out=$(python3 /fairq/fairq-nl.py "$@" 2>&1)
+	echo "$out" | grep -Eq "$pattern" || fail "fairq-nl.py $* said '$out', expected /$pattern/"
+	log "fairq-nl.py $*: $out"
+}
+
 # fq_traffic N: some NFSv3 requests from client N (so that fairq picks the service up).
 fq_traffic() {
 	fq_nfs "$1" 3 'dd if=/dev/zero of=f bs=64k count=32 conv=fsync 2>/dev/null && cat f >/dev/null && rm -f f'

@@ -203,6 +203,34 @@ for engine in $engines; do
 	done
 done
 
+# --- the VM tests' bare netlink client uses the uapi header's numbers ---
+client=$top/../../tests/vm/guest/fairq-nl.py
+header=$top/../../include/uapi/linux/fairq.h
+if [ -f "$client" ] && [ -f "$header" ]; then
+	if python3 - "$client" "$header" <<'PY'; then
+import re, runpy, sys
+nl = runpy.run_path(sys.argv[1])
+consts, text = {}, open(sys.argv[2]).read()
+for body in re.findall(r"enum\s*\w*\s*\{([^}]*)\}", text):
+    n = 0
+    for m in re.finditer(r"(\w+)(?:\s*=\s*(\d+))?,", body):
+        n = int(m.group(2)) if m.group(2) else n + 1
+        consts[m.group(1)] = n
+up = lambda s: s.upper().replace("-", "_")
+want = {"FAIRQ_CMD_" + up(k): v for k, v in nl["FAIRQ_CMD"].items()}
+want.update({"FAIRQ_A_POOL_" + up(k): v for k, v in nl["POOL"].items()})
+want.update({"FAIRQ_A_KEY_" + up(k): v for k, v in nl["KEY"].items()})
+want.update({"FAIRQ_A_KEY_ID_" + up(k): v for k, v in nl["KEY_ID"].items()})
+want["FAIRQ_KEY_TYPE_ADDR"] = nl["KEY_TYPE_ADDR"]
+bad = {k: (v, consts.get(k)) for k, v in want.items() if consts.get(k) != v}
+sys.exit("differ from the header: %r" % bad if bad else 0)
+PY
+		ok "tests/vm/guest/fairq-nl.py numbers match include/uapi/linux/fairq.h"
+	else
+		not_ok "tests/vm/guest/fairq-nl.py numbers match include/uapi/linux/fairq.h"
+	fi
+fi
+
 # --- the man page, usage and completion know every command and exit code ---
 for c in show pools shares sched set weight watch monitor; do
 	if grep -q "^\.B $c\$\|^\\\\fB$c\\\\fP\|^\.BI \"$c \|^\.B $c " "$top/fairqctl.8" &&

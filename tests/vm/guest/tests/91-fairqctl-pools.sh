@@ -41,6 +41,21 @@ for p in pools:
 print("# %d pool(s) agree with debugfs" % len(pools))
 PY
 
+# the pool-get do request (fairqctl dumps) answers the same for one pool
+read -r serv pool < <(fq_json '"%d %d" % (d["pools"][0]["serv"], d["pools"][0]["pool"])' </tmp/pools.json)
+python3 /fairq/fairq-nl.py pool-get "$serv" "$pool" >/tmp/one.json || fail "pool-get $serv $pool: $(cat /tmp/one.json)"
+python3 - /tmp/pools.json /tmp/one.json <<'PY' || fail "pool-get of one pool disagrees with the dump"
+import json, sys
+dump, one = json.load(open(sys.argv[1]))["pools"][0], json.load(open(sys.argv[2]))
+names = {"serv": "serv-id", "pool": "pool-id", "sched": "sched", "threads": "threads",
+         "enqueued": "enqueued", "fed_push": "fed-push", "wakeups": "wakeups", "rescues": "rescues"}
+for k, n in names.items():
+    assert dump[k] == one[n], (k, dump[k], one)
+PY
+out=$(ip netns exec c1 python3 /fairq/fairq-nl.py pool-get "$serv" "$pool")
+[ "$out" = "errno 2: fairq tracks no such service and pool" ] ||
+	fail "a client namespace reads a pool of another namespace: $out"
+
 # threads per pool as nfsd counts them; one pool line in pool_stats per fairq pool
 read -r -a kthreads </proc/fs/nfsd/pool_threads
 python3 - /tmp/pools.json "${kthreads[@]}" <<'PY' || fail "fairqctl and /proc/fs/nfsd/pool_threads disagree"

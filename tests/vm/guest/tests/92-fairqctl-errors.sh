@@ -53,6 +53,16 @@ if [ "$has_fairq" = 1 ]; then
 fi
 fairqctl sched set fifo || fail "switch back to fifo failed"
 
+# requests without their attributes (fairqctl never sends those): refused with a reason
+fq_nl_expect '^errno 22: which scheduler\? \(name missing\)$' bare sched-set
+fq_nl_expect '^errno 22: a tunable name and a value are needed$' bare param-set
+fq_nl_expect '^errno 22: a service and a pool id are needed' bare pool-get
+fq_nl_expect '^errno 22: a service, a pool and a key are needed' bare key-get
+fq_nl_expect '^errno 22: a key and a weight are needed$' bare weight-set
+out=$(fq_as_nobody python3 /fairq/fairq-nl.py bare sched-set)
+[[ $out == "errno 1: "* ]] || fail "an unprivileged bare sched-set: '$out'"
+fq_nl_expect '^errno 2: fairq tracks no such service and pool$' pool-get 99999 0
+
 # usage errors (2)
 fq_expect 2 "unknown option '-x'" fairqctl -x
 fq_expect 2 "unknown command 'frobnicate'" fairqctl frobnicate

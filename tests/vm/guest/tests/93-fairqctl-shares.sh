@@ -45,6 +45,14 @@ assert all(k["pool"] == 0 for k in pool0["keys"]) and pool0["keys"], pool0
 print("# client 1: %d dispatches, client 2: %d" % (c1["dispatches"], c2["dispatches"]))
 PY
 
+# the key-get do request (fairqctl dumps) answers the same for one key
+read -r serv pool < <(head -n 1 /tmp/shares.json |
+	fq_json '"%d %d" % next((k["serv"], k["pool"]) for k in d["keys"] if k["key"] == "10.99.0.11")')
+python3 /fairq/fairq-nl.py key-get "$serv" "$pool" 10.99.0.11 >/tmp/key.json || fail "key-get: $(cat /tmp/key.json)"
+[ "$(fq_json 'd["dispatches"]' </tmp/key.json)" = "$(head -n 1 /tmp/shares.json |
+	fq_json '[k for k in d["keys"] if k["key"] == "10.99.0.11"][0]["dispatches"]')" ] ||
+	fail "key-get of 10.99.0.11 disagrees with the dump: $(cat /tmp/key.json)"
+fq_nl_expect '^errno 2: no such key in that pool$' key-get "$serv" "$pool" 10.99.0.13
 fairqctl shares --top 3 | sed 's/^/# /'
 
 # a weight shows up in the key's accounts (fairq takes it when it rebuilds the keys)
