@@ -418,6 +418,43 @@ out:
 	rcu_read_unlock();
 }
 
+/* The pool whose thread @rqstp is, if fairq tracks its service; under rcu_read_lock(). */
+static struct fairq_pool *thread_pool(struct svc_rqst *rqstp)
+{
+	struct fairq_serv *fs = serv_lookup(rqstp->rq_server);
+	unsigned int idx;
+
+	if (!fs)
+		return NULL;
+	idx = rqstp->rq_pool - rqstp->rq_server->sv_pools;
+	return idx < fs->nr_pools ? &fs->pools[idx] : NULL;
+}
+
+/**
+ * fairq_request_start - a thread of a managed service starts processing a request
+ * @rqstp: the thread; rq_xprt is the request's transport
+ *
+ * Dispatches that yield no request (a partial record, a spurious wakeup) never get here, so
+ * policies count requests, not hand-offs.
+ */
+void fairq_request_start(struct svc_rqst *rqstp)
+{
+	struct svc_xprt *xprt = rqstp->rq_xprt;
+	struct fairq_pool *fp;
+
+	if (!xprt)
+		return;
+	rcu_read_lock();
+	fp = thread_pool(rqstp);
+	if (fp && READ_ONCE(fp->ops) && READ_ONCE(fp->ops)->start) {
+		spin_lock_bh(&fp->lock);
+		if (fp->ops && fp->ops->start)
+			fp->ops->start(fp, xprt);
+		spin_unlock_bh(&fp->lock);
+	}
+	rcu_read_unlock();
+}
+
 /**
  * fairq_request_done - a thread of a managed service is sending its reply
  * @rqstp: the thread; rq_xprt and rq_stime describe the request
@@ -427,22 +464,14 @@ out:
 void fairq_request_done(struct svc_rqst *rqstp)
 {
 	struct svc_xprt *xprt = rqstp->rq_xprt;
-	struct fairq_serv *fs;
 	struct fairq_pool *fp;
-	unsigned int idx;
 	s64 ns;
 
 	if (!xprt)
 		return;
 	rcu_read_lock();
-	fs = serv_lookup(rqstp->rq_server);
-	if (!fs)
-		goto out;
-	idx = rqstp->rq_pool - rqstp->rq_server->sv_pools;
-	if (idx >= fs->nr_pools)
-		goto out;
-	fp = &fs->pools[idx];
-	if (!READ_ONCE(fp->ops) || !READ_ONCE(fp->ops)->complete)
+	fp = thread_pool(rqstp);
+	if (!fp || !READ_ONCE(fp->ops) || !READ_ONCE(fp->ops)->complete)
 		goto out;
 	ns = ktime_to_ns(ktime_sub(ktime_get(), rqstp->rq_stime));
 	spin_lock_bh(&fp->lock);

@@ -85,6 +85,7 @@ bool fairq_feed_one(struct fairq_pool *fp, bool only_if_empty, u64 *counter);
 void fairq_thread_pull(struct svc_rqst *rqstp, struct svc_pool *pool);
 void fairq_serv_destroyed(struct svc_serv *serv);
 void fairq_thread_exiting(struct svc_rqst *rqstp);
+void fairq_request_start(struct svc_rqst *rqstp);
 void fairq_request_done(struct svc_rqst *rqstp);
 bool fairq_serv_is_managed(const struct svc_serv *serv);
 int fairq_switch(const struct fairq_sched_ops *new_ops);

@@ -66,8 +66,12 @@ static bool notrace ip_is(unsigned long ip, void *func)
 	return ip - (unsigned long)func < 16;
 }
 
-/* svc_send is global but not exported: its address comes from a kprobe lookup at load. */
-static unsigned long send_addr;
+/*
+ * svc_process and svc_send (where a request starts, and where its reply goes) are global but
+ * not exported on every kernel: their addresses come from a kprobe lookup at load.  They are
+ * compared against, never called.
+ */
+static unsigned long process_addr, send_addr;
 
 static void notrace entry_hook(unsigned long ip, unsigned long parent_ip,
 			       struct ftrace_ops *op, struct ftrace_regs *fregs)
@@ -79,6 +83,11 @@ static void notrace entry_hook(unsigned long ip, unsigned long parent_ip,
 
 		if (fairq_serv_is_managed(serv))
 			fairq_serv_destroyed(serv);
+	} else if (ip_is(ip, (void *)process_addr)) {
+		struct svc_rqst *rqstp = (struct svc_rqst *)arg0;
+
+		if (fairq_serv_is_managed(rqstp->rq_server))
+			fairq_request_start(rqstp);
 	} else if (ip_is(ip, (void *)send_addr)) {
 		struct svc_rqst *rqstp = (struct svc_rqst *)arg0;
 
@@ -115,11 +124,13 @@ struct fairq_hook_point {
 	const char *what;
 	struct ftrace_ops *ops;
 	unsigned long addr;		/* exported function, or 0 to match static @what by name */
+	unsigned long *resolved;	/* or: look @what up at load and keep its address here */
 };
 
 static struct fairq_hook_point points[] = {
 	{ "svc_destroy", &entry_ops, (unsigned long)svc_destroy },
-	{ "svc_send", &entry_ops, 0 },	/* address resolved in fairq_hooks_probe() */
+	{ "svc_process", &entry_ops, 0, &process_addr },
+	{ "svc_send", &entry_ops, 0, &send_addr },
 	{ "svc_exit_thread", &entry_ops, (unsigned long)svc_exit_thread },
 	{ FAIRQ_PULL_SYMBOL, &entry_ops, 0 },	/* static: matched by name */
 	{ "svc_xprt_enqueue", &enqueue_ops, (unsigned long)svc_xprt_enqueue },
@@ -145,11 +156,11 @@ static int point_set_filter(struct fairq_hook_point *p)
 {
 	char buf[64];
 
-	if (p->ops == &entry_ops && !strcmp(p->what, "svc_send")) {
-		send_addr = resolve(p->what);
-		if (!send_addr)
+	if (p->resolved) {
+		*p->resolved = resolve(p->what);
+		if (!*p->resolved)
 			return -ENOENT;
-		p->addr = send_addr;
+		p->addr = *p->resolved;
 	}
 	if (p->addr)
 		return ftrace_set_filter_ip(p->ops, p->addr, 0, 0);

@@ -104,8 +104,10 @@ typedef int (*fairq_key_fn)(const struct fairq_key_stats *ks, void *arg);
  * @remove: unlink @xprt if it is queued here (a transport closed while queued); return whether
  *	it was.  May be O(queued): closes are rare.  Mandatory.
  * @tunables: the policy's settings, terminated by an entry with a NULL name.  Optional.
+ * @start: a thread starts processing a request read from @xprt.  Optional.
  * @complete: a thread finished a request of @xprt that used @thread_ns of thread time (for
- *	policies that charge measured cost).  Optional.
+ *	policies that charge measured cost).  Requests dropped without a reply never complete.
+ *	Optional.
  * @for_each_key: report every key of the pool to @fn (pool lock held, @fn must not sleep);
  *	stop early and return @fn's value when it is non-zero.  Optional (keyless policies).
  * @set_weight: set the weight of the clients @id stands for, in every pool; 0 restores the
@@ -127,6 +129,7 @@ struct fairq_sched_ops {
 	void (*drain)(struct fairq_pool *fp, struct fairq_xlist *out);
 	bool (*remove)(struct fairq_pool *fp, struct svc_xprt *xprt);
 	const struct fairq_tunable *tunables;
+	void (*start)(struct fairq_pool *fp, struct svc_xprt *xprt);
 	void (*complete)(struct fairq_pool *fp, struct svc_xprt *xprt, u64 thread_ns);
 	int (*for_each_key)(struct fairq_pool *fp, fairq_key_fn fn, void *arg);
 	int (*set_weight)(const struct fairq_key_id *id, u32 weight);

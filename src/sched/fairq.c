@@ -4,8 +4,9 @@
  *
  * Transports are grouped by key (client address by default; subnet or connection by tunable),
  * and keys share the pool's threads by deficit round robin over the thread time their requests
- * really used: a key pays, at dispatch, its recent average cost per request, and the difference
- * when the request completes (svc_send).  A client of 1 MiB WRITEs and a client of GETATTRs
+ * really used: a key pays its recent average cost per request when a request starts
+ * (svc_process), and the difference when it completes (svc_send).  A hand-off that yields no
+ * request (a partial record) costs nothing.  A client of 1 MiB WRITEs and a client of GETATTRs
  * thus get equal thread time, not equal calls, and a client's share no longer grows with the
  * number of connections it opens: each key is one DRR flow, however many transports it has.
  *
@@ -53,6 +54,7 @@ struct fq_key {
 	u64 dispatches;
 	u64 thread_ns;
 	unsigned long idle_since;	/* jiffies */
+	unsigned long last_busy;	/* jiffies of the last request start or completion */
 };
 
 struct fq_pool {
@@ -230,7 +232,10 @@ static void gc_idle(struct fq_pool *p)
 
 	for (n = 0; n < 2 && !list_empty(&p->idle_keys); n++) {
 		k = list_first_entry(&p->idle_keys, struct fq_key, link);
-		if (time_before(jiffies, k->idle_since + limit) || k->in_flight)
+		if (time_before(jiffies, k->idle_since + limit))
+			break;
+		/* dropped requests never complete: "in flight" for that long is stale */
+		if (k->in_flight && time_before(jiffies, k->last_busy + limit))
 			break;
 		list_del(&k->link);
 		hlist_del(&k->hash);
@@ -349,8 +354,6 @@ static struct svc_xprt *dispatch(struct fq_pool *p, struct fq_key *k)
 {
 	struct svc_xprt *xprt = fairq_xlist_pop(&k->queue);
 
-	k->deficit -= k->avg_cost;
-	k->in_flight++;
 	k->dispatches++;
 	if (fairq_xlist_empty(&k->queue)) {
 		key_went_empty(p, k);
@@ -440,18 +443,36 @@ static bool fq_remove(struct fairq_pool *fp, struct svc_xprt *xprt)
 	return false;
 }
 
+/* The key @xprt belongs to now, if it has one (not the overflow key). */
+static struct fq_key *fq_key_lookup(struct fq_pool *p, struct svc_xprt *xprt)
+{
+	struct fairq_key_id id;
+
+	if (!p->table)
+		return NULL;
+	fq_key_of(xprt, &id);
+	return fq_key_find(p, &id, fq_key_hash(&id));
+}
+
+/* A request starts: the key pays its average now, so a busy key yields its turn in time. */
+static void fq_start(struct fairq_pool *fp, struct svc_xprt *xprt)
+{
+	struct fq_key *k = fq_key_lookup(fqp(fp), xprt);
+
+	if (!k)
+		return;
+	k->deficit -= k->avg_cost;
+	k->in_flight++;
+	k->last_busy = jiffies;
+}
+
 static void fq_complete(struct fairq_pool *fp, struct svc_xprt *xprt, u64 thread_ns)
 {
-	struct fq_pool *p = fqp(fp);
-	struct fairq_key_id id;
-	struct fq_key *k = NULL;
+	struct fq_key *k = fq_key_lookup(fqp(fp), xprt);
 
-	if (p->table) {
-		fq_key_of(xprt, &id);
-		k = fq_key_find(p, &id, fq_key_hash(&id));
-	}
 	if (!k)
 		return;		/* the overflow key, or keyed differently since: not charged */
+	k->last_busy = jiffies;
 	k->thread_ns += thread_ns;
 	/*
 	 * It paid its average at dispatch: settle the difference now.  The debt is bounded so
@@ -575,6 +596,7 @@ const struct fairq_sched_ops fairq_sched_fairq = {
 	.has_work	= fq_has_work,
 	.drain		= fq_drain,
 	.remove		= fq_remove,
+	.start		= fq_start,
 	.complete	= fq_complete,
 	.for_each_key	= fq_walk_keys,
 	.set_weight	= fq_set_weight,

@@ -230,6 +230,7 @@ static void sim_run(struct sim *sm, u64 end)
 			x = ops->pick(&sm->fp);
 			if (!x)
 				continue;
+			ops->start(&sm->fp, x);
 			sm->running[t] = x;
 			sm->busy_until[t] = sm->now + sm->cost[x->id];
 			if (sm->backlogged[x->id])
@@ -358,6 +359,7 @@ static void test_fairq_new_keys(void)
 	}
 	for (i = 0; i < 20; i++) {	/* the backlog is served past its first allowance */
 		x = fairq_sched_fairq.pick(&sm.fp);
+		fairq_sched_fairq.start(&sm.fp, x);
 		fairq_sched_fairq.complete(&sm.fp, x, 1000000);
 		fairq_sched_fairq.enqueue(&sm.fp, x);
 	}
@@ -365,6 +367,7 @@ static void test_fairq_new_keys(void)
 	fairq_sched_fairq.enqueue(&sm.fp, &fx[100]);
 	x = fairq_sched_fairq.pick(&sm.fp);
 	CHECK(x == &fx[100], "a newly active client is served next (got %d)", x ? x->id : -1);
+	fairq_sched_fairq.start(&sm.fp, x);
 	fairq_sched_fairq.complete(&sm.fp, x, 1000000);
 
 	/* 100 light clients keep arriving; the backlogged one still gets its turns */
@@ -389,6 +392,7 @@ static void test_fairq_new_keys(void)
 			old++;
 			fairq_sched_fairq.enqueue(&sm.fp, x);
 		}
+		fairq_sched_fairq.start(&sm.fp, x);
 		fairq_sched_fairq.complete(&sm.fp, x, 1000000);
 	}
 	/* at most new_burst newcomers in a row while it waits: at least 1/(new_burst + 1) */
