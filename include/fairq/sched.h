@@ -76,7 +76,7 @@ struct fairq_key_stats {
 	u32 weight;
 	u32 queued;		/* transports waiting in the policy */
 	u32 in_flight;		/* handed to threads, not yet finished */
-	u64 dispatches;		/* handed to threads since the key appeared */
+	u64 dispatches;		/* requests threads started since the key appeared */
 	u64 thread_ns;		/* thread time its requests used */
 };
 

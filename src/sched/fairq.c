@@ -354,7 +354,6 @@ static struct svc_xprt *dispatch(struct fq_pool *p, struct fq_key *k)
 {
 	struct svc_xprt *xprt = fairq_xlist_pop(&k->queue);
 
-	k->dispatches++;
 	if (fairq_xlist_empty(&k->queue)) {
 		key_went_empty(p, k);
 	} else if (k->deficit <= 0) {
@@ -463,6 +462,7 @@ static void fq_start(struct fairq_pool *fp, struct svc_xprt *xprt)
 		return;
 	k->deficit -= k->avg_cost;
 	k->in_flight++;
+	k->dispatches++;	/* requests, as the clients count them; not hand-offs */
 	k->last_busy = jiffies;
 }
 
