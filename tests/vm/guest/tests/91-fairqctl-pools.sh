@@ -42,7 +42,8 @@ print("# %d pool(s) agree with debugfs" % len(pools))
 PY
 
 # the pool-get do request (fairqctl dumps) answers the same for one pool
-read -r serv pool < <(fq_json '"%d %d" % (d["pools"][0]["serv"], d["pools"][0]["pool"])' </tmp/pools.json)
+# (no process substitution: the guest has no /dev/fd)
+read -r serv pool <<<"$(fq_json '"%d %d" % (d["pools"][0]["serv"], d["pools"][0]["pool"])' </tmp/pools.json)"
 python3 /fairq/fairq-nl.py pool-get "$serv" "$pool" >/tmp/one.json || fail "pool-get $serv $pool: $(cat /tmp/one.json)"
 python3 - /tmp/pools.json /tmp/one.json <<'PY' || fail "pool-get of one pool disagrees with the dump"
 import json, sys

@@ -46,8 +46,8 @@ print("# client 1: %d dispatches, client 2: %d" % (c1["dispatches"], c2["dispatc
 PY
 
 # the key-get do request (fairqctl dumps) answers the same for one key
-read -r serv pool < <(head -n 1 /tmp/shares.json |
-	fq_json '"%d %d" % next((k["serv"], k["pool"]) for k in d["keys"] if k["key"] == "10.99.0.11")')
+read -r serv pool <<<"$(head -n 1 /tmp/shares.json |
+	fq_json '"%d %d" % next((k["serv"], k["pool"]) for k in d["keys"] if k["key"] == "10.99.0.11")')"
 python3 /fairq/fairq-nl.py key-get "$serv" "$pool" 10.99.0.11 >/tmp/key.json || fail "key-get: $(cat /tmp/key.json)"
 [ "$(fq_json 'd["dispatches"]' </tmp/key.json)" = "$(head -n 1 /tmp/shares.json |
 	fq_json '[k for k in d["keys"] if k["key"] == "10.99.0.11"][0]["dispatches"]')" ] ||
