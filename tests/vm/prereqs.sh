@@ -18,5 +18,11 @@ if [ ${#missing[@]} != 0 ]; then
 	apt-get update -qq
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+# the netlink generator and the JSON schema checks run on the python3 found first on PATH
+if ! python3 -c 'import yaml, jsonschema' 2>/dev/null; then
+	say "installing PyYAML and jsonschema for $(command -v python3)"
+	python3 -m pip install --quiet pyyaml jsonschema ||
+		{ apt-get install -y -qq python3-yaml python3-jsonschema >/dev/null; }
+fi
 # what building the packages needs (the guests install this tree's .debs)
 bash "$FAIRQ_TOP/tools/pkg.sh" prereqs
