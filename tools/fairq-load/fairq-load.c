@@ -106,6 +106,11 @@ struct conn {
 	int *free_idx, nfree;
 	int outstanding;
 	uint32_t seq;
+	uint64_t connected;	/* when connect() completed */
+	uint64_t hold_until;	/* the server said "later" (NFS4ERR_DELAY, NFS3ERR_JUKEBOX) */
+	int reconnects;
+	int closes_in_a_row;	/* closed by the server with no reply in between */
+	uint64_t replies_at_close;
 	uint64_t replies;	/* all, warm-up and drain included */
 	uint64_t ops;		/* completed in the measured interval */
 	struct hist lat;
@@ -133,6 +138,8 @@ static uint32_t slot_target_seen;
 static uint64_t t_start, t_meas_start, t_meas_end, t_last_reply;
 static bool stopping;
 static uint64_t issued, replies_total, outstanding_total;
+static uint64_t reconnects_total, resent_total, delayed_total;
+static int holds;		/* connections holding off after a DELAY/JUKEBOX */
 static volatile sig_atomic_t got_signal;
 static int resv_next = 1023;
 
@@ -898,6 +905,7 @@ static void conn_init(struct conn *c, int id)
 	c->id = id;
 	snprintf(what, sizeof(what), "connection %d", id);
 	c->fd = connect_to(o.port, what);
+	c->connected = now_ns();
 	if (getsockname(c->fd, (struct sockaddr *)&ss, &len) == 0)
 		addr_str(&ss, len, c->local, sizeof(c->local));
 	if (rm_init(&c->rd, MAX_RECORD))
@@ -925,6 +933,8 @@ static void update_events(struct conn *c)
 	}
 }
 
+static void reconnect(struct conn *c, const char *why);
+
 static void flush(struct conn *c)
 {
 	while (c->out_off < c->out_len) {
@@ -938,6 +948,10 @@ static void flush(struct conn *c)
 			continue;
 		if (n < 0 && errno == EAGAIN)
 			break;
+		if (n < 0 && (errno == EPIPE || errno == ECONNRESET)) {
+			reconnect(c, "closed by the server");
+			return;
+		}
 		fatal("connection %d (%s): send: %s", c->id, c->local,
 		      n < 0 ? strerror(errno) : "closed");
 	}
@@ -992,6 +1006,12 @@ static bool can_issue(struct conn *c)
 {
 	if (!c->nfree)
 		return false;
+	if (c->hold_until) {
+		if (now_ns() < c->hold_until)
+			return false;
+		c->hold_until = 0;
+		holds--;
+	}
 	if (o.burst) {
 		if (!burst_active || !burst_left)
 			return false;
@@ -1006,10 +1026,50 @@ static bool can_issue(struct conn *c)
 	return true;
 }
 
+/* Appends the call's message (a first transmission or a resend: same xid, same slot) */
+static void encode_call(struct conn *c, const struct call *call)
+{
+	struct xenc x;
+
+	if (c->out_cap - c->out_len < CALL_MAX) {
+		if (c->out_off) {
+			memmove(c->out, c->out + c->out_off, c->out_len - c->out_off);
+			c->out_len -= c->out_off;
+			c->out_off = 0;
+		}
+		while (c->out_cap - c->out_len < CALL_MAX) {
+			uint8_t *p = realloc(c->out, c->out_cap * 2);
+
+			if (!p)
+				fatal("out of memory");
+			c->out = p;
+			c->out_cap *= 2;
+		}
+	}
+	xenc_init(&x, c->out + c->out_len, c->out_cap - c->out_len);
+	x.len = RM_HDR;
+	if (o.proto == NFS3) {
+		rpc_call(&x, call->xid, NFS_PROG, 3,
+			 o.op == OP_NULL_CALL ? NFSPROC_NULL : NFSPROC3_GETATTR,
+			 o.op == OP_NULL_CALL ? NULL : &cred);
+		if (o.op == OP_GETATTR_CALL)
+			nfs3_getattr_args(&x, fh, fhlen);
+	} else if (o.op == OP_NULL_CALL) {
+		rpc_call(&x, call->xid, NFS_PROG, 4, NFSPROC_NULL, NULL);
+	} else {
+		rpc_call(&x, call->xid, NFS_PROG, 4, NFSPROC4_COMPOUND, &cred);
+		nfs4_seq_getattr(&x, sessionid, slot_seq[call->slot], call->slot,
+				 slot_highest_busy());
+	}
+	if (x.overflow)
+		fatal("internal error: call buffer overflow");
+	rm_mark(c->out + c->out_len, x.len - RM_HDR);
+	c->out_len += x.len;
+}
+
 static bool issue(struct conn *c)
 {
 	struct call *call;
-	struct xenc x;
 	int idx, slot = -1;
 	uint32_t xid;
 
@@ -1020,23 +1080,6 @@ static bool issue(struct conn *c)
 		if (slot < 0)
 			return false;
 	}
-	if (c->out_cap - c->out_len < CALL_MAX) {
-		size_t cap = c->out_cap * 2;
-		uint8_t *p;
-
-		if (c->out_off) {
-			memmove(c->out, c->out + c->out_off, c->out_len - c->out_off);
-			c->out_len -= c->out_off;
-			c->out_off = 0;
-		}
-		if (c->out_cap - c->out_len < CALL_MAX) {
-			p = realloc(c->out, cap);
-			if (!p)
-				fatal("out of memory");
-			c->out = p;
-			c->out_cap = cap;
-		}
-	}
 	idx = c->free_idx[--c->nfree];
 	xid = (++c->seq << 12) | (uint32_t)idx;
 	if (!xid)
@@ -1045,26 +1088,7 @@ static bool issue(struct conn *c)
 	call->xid = xid;
 	call->slot = slot;
 	call->burst = o.burst != 0;
-
-	xenc_init(&x, c->out + c->out_len, c->out_cap - c->out_len);
-	x.len = RM_HDR;
-	if (o.proto == NFS3) {
-		rpc_call(&x, xid, NFS_PROG, 3, o.op == OP_NULL_CALL ? NFSPROC_NULL : NFSPROC3_GETATTR,
-			 o.op == OP_NULL_CALL ? NULL : &cred);
-		if (o.op == OP_GETATTR_CALL)
-			nfs3_getattr_args(&x, fh, fhlen);
-	} else if (o.op == OP_NULL_CALL) {
-		rpc_call(&x, xid, NFS_PROG, 4, NFSPROC_NULL, NULL);
-	} else {
-		uint32_t hi = slot_highest_busy();
-
-		rpc_call(&x, xid, NFS_PROG, 4, NFSPROC4_COMPOUND, &cred);
-		nfs4_seq_getattr(&x, sessionid, slot_seq[slot], slot, hi);
-	}
-	if (x.overflow)
-		fatal("internal error: call buffer overflow");
-	rm_mark(c->out + c->out_len, x.len - RM_HDR);
-	c->out_len += x.len;
+	encode_call(c, call);
 	call->sent = now_ns();
 	c->outstanding++;
 	outstanding_total++;
@@ -1107,6 +1131,67 @@ static void fill_all(void)
 			flush(&conns[i]);
 }
 
+/*
+ * The server closed the connection (Linux nfsd does so when it drops a request, e.g. while
+ * mountd refreshes its export caches): like an NFS client, connect again (and rejoin the
+ * session) and send the outstanding calls again, same xids, same slots.  Three closes in a row
+ * with no reply in between are fatal.
+ */
+static void reconnect(struct conn *c, const char *why)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	char what[32];
+	int i, resent = 0;
+
+	if (c->replies == c->replies_at_close && c->reconnects)
+		c->closes_in_a_row++;
+	else
+		c->closes_in_a_row = 1;
+	c->replies_at_close = c->replies;
+	if (c->closes_in_a_row > 3)
+		fatal("connection %d (%s): %s %.3f s after connecting, after %" PRIu64 " replies, "
+		      "%d calls outstanding (and three times in a row without a reply)", c->id,
+		      c->local, why, (double)(now_ns() - c->connected) / NSEC, c->replies,
+		      c->outstanding);
+	if (!reconnects_total)
+		fprintf(stderr, "fairq-load: warning: connection %d (%s): %s %.3f s after connecting, "
+			"%d calls outstanding: reconnecting and sending them again\n", c->id, c->local,
+			why, (double)(now_ns() - c->connected) / NSEC, c->outstanding);
+	epoll_ctl(ep, EPOLL_CTL_DEL, c->fd, NULL);
+	close(c->fd);
+	snprintf(what, sizeof(what), "connection %d", c->id);
+	c->fd = connect_to(o.port, what);
+	c->connected = now_ns();
+	if (getsockname(c->fd, (struct sockaddr *)&ss, &len) == 0)
+		addr_str(&ss, len, c->local, sizeof(c->local));
+	rm_reset(&c->rd);
+	c->out_len = c->out_off = 0;
+	c->want_out = false;
+	if (o.proto == NFS41 && o.op == OP_GETATTR_CALL && o.v4conn == V4_BIND) {
+		struct v4arg a = { .kind = OP_BIND_CONN_TO_SESSION };
+		struct nfs4_res r;
+
+		v4_sync(c, &a, &r, false);
+	}
+	{
+		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = c };
+
+		if (epoll_ctl(ep, EPOLL_CTL_ADD, c->fd, &ev))
+			fatal("epoll: %s", strerror(errno));
+	}
+	for (i = 0; i < o.window; i++) {
+		if (c->calls[i].xid) {
+			encode_call(c, &c->calls[i]);
+			resent++;
+		}
+	}
+	c->reconnects++;
+	reconnects_total++;
+	resent_total += resent;
+	flush(c);
+}
+
 static bool in_window(uint64_t t)
 {
 	return t >= t_meas_start && t < t_meas_end;
@@ -1123,6 +1208,26 @@ static void reply_error(struct conn *c, const char *fmt, ...)
 	va_end(ap);
 	fatal("connection %d (%s): %s %s: %s", c->id, c->local, proto_name(),
 	      o.op == OP_NULL_CALL ? "NULL" : "GETATTR", msg);
+}
+
+/* "Try again later": the call is given up, the connection holds off 100 ms (bursts resend it) */
+static void delayed(struct conn *c, struct call *call, uint32_t idx, uint64_t now)
+{
+	if (call->burst) {
+		burst_out--;
+		burst_left++;
+	}
+	call->xid = 0;
+	c->free_idx[c->nfree++] = idx;
+	c->outstanding--;
+	outstanding_total--;
+	c->replies++;
+	replies_total++;
+	delayed_total++;
+	t_last_reply = now;
+	if (!c->hold_until)
+		holds++;
+	c->hold_until = now + 100000000ull;
 }
 
 static void handle_reply(struct conn *c, const uint8_t *rec, size_t len, uint64_t now)
@@ -1145,6 +1250,10 @@ static void handle_reply(struct conn *c, const uint8_t *rec, size_t len, uint64_
 	if (o.op == OP_GETATTR_CALL && o.proto == NFS3) {
 		if (!nfs3_getattr_res(&d, &st))
 			reply_error(c, "malformed result");
+		if (st == NFS3ERR_JUKEBOX) {
+			delayed(c, call, idx, now);
+			return;
+		}
 		if (st)
 			reply_error(c, "%s%s", nfs3_str(st),
 				    st == 1 || st == 13 ? " (the export may require a reserved source "
@@ -1154,6 +1263,17 @@ static void handle_reply(struct conn *c, const uint8_t *rec, size_t len, uint64_
 
 		if (!nfs4_compound_res(&d, &res))
 			reply_error(c, "malformed COMPOUND result");
+		if (res.status == NFS4ERR_RETRY_UNCACHED_REP && res.failed_op == OP_SEQUENCE) {
+			/* a resent call the server had already executed: done */
+			res.status = 0;
+			res.has_seq = res.has_getattr = true;
+			res.seq_target = slot_target_seen;
+		} else if (res.status == NFS4ERR_DELAY && res.failed_op != OP_SEQUENCE) {
+			slot_seq[call->slot]++;
+			slot_put(call->slot);
+			delayed(c, call, idx, now);
+			return;
+		}
 		if (res.status)
 			reply_error(c, "%s failed: %s", nfs4_op_str(res.failed_op),
 				    nfs4_str(res.status));
@@ -1208,17 +1328,19 @@ static void do_read(struct conn *c)
 		if (!p)
 			fatal("out of memory");
 		n = read(c->fd, p, 65536);
-		if (n == 0)
-			fatal("connection %d (%s): closed by the server%s", c->id, c->local,
-			      c->outstanding ? " with calls outstanding" : "");
+		if (n == 0) {
+			reconnect(c, "closed by the server");
+			return;
+		}
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			if (errno == EAGAIN)
 				break;
-			if (errno == ECONNRESET)
-				fatal("connection %d (%s): closed by the server (reset)%s", c->id,
-				      c->local, c->outstanding ? " with calls outstanding" : "");
+			if (errno == ECONNRESET) {
+				reconnect(c, "reset by the server");
+				return;
+			}
 			fatal("connection %d (%s): receive: %s", c->id, c->local, strerror(errno));
 		}
 		rm_commit(&c->rd, n);
@@ -1345,7 +1467,7 @@ static void run(void)
 			if (evs[i].events & EPOLLOUT)
 				flush(c);
 		}
-		if (o.burst || (o.proto == NFS41 && o.op == OP_GETATTR_CALL))
+		if (o.burst || holds || (o.proto == NFS41 && o.op == OP_GETATTR_CALL))
 			fill_all();
 		else
 			for (i = 0; i < n; i++)
@@ -1413,7 +1535,9 @@ static void report_json(const struct hist *all, uint64_t ops)
 			o.v4conn == V4_BIND ? "bind" : "sequence");
 	fprintf(f, ",\"warmup_s\":%g,\"duration_s\":%.6f,\"t_start\":%.6f,\"t_end\":%.6f",
 		o.warmup, secs, (double)t_meas_start / NSEC, (double)t_meas_end / NSEC);
-	fprintf(f, ",\"calls_sent\":%" PRIu64 ",\"replies\":%" PRIu64, issued, replies_total);
+	fprintf(f, ",\"calls_sent\":%" PRIu64 ",\"replies\":%" PRIu64 ",\"reconnects\":%" PRIu64
+		",\"resent\":%" PRIu64 ",\"delayed\":%" PRIu64, issued, replies_total, reconnects_total,
+		resent_total, delayed_total);
 	fprintf(f, ",\"client\":{\"ops\":%" PRIu64 ",\"ops_per_s\":%.3f,", ops,
 		secs > 0 ? ops / secs : 0);
 	json_lat(f, "latency_us", all);
@@ -1460,6 +1584,10 @@ static void report_table(const struct hist *all, uint64_t ops)
 		table_row(id, conns[i].local, conns[i].ops, secs, &conns[i].lat);
 	}
 	table_row("all", o.bind ? o.bind : "", ops, secs, all);
+	if (reconnects_total || delayed_total)
+		printf("the server closed connections %" PRIu64 " times (%" PRIu64 " calls sent again); "
+		       "%" PRIu64 " calls were answered \"try again later\"\n", reconnects_total,
+		       resent_total, delayed_total);
 	if (o.burst)
 		printf("bursts of %d, idle %g ms: %" PRIu64 " completed; completion p50 %.3f p90 %.3f "
 		       "p99 %.3f max %.3f ms\n", o.burst, o.idle_ms, bursts_done,

@@ -43,6 +43,8 @@ enum nfs4_opnum {
 };
 
 #define NFS4ERR_DELAY 10008
+#define NFS4ERR_RETRY_UNCACHED_REP 10068
+#define NFS3ERR_JUKEBOX 10008
 
 void pmap_getport_args(struct xenc *x, uint32_t prog, uint32_t vers, uint32_t prot);
 bool pmap_getport_res(struct xdec *d, uint32_t *port);

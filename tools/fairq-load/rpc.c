@@ -177,6 +177,12 @@ void rm_free(struct rm_reader *r)
 	r->in = r->rec = NULL;
 }
 
+void rm_reset(struct rm_reader *r)
+{
+	r->in_len = r->in_off = r->rec_len = 0;
+	r->delivered = false;
+}
+
 uint8_t *rm_space(struct rm_reader *r, size_t want)
 {
 	if (r->in_off && r->in_off == r->in_len) {

@@ -63,6 +63,7 @@ struct rm_reader {
 
 int rm_init(struct rm_reader *r, size_t max_record);
 void rm_free(struct rm_reader *r);
+void rm_reset(struct rm_reader *r);	/* forget everything: a new connection */
 uint8_t *rm_space(struct rm_reader *r, size_t want);	/* NULL if out of memory */
 void rm_commit(struct rm_reader *r, size_t n);
 int rm_feed(struct rm_reader *r, const void *data, size_t n);	/* 0, or -1 out of memory */

@@ -3,7 +3,8 @@
 """A fake NFSv3 server and mountd for fairq-load's host tests: answers NULL and GETATTR
 (program 100003 v3) and MNT/UMNT (100005 v3) over TCP with record marking.  Prints its two
 ports, then serves until killed.  --delay-ms holds every reply; --fail-getattr N answers
-GETATTR with status N; --close-after N closes each connection after N replies."""
+GETATTR with status N; --close-after N closes each connection after N replies (0: on the
+first call, unanswered); --jukebox N answers every Nth GETATTR with NFS3ERR_JUKEBOX."""
 import argparse
 import socket
 import struct
@@ -13,7 +14,9 @@ import time
 ap = argparse.ArgumentParser()
 ap.add_argument("--delay-ms", type=float, default=0)
 ap.add_argument("--fail-getattr", type=int, default=0)
-ap.add_argument("--close-after", type=int, default=0)
+ap.add_argument("--close-after", type=int, default=-1)
+ap.add_argument("--jukebox", type=int, default=0)
+getattrs = [0]
 args = ap.parse_args()
 
 
@@ -49,13 +52,22 @@ def serve(conn):
     sent = 0
     lock = threading.Lock()
     try:
+        if args.close_after == 0:
+            for rec in records(conn):
+                break
+            conn.close()
+            return
         for rec in records(conn):
             xid, _mtype, _rpcvers, prog, vers, proc = struct.unpack(">6I", rec[:24])
             if prog == 100003 and vers == 3 and proc == 0:
                 body = b""
             elif prog == 100003 and vers == 3 and proc == 1:
-                body = struct.pack(">I", args.fail_getattr)
-                if not args.fail_getattr:
+                getattrs[0] += 1
+                st = args.fail_getattr
+                if args.jukebox and getattrs[0] % args.jukebox == 0:
+                    st = 10008
+                body = struct.pack(">I", st)
+                if not st:
                     body += b"\0" * 84
             elif prog == 100005 and proc == 1:
                 body = struct.pack(">II", 0, 8) + b"fakefh!!" + struct.pack(">II", 1, 1)
@@ -70,7 +82,7 @@ def serve(conn):
             with lock:
                 conn.sendall(reply(xid, body))
             sent += 1
-            if args.close_after and sent >= args.close_after:
+            if args.close_after > 0 and sent >= args.close_after:
                 break
     except OSError:
         pass

@@ -72,11 +72,20 @@ expect 1 'rpcbind: cannot connect' --timeout 2 127.0.0.1:/x -O getattr
 expect 1 'cannot bind to 192.0.2.7' -O null -b 192.0.2.7 --port 1 127.0.0.1
 expect 1 'source address' -O null -b not-an-address 127.0.0.1
 
+# start_fake ARGS...: a fake server (tests/fake_server.py); its ports in nport and mport
+start_fake() {
+	rm -f "$tmp/ports"
+	python3 "$here/fake_server.py" "$@" >"$tmp/ports" &
+	fake=$!
+	nport=""
+	for _ in $(seq 1 50); do
+		[ -s "$tmp/ports" ] && read -r nport mport <"$tmp/ports" && [ -n "$mport" ] && break
+		sleep 0.1
+	done
+}
+
 # against the fake server
-python3 "$here/fake_server.py" >"$tmp/ports" &
-fake=$!
-for _ in $(seq 1 50); do [ -s "$tmp/ports" ] && break; sleep 0.1; done
-read -r nport mport <"$tmp/ports"
+start_fake
 if [ -z "${nport:-}" ]; then
 	ko "the fake server did not start"
 else
@@ -105,27 +114,33 @@ assert all(c["local"].startswith("127.0.0.1:") for c in d["per_connection"])' "$
 	kill "$fake"
 	wait "$fake" 2>/dev/null
 
-	python3 "$here/fake_server.py" --fail-getattr 13 >"$tmp/ports" &
-	fake=$!
-	for _ in $(seq 1 50); do [ -s "$tmp/ports" ] && break; sleep 0.1; done
-	read -r nport mport <"$tmp/ports"
+	start_fake --fail-getattr 13
 	expect 1 'NFS3ERR_ACCES \(the export may require a reserved source port' \
 		-n 10 --port "$nport" --mount-port "$mport" 127.0.0.1:/export
 	kill "$fake"
 	wait "$fake" 2>/dev/null
 
-	python3 "$here/fake_server.py" --close-after 5 >"$tmp/ports" &
-	fake=$!
-	for _ in $(seq 1 50); do [ -s "$tmp/ports" ] && break; sleep 0.1; done
-	read -r nport mport <"$tmp/ports"
-	expect 1 'closed by the server' -O null -d 2 --port "$nport" 127.0.0.1
+	# the server closes connections: reconnect, send the outstanding calls again, finish
+	start_fake --close-after 50
+	expect 0 '"replies":1000,"reconnects":[1-9]' -j -O null -K 2 -W 4 -n 1000 --port "$nport" 127.0.0.1
+	grep -q 'warning: connection .*closed by the server.*reconnecting' "$tmp/err" && ok ||
+		ko "a reconnect is reported on stderr"
 	kill "$fake"
 	wait "$fake" 2>/dev/null
 
-	python3 "$here/fake_server.py" --delay-ms 3000 >"$tmp/ports" &
-	fake=$!
-	for _ in $(seq 1 50); do [ -s "$tmp/ports" ] && break; sleep 0.1; done
-	read -r nport mport <"$tmp/ports"
+	# ... but not forever: three closes in a row with no reply
+	start_fake --close-after 0
+	expect 1 'closed by the server .* three times in a row without a reply' -O null -d 2 --port "$nport" 127.0.0.1
+	kill "$fake"
+	wait "$fake" 2>/dev/null
+
+	# "try again later" is not an error
+	start_fake --jukebox 10
+	expect 0 '"delayed":[1-9]' -j -n 200 --port "$nport" --mount-port "$mport" 127.0.0.1:/export
+	kill "$fake"
+	wait "$fake" 2>/dev/null
+
+	start_fake --delay-ms 3000
 	expect 1 'no reply from the server for 1 s' -O null -d 5 --timeout 1 --port "$nport" 127.0.0.1
 	kill "$fake"
 	wait "$fake" 2>/dev/null

@@ -151,6 +151,9 @@ static void test_record_marking(void)
 	      "second of two records in one read");
 	CHECK(rm_next(&r, &rec, &len) == 0, "then nothing");
 
+	rm_feed(&r, "\x80\0\0\x08" "abc", 7);
+	CHECK(rm_next(&r, &rec, &len) == 0, "half a record");
+	rm_reset(&r);
 	rm_feed(&r, frags, sizeof(frags));
 	CHECK(rm_next(&r, &rec, &len) == 1 && len == 6 && !memcmp(rec, "onetwo", 6),
 	      "fragments (one empty) are joined into one record");
