@@ -40,18 +40,9 @@ fi
 if [ -z "$src" ]; then
 	say "fetching the netlink generator from Debian's linux-source-6.12"
 	need_root
-	apt_root=$FAIRQ_CACHE/apt
-	bash "$FAIRQ_TOP/tests/vm/image.sh" 6.12 >/dev/null	# makes the private apt index
-	tmp=$(mktemp -d)
-	(cd "$tmp" && apt-get -q -o Dir::State="$apt_root/state" -o Dir::Cache="$apt_root/cache" \
-		-o Dir::Etc::SourceList="$apt_root/sources.list" -o Dir::Etc::SourceParts=/dev/null \
-		-o Dir::State::status="$apt_root/state/status" download linux-source-6.12 >/dev/null)
-	dpkg-deb --fsys-tarfile "$tmp"/linux-source-6.12_*.deb | tar -x -C "$tmp" --wildcards '*.tar.xz'
 	rm -rf "$FAIRQ_CACHE/ynl.new"
-	mkdir -p "$FAIRQ_CACHE/ynl.new"
-	tar -xJf "$(find "$tmp" -name 'linux-source-*.tar.xz')" -C "$FAIRQ_CACHE/ynl.new" \
-		--strip-components=1 --wildcards '*/tools/net/ynl/*' '*/Documentation/netlink/*.yaml'
-	rm -rf "$tmp" "$FAIRQ_CACHE/ynl"
+	linux_source_extract "$FAIRQ_CACHE/ynl.new" '*/tools/net/ynl/*' '*/Documentation/netlink/*.yaml'
+	rm -rf "$FAIRQ_CACHE/ynl"
 	mv "$FAIRQ_CACHE/ynl.new" "$FAIRQ_CACHE/ynl"
 	src=$FAIRQ_CACHE/ynl
 fi

@@ -27,17 +27,13 @@ sources_for() {
 	return 0
 }
 
-# A private apt state so that resolving kernels never touches the host's package lists.
+# shellcheck disable=SC2046
 apt_private() {
-	apt-get -q -o Dir::State="$apt_root/state" -o Dir::Cache="$apt_root/cache" \
-		-o Dir::Etc::SourceList="$apt_root/sources.list" -o Dir::Etc::SourceParts=/dev/null \
-		-o Dir::State::status="$apt_root/state/status" -o Debug::NoLocking=1 \
-		-o Acquire::Retries=3 "$@"
+	apt-get -q $(apt_private_opts) -o Debug::NoLocking=1 -o Acquire::Retries=3 "$@"
 }
+# shellcheck disable=SC2046
 apt_cache_private() {
-	apt-cache -o Dir::State="$apt_root/state" -o Dir::Cache="$apt_root/cache" \
-		-o Dir::Etc::SourceList="$apt_root/sources.list" -o Dir::Etc::SourceParts=/dev/null \
-		-o Dir::State::status="$apt_root/state/status" "$@"
+	apt-cache $(apt_private_opts) "$@"
 }
 
 refresh_indexes() {

@@ -55,6 +55,30 @@ image_dir() {
 	echo "$FAIRQ_CACHE/images/$1"
 }
 
+# apt-get / apt-cache on the harness's private index of Debian's archive (image.sh makes it),
+# so that nothing here ever touches the host's package lists.
+apt_private_opts() {
+	local r=$FAIRQ_CACHE/apt
+	echo "-o Dir::State=$r/state -o Dir::Cache=$r/cache -o Dir::Etc::SourceList=$r/sources.list" \
+		"-o Dir::Etc::SourceParts=/dev/null -o Dir::State::status=$r/state/status"
+}
+
+# linux_source_extract DEST PATTERN...: files of Debian's linux-source-6.12 (the newest
+# supported series' source package: checkpatch, the netlink generator), into DEST.
+linux_source_extract() {
+	local dest=$1 tmp
+	shift
+	bash "$FAIRQ_TOP/tests/vm/image.sh" 6.12 >/dev/null	# makes the private apt index
+	tmp=$(mktemp -d)
+	# shellcheck disable=SC2046
+	(cd "$tmp" && apt-get -q $(apt_private_opts) download linux-source-6.12 >/dev/null)
+	dpkg-deb --fsys-tarfile "$tmp"/linux-source-6.12_*.deb | tar -x -C "$tmp" --wildcards '*.tar.xz'
+	mkdir -p "$dest"
+	tar -xJf "$(find "$tmp" -name 'linux-source-*.tar.xz')" -C "$dest" --strip-components=1 \
+		--wildcards "$@"
+	rm -rf "$tmp"
+}
+
 need_root() {
 	[ "$(id -u)" = 0 ] || die "the VM harness needs root (mmdebstrap, chroot): run it as root"
 }
