@@ -607,6 +607,7 @@ static void pool_drain_to_kernel(struct fairq_pool *fp)
  *
  * By now svc_xprt_destroy_all() has closed every transport, which the close flush moved to the
  * kernel; anything still held here would be a fairq bug, and is handed over and reported.
+ * Sleeps: returns once no reader can still see the service's pools through fairq.
  */
 void fairq_serv_destroyed(struct svc_serv *serv)
 {
@@ -629,7 +630,8 @@ void fairq_serv_destroyed(struct svc_serv *serv)
 		pool_drain_to_kernel(fp);
 		spin_unlock_bh(&fp->lock);
 	}
-	kfree_rcu(fs, rcu);
+	synchronize_rcu();
+	kfree(fs);
 }
 
 /*

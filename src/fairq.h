@@ -69,7 +69,6 @@ struct fairq_pool {
 /* fairq's shadow of one nfsd service (one per network namespace running nfsd). */
 struct fairq_serv {
 	struct list_head list;
-	struct rcu_head rcu;
 	struct svc_serv *serv;
 	struct net *net;	/* the namespace of its transports; never dereferenced for reads */
 	u32 id;			/* stable name for netlink and debugfs while fairq tracks it */

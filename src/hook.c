@@ -7,7 +7,8 @@
  *  - the thread-side pull point (svc_thread_should_sleep on 6.7+, svc_xprt_dequeue on 6.1;
  *    static, attached by name within sunrpc): an entry callback that feeds the pool.
  *  - svc_exit_thread (exported): entry callback, to move work off a pool losing its last thread.
- *  - svc_destroy (exported): entry callback, to drop fairq's state before the service is freed.
+ *  - svc_destroy (exported): redirected to a wrapper that drops fairq's state and waits for
+ *    an RCU grace period before the real function frees the service's pools.
  *
  * The ops are PERMANENT so that "sysctl kernel.ftrace_enabled=0" cannot silently strand
  * transports that fairq holds.  unregister_ftrace_function() waits for RCU-tasks, so once it
@@ -23,13 +24,39 @@
 
 #define FAIRQ_HOOK_FLAGS	(FTRACE_OPS_FL_RECURSION | FTRACE_OPS_FL_PERMANENT)
 
-static void notrace enqueue_redirect(unsigned long ip, unsigned long parent_ip,
-				     struct ftrace_ops *op, struct ftrace_regs *fregs)
+static bool notrace ip_is(unsigned long ip, void *func)
 {
-	struct svc_xprt *xprt = (struct svc_xprt *)fairq_fregs_arg0(fregs);
+	return ip - (unsigned long)func < 16;
+}
+
+/*
+ * svc_destroy() frees the service's pools at once, while fairq's readers (the watchdog,
+ * netlink, debugfs) may still look at them under RCU.  The wrapper runs in svc_destroy's own
+ * sleepable context (an ftrace callback does not), unlinks fairq's shadow of the service, waits
+ * for those readers, and only then lets the real function free anything.
+ */
+static void fairq_svc_destroy(void *arg)
+{
+	struct svc_serv *serv = fairq_destroy_arg_serv((unsigned long)arg);
+
+	if (fairq_serv_is_managed(serv))
+		fairq_serv_destroyed(serv);
+	svc_destroy(arg);
+	barrier();	/* a tail call would re-enter the redirect */
+}
+
+static void notrace redirect(unsigned long ip, unsigned long parent_ip,
+			     struct ftrace_ops *op, struct ftrace_regs *fregs)
+{
+	struct svc_xprt *xprt;
 
 	if (within_module(parent_ip, THIS_MODULE))
 		return;
+	if (ip_is(ip, svc_destroy)) {
+		fairq_fregs_set_ip(fregs, (unsigned long)fairq_svc_destroy);
+		return;
+	}
+	xprt = (struct svc_xprt *)fairq_fregs_arg0(fregs);
 	if (!fairq_serv_is_managed(xprt->xpt_server))
 		return;
 	fairq_fregs_set_ip(fregs, (unsigned long)fairq_enqueue);
@@ -57,15 +84,10 @@ static void notrace pull_entry(unsigned long ip, unsigned long parent_ip,
 }
 
 /*
- * One ftrace_ops serves the three entry points, so that a switch to and from fifo registers
- * two ops, not four (each unregistration waits for RCU-tasks).  The callback's @ip is the
+ * One ftrace_ops serves the entry points, and one the redirects, so that a switch to and from
+ * fifo registers two ops (each unregistration waits for RCU-tasks).  A callback's @ip is the
  * function's fentry site: at its start, or just after the ENDBR64 on IBT kernels.
  */
-static bool notrace ip_is(unsigned long ip, void *func)
-{
-	return ip - (unsigned long)func < 16;
-}
-
 /*
  * svc_process and svc_send (where a request starts, and where its reply goes) are global but
  * not exported on every kernel: their addresses come from a kprobe lookup at load.  They are
@@ -78,12 +100,7 @@ static void notrace entry_hook(unsigned long ip, unsigned long parent_ip,
 {
 	unsigned long arg0 = fairq_fregs_arg0(fregs);
 
-	if (ip_is(ip, svc_destroy)) {
-		struct svc_serv *serv = fairq_destroy_arg_serv(arg0);
-
-		if (fairq_serv_is_managed(serv))
-			fairq_serv_destroyed(serv);
-	} else if (ip_is(ip, (void *)process_addr)) {
+	if (ip_is(ip, (void *)process_addr)) {
 		struct svc_rqst *rqstp = (struct svc_rqst *)arg0;
 
 		if (fairq_serv_is_managed(rqstp->rq_server))
@@ -104,7 +121,7 @@ static void notrace entry_hook(unsigned long ip, unsigned long parent_ip,
 }
 
 static struct ftrace_ops enqueue_ops = {
-	.func = enqueue_redirect,
+	.func = redirect,
 	.flags = FAIRQ_HOOK_FLAGS | FTRACE_OPS_FL_IPMODIFY
 #ifndef CONFIG_DYNAMIC_FTRACE_WITH_ARGS
 		 | FTRACE_OPS_FL_SAVE_REGS
@@ -128,7 +145,7 @@ struct fairq_hook_point {
 };
 
 static struct fairq_hook_point points[] = {
-	{ "svc_destroy", &entry_ops, (unsigned long)svc_destroy },
+	{ "svc_destroy", &enqueue_ops, (unsigned long)svc_destroy },
 	{ "svc_process", &entry_ops, 0, &process_addr },
 	{ "svc_send", &entry_ops, 0, &send_addr },
 	{ "svc_exit_thread", &entry_ops, (unsigned long)svc_exit_thread },
