@@ -38,7 +38,7 @@ prereqs:
 demo: prereqs
 	bash tests/vm/demo.sh $(DEMO_KERNEL)
 
-build/unit/test_sched: tests/unit/test_sched.c $(wildcard src/*.h src/sched/*.c include/fairq/*.h tests/unit/shim/*/*.h tests/unit/shim/*/*/*.h)
+build/unit/test_sched: tests/unit/test_sched.c tests/unit/kshim.h $(wildcard src/*.h src/sched/*.c include/fairq/*.h tests/unit/shim/*/*.h tests/unit/shim/*/*/*.h)
 	@mkdir -p build/unit
 	$(CC) -Wall -Wextra -Werror -std=gnu11 -O1 -g -fsanitize=address,undefined \
 		-Itests/unit/shim -Iinclude -o $@ tests/unit/test_sched.c
@@ -55,7 +55,7 @@ build-check: prereqs
 vm-check: prereqs
 	bash tests/vm/run -k $(KERNELS) $(TESTS)
 
-check: unit style nl-check cli build-check vm-check
+check: unit style nl-check cli pkg-check build-check vm-check
 
 # fairqctl, and the netlink code generated from the family's spec (tools/ynl-regen.sh).
 .PHONY: fairqctl cli nl-check
