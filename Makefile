@@ -52,10 +52,13 @@ style: prereqs
 build-check: prereqs
 	bash tests/build-check.sh $(filter-out all,$(KERNELS))
 
+images: prereqs
+	bash tests/vm/images.sh
+
 vm-check: prereqs
 	bash tests/vm/run -k $(KERNELS) $(TESTS)
 
-check: unit style nl-check cli pkg-check build-check vm-check
+check: images unit style nl-check cli pkg-check build-check vm-check
 
 # fairqctl, and the netlink code generated from the family's spec (tools/ynl-regen.sh).
 .PHONY: fairqctl cli nl-check
