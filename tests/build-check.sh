@@ -18,32 +18,34 @@ for k in $kernels; do
 		touch "$img/root.stamp"
 	fi
 	dir=/tmp/fairq-build-check.$$
+	log=$FAIRQ_CACHE/build-check-$k.$$.log	# concurrent checks must not share a log
 	rm -rf "$img/root$dir"
 	mkdir -p "$img/root$dir"
 	(cd "$FAIRQ_TOP" && cp -a Kbuild src include "$img/root$dir/")
 	mount -t proc proc "$img/root/proc"
 	say "build check: $k ($abi), W=1 C=1"
 	set +e
-	chroot "$img/root" make -C "/lib/modules/$abi/build" M="$dir" W=1 C=1 modules >"$img/build-check.log" 2>&1
+	chroot "$img/root" make -C "/lib/modules/$abi/build" M="$dir" W=1 C=1 modules >"$log" 2>&1
 	rc=$?
 	set -e
 	umount "$img/root/proc"
 	rm -rf "${img:?}/root$dir"
-	warnings=$(grep -E 'warning:|error:' "$img/build-check.log" || true)
+	warnings=$(grep -E 'warning:|error:' "$log" || true)
 	# Linux 6.16+ turns C=1 off by itself when sparse cannot parse its headers (released
 	# sparse does not know __typeof_unqual__, used throughout 7.x): W=1 still applies there.
 	sparse="sparse clean"
-	if grep -q 'specified, but .* is not available' "$img/build-check.log"; then
+	if grep -q 'specified, but .* is not available' "$log"; then
 		sparse="sparse skipped by the kernel's own check (cannot parse these headers)"
-	elif ! grep -q '^  CHECK ' "$img/build-check.log"; then
+	elif ! grep -q '^  CHECK ' "$log"; then
 		warnings="$warnings sparse did not run"
 	fi
 	if [ $rc != 0 ] || [ -n "$warnings" ]; then
-		cat "$img/build-check.log"
+		cat "$log"
 		echo "not ok - build $k: $([ $rc != 0 ] && echo "failed" || echo "warnings")"
 		status=1
 	else
 		echo "ok - build $k: no warnings (W=1; $sparse)"
 	fi
+	rm -f "$log"
 done
 exit $status
