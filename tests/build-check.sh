@@ -25,7 +25,9 @@ for k in $kernels; do
 	mount -t proc proc "$img/root/proc"
 	say "build check: $k ($abi), W=1 C=1"
 	set +e
-	chroot "$img/root" make -C "/lib/modules/$abi/build" M="$dir" W=1 C=1 modules >"$log" 2>&1
+	# the caller's make flags (-s) would hide the CHECK lines that prove sparse ran
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL chroot "$img/root" \
+		make -C "/lib/modules/$abi/build" M="$dir" W=1 C=1 modules >"$log" 2>&1
 	rc=$?
 	set -e
 	umount "$img/root/proc"
