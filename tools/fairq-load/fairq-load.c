@@ -1357,10 +1357,12 @@ static void do_read(struct conn *c)
 
 static void series_line(uint64_t now)
 {
+	struct timespec wall;
 	int i;
 
-	fprintf(series_fp, "{\"t\":%.6f,\"replies\":%" PRIu64 ",\"conn\":[", (double)now / NSEC,
-		replies_total);
+	clock_gettime(CLOCK_REALTIME, &wall);
+	fprintf(series_fp, "{\"t\":%.6f,\"wall\":%ld.%06ld,\"replies\":%" PRIu64 ",\"conn\":[",
+		(double)now / NSEC, (long)wall.tv_sec, wall.tv_nsec / 1000, replies_total);
 	for (i = 0; i < o.conns; i++)
 		fprintf(series_fp, "%s%" PRIu64, i ? "," : "", conns[i].replies);
 	fprintf(series_fp, "]}\n");
