@@ -9,6 +9,9 @@
 # make pkg-install-check   the packages installed in a Debian userland: DKMS builds for its kernel
 # make fairqctl     the netlink CLI (tools/fairqctl); make cli: it and its host-side tests
 # make nl-check     the committed netlink code is what docs/netlink/fairq.yaml generates
+# make fairq-load   the RPC load generator (tools/fairq-load); make load-test: its host-side tests
+# make bench [SCENARIO="1 2 4"] [KERNEL=6.12]   the benchmarks in the VM, into build/bench/
+#                   (docs/benchmarks.md; about 30 minutes; never part of make check)
 #
 # The kernel module itself is described in Kbuild (kbuild reads it in preference to this file).
 
@@ -30,6 +33,7 @@ module:
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || true
 	$(MAKE) -C tools/fairqctl clean
+	$(MAKE) -C tools/fairq-load clean
 	rm -rf build
 
 prereqs:
@@ -58,7 +62,7 @@ images: prereqs
 vm-check: prereqs
 	bash tests/vm/run -k $(KERNELS) $(TESTS)
 
-check: images unit style nl-check cli pkg-check build-check vm-check
+check: images unit style nl-check cli load-test pkg-check build-check vm-check
 
 # fairqctl, and the netlink code generated from the family's spec (tools/ynl-regen.sh).
 .PHONY: fairqctl cli nl-check
@@ -70,6 +74,20 @@ cli: fairqctl
 
 nl-check: prereqs
 	bash tools/ynl-regen.sh --check
+
+# The load generator, and the benchmarks that drive it in the VM (docs/benchmarks.md).
+.PHONY: fairq-load load-test bench bench-prereqs
+fairq-load:
+	$(MAKE) -C tools/fairq-load VERSION=$(VERSION)
+
+load-test: prereqs
+	$(MAKE) -C tools/fairq-load VERSION=$(VERSION) test
+
+bench-prereqs: prereqs
+	bash tests/bench/prereqs.sh
+
+bench: bench-prereqs
+	bash tests/bench/run.sh
 
 # Packages (docs/packaging.md), built from a clean copy of the tree into build/pkg/.
 pkg-prereqs:

@@ -1,0 +1,92 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# make bench [SCENARIO="1 2 4"] [KERNEL=6.12] [BENCH_OUT=build/bench] [BENCH_SCALE=1] [BENCH_REPS=2]
+#
+# Runs the benchmark scenarios (docs/benchmarks.md) in the VM, one guest boot per scenario,
+# every scheduler the kernel offers side by side in that boot; unpacks each scenario's raw
+# results into BENCH_OUT/raw/sN/ and writes BENCH_OUT/results.json, bench.md and the plots
+# (tests/bench/report.py).  BENCH_SCALE scales every measured interval (0.2 for a quick look);
+# B1_KS, B2_NS, ... narrow a scenario (see tests/vm/guest/bench/sN-*.sh).
+set -euo pipefail
+. "$(dirname "$0")/../vm/lib.sh"
+
+scenarios=${SCENARIO:-1 2 4 5 3}
+kernel=${KERNEL:-6.12}
+out=${BENCH_OUT:-$FAIRQ_TOP/build/bench}
+scale=${BENCH_SCALE:-1}
+reps=${BENCH_REPS:-2}
+scenarios=${scenarios//,/ }
+kernel_valid "$kernel" || die "unknown kernel '$kernel' (known: $KERNELS_ALL)"
+case "$scale" in '' | *[!0-9.]* | .) die "BENCH_SCALE takes a number" ;; esac
+case "$reps" in '' | *[!0-9]* | 0) die "BENCH_REPS takes a positive whole number" ;; esac
+
+scenario_file() {
+	case "$1" in
+	1) echo s1-greedy.sh ;;
+	2) echo s2-burst.sh ;;
+	3) echo s3-real.sh ;;
+	4) echo s4-overhead.sh ;;
+	5) echo s5-threads.sh ;;
+	*) return 1 ;;
+	esac
+}
+for s in $scenarios; do
+	f=$(scenario_file "$s") || die "unknown scenario '$s' (1 to 5)"
+	[ -f "$FAIRQ_TOP/tests/vm/guest/bench/$f" ] || die "scenario $s ($f) is not implemented"
+done
+mkdir -p "$out/raw"
+out=$(cd "$out" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+for s in $scenarios; do
+	f=$(scenario_file "$s")
+	raw=$out/raw/s$s
+	say "scenario $s ($f) on $kernel: booting a guest"
+	{
+		echo '#!/bin/bash'
+		echo "export B_SCALE=$scale B_REPS=$reps"
+		# the scenarios' own knobs (B1_KS, B2_NS, ...) pass through
+		env | grep -E '^B[0-9]_[A-Z_]+=' | sed 's/^/export /; s/=\(.*\)$/="\1"/' || true
+		echo '. /fairq/lib.sh'
+		echo '. /fairq/bench/lib.sh'
+		echo "cd /tmp && . /fairq/bench/$f"
+		echo 'bench_finish'
+	} >"$work/s$s.sh"
+	# progress: the guest's "# " lines as they arrive on its result port (run's log of this run)
+	bash "$FAIRQ_TOP/tests/vm/run" -k "$kernel" --script "$work/s$s.sh" --clients 3 --threads 8 \
+		>"$work/s$s.out" 2> >(sed -u 's/^/  /' >&2) &
+	vm=$!
+	( tail -n +1 -F --pid=$vm "$FAIRQ_CACHE/runs/$kernel-$vm/results.log" 2>/dev/null |
+		tr -d '\r' | grep --line-buffered -a '^# ' | sed -u "s/^# /  [s$s] /" >&2 ) &
+	tailer=$!
+	rc=0
+	wait $vm || rc=$?
+	wait $tailer 2>/dev/null || true
+	if ! grep -q '^BENCH-TGZ-END' "$work/s$s.out"; then
+		grep -av '^BENCH-TGZ\|^[A-Za-z0-9+/=]*$' "$work/s$s.out" | tail -n 40 >&2 || true
+		die "scenario $s failed in the guest (exit $rc): no results"
+	fi
+	rm -rf "$raw"
+	mkdir -p "$raw"
+	sed -n '/^BENCH-TGZ-BEGIN/,/^BENCH-TGZ-END/p' "$work/s$s.out" | sed '1d;$d' | base64 -d | tar xzf - -C "$raw"
+	# a kernel warning (exit 125: the harness's health check) keeps the numbers, and is reported
+	health=$(sed -n '/kernel health check failed/,$p' "$work/s$s.out" | sed -n 's/^# //p' | sed -n '1,20p')
+	COMMIT=$(cd "$FAIRQ_TOP" && git describe --always --dirty 2>/dev/null || echo unknown) RC=$rc HEALTH=$health \
+		/usr/bin/python3 -c 'import json, os, time
+print(json.dumps({"commit": os.environ["COMMIT"], "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                  "host_cpus": os.cpu_count(), "exit": int(os.environ["RC"]), "health": os.environ["HEALTH"]}))' \
+		>"$raw/host.json"
+	if [ "$rc" = 125 ]; then
+		say "scenario $s: WARNING: the guest kernel reported problems (kept in the report):"
+		echo "$health" | sed 's/^/    /' >&2
+	elif [ "$rc" != 0 ]; then
+		die "scenario $s: the guest script failed (exit $rc); raw results in $raw"
+	fi
+	say "scenario $s: results in $raw"
+done
+
+say "writing the report"
+/usr/bin/python3 "$FAIRQ_TOP/tests/bench/report.py" "$out"
+say "done: $out/bench.md, $out/results.json, $out/*.png"

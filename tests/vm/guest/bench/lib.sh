@@ -1,0 +1,223 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Helpers of the benchmark scenarios (sourced in the guest after /fairq/lib.sh).  See
+# docs/benchmarks.md.  A scenario writes its raw results under $B_OUT: meta.json, cells.jsonl
+# (one JSON object per measured cell, fairq-load's reports inside) and the greedy clients'
+# time series; bench_finish prints them as a base64 tarball between BENCH-TGZ markers, which
+# tests/bench/run.sh unpacks on the host.  Lines starting with "# " are progress.
+
+B_OUT=${B_OUT:-/tmp/bench/out}
+B_SCALE=${B_SCALE:-1}
+B_REPS=${B_REPS:-2}
+FL=/usr/local/bin/fairq-load
+B_EXPORT=$FQ_SERVER:$FQ_EXPORT
+GREEDY_PID=""
+mkdir -p "$B_OUT"
+: >"$B_OUT/cells.jsonl"
+
+# secs S: S scaled by B_SCALE
+secs() {
+	awk -v s="$1" -v k="$B_SCALE" 'BEGIN { v = s * k; if (v < 0.5) v = 0.5; printf "%g", v }'
+}
+
+# the schedulers this kernel offers, fifo first
+bench_scheds() {
+	local s
+	echo fifo
+	for s in $(fq_scheds); do [ "$s" = fifo ] || echo "$s"; done
+}
+
+# rotated N: the schedulers, rotated by N (repetitions do not always run in the same order).
+# (No process substitution in the guest: it has no /dev/fd.)
+rotated() {
+	local all=($(bench_scheds))
+	local n=${#all[@]} i
+	for ((i = 0; i < n; i++)); do echo "${all[$(((i + $1) % n))]}"; done
+}
+
+bench_meta() {	# bench_meta SCENARIO KEY=VALUE... (numbers or strings)
+	local sc=$1 kv first=1
+	shift
+	{
+		printf '{"scenario":%s,"kernel":"%s","abi":"%s","scale":%s,"reps":%s,"schedulers":[' \
+			"$sc" "$FQ_KERNEL" "$(uname -r)" "$B_SCALE" "$B_REPS"
+		for s in $(bench_scheds); do
+			[ $first = 1 ] || printf ','
+			printf '"%s"' "$s"
+			first=0
+		done
+		printf '],"cpus":%s' "$(nproc)"
+		for kv in "$@"; do
+			case "${kv#*=}" in
+			'' | *[!0-9.]*) printf ',"%s":"%s"' "${kv%%=*}" "${kv#*=}" ;;
+			*) printf ',"%s":%s' "${kv%%=*}" "${kv#*=}" ;;
+			esac
+		done
+		printf '}\n'
+	} >"$B_OUT/meta.json"
+}
+
+svctime_on() {	# svctime_on DELAY_US [CLIENTS]
+	[ -d /sys/module/fairq_svctime ] || insmod /fairq/extra/fairq_svctime.ko || fail "cannot load the service-time helper"
+	echo "${2:-all}" >/sys/module/fairq_svctime/parameters/clients
+	echo "$1" >/sys/module/fairq_svctime/parameters/delay_us
+}
+
+svctime_off() {
+	[ -d /sys/module/fairq_svctime ] || return 0
+	echo 0 >/sys/module/fairq_svctime/parameters/delay_us
+	rmmod fairq_svctime
+}
+
+# greedy_start NAME K W [ARGS...]: client 1 runs K connections of window W until greedy_stop,
+# its cumulative replies every 0.25 s in $B_OUT/NAME.series
+greedy_start() {
+	local name=$1 k=$2 w=$3
+	shift 3
+	rm -f "$B_OUT/$name.series"
+	ip netns exec c1 $FL -j -K "$k" -W "$w" -d 0 --series "$B_OUT/$name.series" --interval 0.25 \
+		--label "$name" "$@" "$B_EXPORT" >"$B_OUT/$name.json" 2>"$B_OUT/$name.err" &
+	GREEDY_PID=$!
+	sleep "$(secs 2)"
+	kill -0 "$GREEDY_PID" 2>/dev/null || fail "greedy client $name: $(cat "$B_OUT/$name.err")"
+}
+
+greedy_stop() {
+	[ -n "$GREEDY_PID" ] || return 0
+	kill -INT "$GREEDY_PID" 2>/dev/null
+	wait "$GREEDY_PID" || fail "greedy client: $(cat "$B_OUT"/*.err 2>/dev/null | tail -n 3)"
+	GREEDY_PID=""
+}
+
+# client N ARGS...: fairq-load in client N's namespace, its JSON report on stdout
+client() {
+	local n=$1
+	shift
+	ip netns exec "c$n" $FL -j "$@" 2>/tmp/bench-client.err ||
+		fail "client $n ($*): $(cat /tmp/bench-client.err)"
+}
+
+# cell JSON-FIELDS REPORT-FILE...: one line of cells.jsonl: the fields, then "runs": the reports
+cell() {
+	local fields=$1 f first=1
+	shift
+	{
+		printf '{%s,"runs":[' "$fields"
+		for f in "$@"; do
+			[ $first = 1 ] || printf ','
+			tr -d '\n' <"$f"
+			first=0
+		done
+		printf ']}\n'
+	} >>"$B_OUT/cells.jsonl"
+}
+
+# nfsd threads' wakeups and switches (schedstats): "wakeups switches threads" (one awk: a fork
+# per thread costs seconds under TCG)
+nfsd_sched_snap() {
+	local files=() p
+	for p in $(pgrep -x nfsd); do files+=("/proc/$p/sched"); done
+	awk '$1 == "nr_wakeups" { w += $3 } $1 == "nr_switches" { s += $3 } FNR == 1 { n++ }
+	     END { print w + 0, s + 0, n + 0 }' "${files[@]}" 2>/dev/null
+}
+
+# Continuous load for live-switched windows (scenarios 4 and 5): load_start NAME CLIENTS K W
+# runs fairq-load in clients 1..CLIENTS until load_stop, each with a time series
+# $B_OUT/NAME-cN.series; window_begin/window_end SCHED REP FIELDS... measure one window (wall
+# clock from $EPOCHREALTIME, /proc/stat read by bash builtins: no fork at the edges but one awk
+# for the nfsd threads when schedstats are on) and append it to cells.jsonl.
+LOAD_PIDS=()
+load_start() {
+	local name=$1 n=$2 k=$3 w=$4 i
+	for i in $(seq 1 "$n"); do
+		rm -f "$B_OUT/$name-c$i.series"
+		ip netns exec "c$i" $FL -j -K "$k" -W "$w" -d 0 --series "$B_OUT/$name-c$i.series" \
+			--interval 0.2 --label "$name-c$i" "$B_EXPORT" >"$B_OUT/$name-c$i.json" \
+			2>"$B_OUT/$name-c$i.err" &
+		LOAD_PIDS+=($!)
+	done
+	LOAD_NAME=$name
+	LOAD_N=$n
+	sleep "$(secs 2)"
+	for i in "${LOAD_PIDS[@]}"; do
+		kill -0 "$i" 2>/dev/null || fail "load $name: $(cat "$B_OUT/$name"-c*.err)"
+	done
+}
+
+load_stop() {
+	local p
+	for p in "${LOAD_PIDS[@]}"; do kill -INT "$p" 2>/dev/null; done
+	for p in "${LOAD_PIDS[@]}"; do wait "$p" || fail "load $LOAD_NAME: $(cat "$B_OUT/$LOAD_NAME"-c*.err)"; done
+	LOAD_PIDS=()
+}
+
+# stat_read: W_CTXT, W_BUSY, W_TOTAL from /proc/stat (bash builtins only)
+stat_read() {
+	local key a rest i
+	while read -r key rest; do
+		case "$key" in
+		cpu)
+			read -r -a a <<<"$rest"
+			W_TOTAL=0
+			for i in "${a[@]}"; do W_TOTAL=$((W_TOTAL + i)); done
+			W_BUSY=$((W_TOTAL - a[3] - a[4]))
+			;;
+		ctxt) W_CTXT=$rest ;;
+		esac
+	done </proc/stat
+}
+
+window_begin() {
+	[ -n "${B_SCHEDSTATS:-}" ] && read -r WB_WAKE WB_SW _ <<<"$(nfsd_sched_snap)"
+	stat_read
+	WB_CTXT=$W_CTXT WB_BUSY=$W_BUSY WB_TOTAL=$W_TOTAL
+	WB_WALL=$EPOCHREALTIME
+}
+
+window_end() {	# window_end KIND SCHED REP [EXTRA-JSON-FIELDS]
+	local wall=$EPOCHREALTIME i series="" extra=${4:+,$4} we=0 sw=0
+	stat_read
+	if [ -n "${B_SCHEDSTATS:-}" ]; then
+		read -r we sw _ <<<"$(nfsd_sched_snap)"
+		extra="$extra,\"nfsd_wakeups\":$((we - WB_WAKE)),\"nfsd_switches\":$((sw - WB_SW))"
+	fi
+	for i in $(seq 1 "$LOAD_N"); do series="$series${series:+,}\"$LOAD_NAME-c$i\""; done
+	printf '{"kind":"%s","sched":"%s","rep":%s,"wall_start":%s,"wall_end":%s,"ctxt":%s,"busy_jiffies":%s,"total_jiffies":%s,"series":[%s]%s}\n' \
+		"$1" "$2" "$3" "$WB_WALL" "$wall" $((W_CTXT - WB_CTXT)) $((W_BUSY - WB_BUSY)) \
+		$((W_TOTAL - WB_TOTAL)) "$series" "$extra" >>"$B_OUT/cells.jsonl"
+}
+
+# window_rate: the last window's RPC rate over all load clients (for progress lines)
+window_rate() {
+	python3 - "$B_OUT" <<'PY'
+import json, sys
+sys.path.insert(0, "/fairq/bench")
+import benchcalc
+out = sys.argv[1]
+c = json.loads(open(out + "/cells.jsonl").read().splitlines()[-1])
+r = sum(benchcalc.rate(benchcalc.load_series("%s/%s.series" % (out, s), "wall"), c["wall_start"], c["wall_end"])
+        for s in c["series"])
+print("%.0f RPC/s" % r)
+PY
+}
+
+# bench_expect N: the scenario measured N cells, or it fails
+bench_expect() {
+	local got
+	got=$(wc -l <"$B_OUT/cells.jsonl")
+	[ "$got" = "$1" ] || fail "$got cells measured, $1 expected"
+}
+
+bench_finish() {
+	greedy_stop
+	[ ${#LOAD_PIDS[@]} = 0 ] || load_stop
+	echo "{\"rescues\":$(fq_rescues)}" >"$B_OUT/end.json"
+	[ "$(fq_rescues)" = 0 ] || log "WARNING: the watchdog rescued $(fq_rescues) transports"
+	echo "BENCH-TGZ-BEGIN"
+	tar czf - -C "$B_OUT" . | base64 -w 76
+	echo "BENCH-TGZ-END"
+}
+
+# the value of a JSON path in a file, for progress lines: jq FILE 'd["client"]["ops_per_s"]'
+jqv() {
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+}

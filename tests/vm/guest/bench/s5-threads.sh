@@ -1,0 +1,57 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Scenario 5, many threads and tiny requests (the SGI case): 128 nfsd threads, no injected
+# service time, three clients of 32 connections of window 2 issuing NFSv3 GETATTR as fast as
+# they can, throughout; the scheduler is switched live as in scenario 4.  Per window:
+# throughput, context switches per RPC (/proc/stat ctxt, whole guest), wakeups and switches of
+# the nfsd threads per RPC (schedstats), the mean number of runnable tasks (/proc/loadavg,
+# sampled every 0.2 s) and the 1-minute load average at the end of the window.
+B5_THREADS=${B5_THREADS:-128}
+B5_K=${B5_K:-32}
+B5_W=${B5_W:-2}
+B5_CLIENTS=${B5_CLIENTS:-3}
+B5_SECS=$(secs "${B5_SECS:-2.5}")
+B5_SETTLE=$(secs 0.5)
+B5_ROUNDS=${B5_ROUNDS:-$((3 * B_REPS))}
+
+svctime_off
+rpc.nfsd "$B5_THREADS"
+if echo 1 >/proc/sys/kernel/sched_schedstats 2>/dev/null; then
+	B_SCHEDSTATS=1
+else
+	log "no schedstats on this kernel: nfsd wakeups are not counted"
+fi
+bench_meta 5 threads="$B5_THREADS" connections="$B5_K" window="$B5_W" clients="$B5_CLIENTS" \
+	secs="$B5_SECS" settle="$B5_SETTLE" rounds="$B5_ROUNDS"
+log "scenario 5: $B5_THREADS threads, D=0, $B5_CLIENTS clients x $B5_K connections x window $B5_W, ${B5_SECS}s windows, $B5_ROUNDS rounds, schedulers: $(bench_scheds | xargs)"
+
+load_start load "$B5_CLIENTS" "$B5_K" "$B5_W"
+for rep in $(seq 1 "$B5_ROUNDS"); do
+	for s in $(rotated "$rep"); do
+		fq_set_sched "$s"
+		sleep "$B5_SETTLE"
+		# runnable tasks, sampled while the window lasts
+		(while :; do
+			read -r _ _ _ r _ </proc/loadavg
+			echo "${r%/*}"
+			sleep 0.2
+		done) >/tmp/runnable &
+		sampler=$!
+		window_begin
+		sleep "$B5_SECS"
+		kill "$sampler"
+		wait "$sampler" 2>/dev/null
+		read -r load1 _ </proc/loadavg
+		sum=0 n=0
+		while read -r r; do
+			sum=$((sum + r))
+			n=$((n + 1))
+		done </tmp/runnable
+		runnable=$(printf '%d.%02d' $((sum / (n ? n : 1))) $((sum * 100 / (n ? n : 1) % 100)))
+		window_end threads "$s" "$rep" "\"runnable_mean\":$runnable,\"loadavg1\":$load1"
+		log "$s round $rep: $(window_rate), runnable $runnable"
+	done
+done
+fq_set_sched fifo
+load_stop
+rpc.nfsd "$FQ_THREADS"
+bench_expect $((B5_ROUNDS * $(bench_scheds | wc -l)))

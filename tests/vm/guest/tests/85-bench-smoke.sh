@@ -1,0 +1,46 @@
+#!/bin/bash
+# Every benchmark scenario of make bench (tests/vm/guest/bench), shrunk to seconds: it runs to
+# the end under every scheduler and its raw results are whole and well-formed (what
+# tests/bench/report.py reads).  Numbers are judged by the benchmark, not here.
+. /fairq/lib.sh
+export B_SCALE=0.2 B_REPS=1
+export B1_KS=2 B1_WINDOWS=1 B2_KS=4 B2_NS=8 B4_ROUNDS=1 B4_K=4 B5_ROUNDS=1 B5_THREADS=32 B5_K=4
+export B3_FILES=60 B3_DIRS=3
+nsched=$(fq_scheds | wc -w)
+trap 'echo 0 >/sys/module/fairq_svctime/parameters/delay_us 2>/dev/null; rmmod fairq_svctime 2>/dev/null
+	pkill -INT -x fairq-load; pkill -INT -x fio; fq_set_sched fifo; rpc.nfsd $FQ_THREADS' EXIT
+for sc in s1-greedy s2-burst s3-real s4-overhead s5-threads; do
+	(
+		export B_OUT=/tmp/smoke/$sc
+		. /fairq/bench/lib.sh
+		cd /tmp && . "/fairq/bench/$sc.sh"
+		greedy_stop
+		[ ${#LOAD_PIDS[@]} = 0 ] || load_stop
+	) >/tmp/smoke-$sc.log 2>&1 || { tail -n 20 /tmp/smoke-$sc.log; fail "scenario $sc failed"; }
+	python3 - "/tmp/smoke/$sc" "$nsched" <<'PY' || fail "scenario $sc: incomplete or malformed results"
+import glob, json, os, sys
+sys.path.insert(0, "/fairq/bench")
+import benchcalc
+out, nsched = sys.argv[1], int(sys.argv[2])
+meta = json.load(open(out + "/meta.json"))
+assert len(meta["schedulers"]) == nsched and meta["schedulers"][0] == "fifo", meta
+cells = [json.loads(l) for l in open(out + "/cells.jsonl")]
+assert cells and {c["sched"] for c in cells} == set(meta["schedulers"]), cells
+for c in cells:
+    for r in c.get("runs", []):
+        assert r["tool"] == "fairq-load" and r["client"]["ops"] > 0, r
+        if r["burst"]:
+            assert r["client"]["bursts"]["count"] > 0, r
+    for s in c.get("series", []) + ([c["greedy"]] if "greedy" in c else []):
+        t, n = benchcalc.load_series("%s/%s.series" % (out, s), "wall" if "series" in c else "t")
+        assert len(t) > 3 and n[-1] > n[0], s
+    if "wall_start" in c:
+        assert c["wall_end"] > c["wall_start"] and c["total_jiffies"] > 0 and c["ctxt"] > 0, c
+    if "walk_s" in c:
+        assert c["walk_s"] > 0 and c["walk_rpcs"] > 0, c
+for f in glob.glob(out + "/*.json"):
+    json.load(open(f))
+print("# %s: %d cells" % (os.path.basename(out), len(cells)))
+PY
+done
+[ "$(fq_rescues)" = 0 ] || fail "the watchdog rescued transports"
