@@ -9,6 +9,7 @@ import os
 import statistics
 import sys
 
+sys.dont_write_bytecode = True  # benchcalc lives in the guest tree, whose hash keys the guest build
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "vm", "guest", "bench"))
 import benchcalc  # noqa: E402
 

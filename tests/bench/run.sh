@@ -88,5 +88,5 @@ print(json.dumps({"commit": os.environ["COMMIT"], "date": time.strftime("%Y-%m-%
 done
 
 say "writing the report"
-/usr/bin/python3 "$FAIRQ_TOP/tests/bench/report.py" "$out"
+PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 "$FAIRQ_TOP/tests/bench/report.py" "$out"
 say "done: $out/bench.md, $out/results.json, $out/*.png"
