@@ -123,14 +123,14 @@ assert all(c["local"].startswith("127.0.0.1:") for c in d["per_connection"])' "$
 	# the server closes connections: reconnect, send the outstanding calls again, finish
 	start_fake --close-after 50
 	expect 0 '"replies":1000,"reconnects":[1-9]' -j -O null -K 2 -W 4 -n 1000 --port "$nport" 127.0.0.1
-	grep -q 'warning: connection .*closed by the server.*reconnecting' "$tmp/err" && ok ||
+	grep -Eq 'warning: connection .*(closed|reset) by the server.*reconnecting' "$tmp/err" && ok ||
 		ko "a reconnect is reported on stderr"
 	kill "$fake"
 	wait "$fake" 2>/dev/null
 
 	# ... but not forever: three closes in a row with no reply
 	start_fake --close-after 0
-	expect 1 'closed by the server .* three times in a row without a reply' -O null -d 2 --port "$nport" 127.0.0.1
+	expect 1 '(closed|reset) by the server .* three times in a row without a reply' -O null -d 2 --port "$nport" 127.0.0.1
 	kill "$fake"
 	wait "$fake" 2>/dev/null
 
