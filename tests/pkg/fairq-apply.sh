@@ -196,6 +196,7 @@ else
 	not_ok "weights come after the scheduler switch, in file order"
 fi
 
+# shellcheck disable=SC2016 # a command substitution must stay text
 for bad in 10.0.0.1 10.0.0.1: :3 10.0.0.1:x 'a b:3' '$(id):1'; do
 	fresh
 	run "SCHEDULER=qfifo"$'\n'"WEIGHT=$bad"$'\n'
