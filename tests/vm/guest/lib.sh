@@ -15,6 +15,21 @@ fail() {
 	exit 1
 }
 
+# fq_net_up: the bridge with the server address and the client namespaces c1..cN on it.
+fq_net_up() {
+	ip link add br0 type bridge
+	ip addr add "$FQ_SERVER/24" dev br0
+	ip link set br0 up
+	for i in $(seq 1 "$FQ_CLIENTS"); do
+		ip netns add "c$i"
+		ip link add "veth$i" type veth peer name eth0 netns "c$i"
+		ip link set "veth$i" master br0 up
+		ip -n "c$i" addr add "10.99.0.$((10 + i))/24" dev eth0
+		ip -n "c$i" link set eth0 up
+		ip -n "c$i" link set lo up
+	done
+}
+
 # fq_client N CMD: run CMD (sh) in client N's network namespace.
 fq_client() {
 	local n=$1

@@ -17,17 +17,7 @@ exportfs -ra
 rpc.mountd
 fq_nfsd_up "$FQ_THREADS"
 
-ip link add br0 type bridge
-ip addr add "$FQ_SERVER/24" dev br0
-ip link set br0 up
-for i in $(seq 1 "$FQ_CLIENTS"); do
-	ip netns add "c$i"
-	ip link add "veth$i" type veth peer name eth0 netns "c$i"
-	ip link set "veth$i" master br0 up
-	ip -n "c$i" addr add "10.99.0.$((10 + i))/24" dev eth0
-	ip -n "c$i" link set eth0 up
-	ip -n "c$i" link set lo up
-done
+fq_net_up
 
 if [ -z "${FQ_NO_MODULE:-}" ]; then
 	modprobe fairq
