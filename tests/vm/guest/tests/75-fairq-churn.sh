@@ -29,13 +29,13 @@ for i in $(seq 1 12); do
 	case $((i % 4)) in
 	0) echo 1 >$T/key ;;
 	1) echo 2 >$T/key && echo $((16 + i)) >$T/prefix4 ;;
-	2) echo 3 >$T/key ;;
+	2) echo $((3 + (i / 4) % 2)) >$T/key ;;	# connection, or NFSv4.1 client
 	3) sleep 2 ;;	# let idle keys be freed
 	esac || fail "tunable change refused in round $i"
 	kill -0 $p1 2>/dev/null || fail "the steady client died in round $i"
 done
 # out-of-range tunables are refused and change nothing
-for bad in "key 0" "key 4" "prefix4 33" "prefix6 129" "quantum_us 99" "new_burst 0" "idle_secs 0"; do
+for bad in "key 0" "key 5" "max_inflight 4097" "prefix4 33" "prefix6 129" "quantum_us 99" "new_burst 0" "idle_secs 0"; do
 	set -- $bad
 	fq_expect_write_fails "$T/$1" "$2"
 done
