@@ -78,3 +78,12 @@ fq_expect_write_fails() {
 	after=$(cat "$1")
 	[ "$before" = "$after" ] || fail "$1 changed after a refused write: '$before' -> '$after'"
 }
+
+# fq_nfsd_stacks: where each nfsd thread and every blocked task waits (for a stall report).
+fq_nfsd_stacks() {
+	local t
+	for t in $(pgrep -x nfsd) $(ps -eo pid=,stat= | awk '$2 ~ /D/ { print $1 }'); do
+		echo "== $t $(cat /proc/$t/comm 2>/dev/null) $(cat /proc/$t/wchan 2>/dev/null)"
+		cat /proc/$t/stack 2>/dev/null
+	done
+}

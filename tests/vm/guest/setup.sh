@@ -15,6 +15,12 @@ echo "$FQ_EXPORT *(rw,no_root_squash,insecure,no_subtree_check,fsid=1)" >/etc/ex
 rpcbind -w
 exportfs -ra
 rpc.mountd
+# NFSv4 client records go to nfsdcld, as nfs-server.service arranges on a Debian server.
+# Without it 6.1's nfsd falls back to running nfsdcltrack as a usermode helper for every
+# new client, and in this guest that helper can hang an nfsd thread for good.
+mount -t rpc_pipefs rpc_pipefs /var/lib/nfs/rpc_pipefs
+mkdir -p /var/lib/nfs/nfsdcld
+nfsdcld
 fq_nfsd_up "$FQ_THREADS"
 
 ip link add br0 type bridge
@@ -27,6 +33,14 @@ for i in $(seq 1 "$FQ_CLIENTS"); do
 	ip -n "c$i" addr add "10.99.0.$((10 + i))/24" dev eth0
 	ip -n "c$i" link set eth0 up
 	ip -n "c$i" link set lo up
+done
+# Every namespace shares the guest's hostname, so without a per-namespace identifier all
+# their NFSv4 clients would present one client owner and the server would take each new
+# mount for a reboot of the others' client, expiring their state (as nfs-utils' udev rule
+# does for containers, see the kernel's filesystems/nfs/client-identifier).
+modprobe nfs
+for i in $(seq 1 "$FQ_CLIENTS"); do
+	ip netns exec "c$i" sh -c "echo fairq-guest-c$i >/sys/fs/nfs/net/nfs_client/identifier"
 done
 
 if [ -z "${FQ_NO_MODULE:-}" ]; then
