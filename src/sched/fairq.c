@@ -50,6 +50,8 @@ struct fq_key {
 	u8 list;			/* enum fq_list */
 	u32 weight;
 	u32 in_flight;
+	u32 handed;			/* dispatched, request not yet started */
+	unsigned long handed_at;	/* jiffies of the last dispatch */
 	s64 deficit;			/* ns of thread time it may still use this round */
 	u64 avg_cost;			/* ns, moving average per request */
 	u64 dispatches;
@@ -390,6 +392,25 @@ static void key_went_empty(struct fq_pool *p, struct fq_key *k)
 }
 
 /*
+ * Transports handed to threads count against the cap until their request starts, or else a
+ * key's many connections would all be dispatched before the first one starts.  A hand-off
+ * that yields no request (part of a record) never starts: such counts expire in 20 ms.
+ */
+static u32 handed_recently(const struct fq_key *k)
+{
+	unsigned long expiry = max_t(unsigned long, 2, HZ / 50);
+
+	return time_before(jiffies, k->handed_at + expiry) ? k->handed : 0;
+}
+
+/* A held key goes back into the rotation: below its cap again, or its counts are stale. */
+static bool held_may_go(const struct fq_key *k)
+{
+	return k->in_flight + handed_recently(k) < READ_ONCE(fq_max_inflight) ||
+	       time_after(jiffies, k->last_busy + HZ);
+}
+
+/*
  * Serve one request of @k.  A key that used up its deficit goes to the tail of the rotation
  * with its next quantum at once, so its next turn is a real one; a key whose queue ran empty
  * leaves the lists until its transport comes back.
@@ -398,6 +419,8 @@ static struct svc_xprt *dispatch(struct fq_pool *p, struct fq_key *k)
 {
 	struct svc_xprt *xprt = fairq_xlist_pop(&k->queue);
 
+	k->handed = handed_recently(k) + 1;
+	k->handed_at = jiffies;
 	if (fairq_xlist_empty(&k->queue)) {
 		key_went_empty(p, k);
 	} else if (k->deficit <= 0) {
@@ -417,7 +440,7 @@ static bool hold_if_capped(struct fq_pool *p, struct fq_key *k)
 {
 	u32 cap = READ_ONCE(fq_max_inflight);
 
-	if (!cap || k->in_flight < cap || k == &p->overflow ||
+	if (!cap || k->in_flight + handed_recently(k) < cap || k == &p->overflow ||
 	    time_after(jiffies, k->last_busy + HZ))
 		return false;
 	k->list = FQ_HELD;
@@ -439,7 +462,7 @@ static struct svc_xprt *fq_pick(struct fairq_pool *fp)
 
 	if (!list_empty(&p->held_keys)) {
 		k = list_first_entry(&p->held_keys, struct fq_key, link);
-		if (time_after(jiffies, k->last_busy + HZ))
+		if (held_may_go(k))
 			release_held(p, k);
 	}
 	for (;;) {
@@ -477,9 +500,9 @@ static bool fq_has_work(struct fairq_pool *fp)
 
 	if (!list_empty(&p->new_keys) || !list_empty(&p->old_keys))
 		return true;
-	/* a held key whose requests ended unseen is let go by the next pick */
+	/* a held key whose counts expired or went stale goes at the next pick */
 	held = list_first_entry_or_null(&p->held_keys, struct fq_key, link);
-	return held && time_after(jiffies, held->last_busy + HZ);
+	return held && held_may_go(held);
 }
 
 /*
@@ -555,6 +578,8 @@ static void fq_start(struct fairq_pool *fp, struct svc_xprt *xprt)
 	if (!k)
 		return;
 	k->deficit -= k->avg_cost;
+	if (k->handed)
+		k->handed--;
 	k->in_flight++;
 	k->dispatches++;	/* requests, as the clients count them; not hand-offs */
 	k->last_busy = jiffies;
@@ -579,7 +604,7 @@ static void fq_complete(struct fairq_pool *fp, struct svc_xprt *xprt, u64 thread
 	if (k->in_flight)
 		k->in_flight--;
 	/* this thread looks for work next, so the freed slot is taken without a wakeup */
-	if (k->list == FQ_HELD && k->in_flight < READ_ONCE(fq_max_inflight))
+	if (k->list == FQ_HELD && held_may_go(k))
 		release_held(p, k);
 }
 
