@@ -71,6 +71,7 @@ struct fq_pool {
 	unsigned int nr_keys;
 	u64 alloc_failures;
 	u64 holds;			/* turns skipped because a key was at its cap */
+	u64 avg_cost;			/* ns, moving average of the pool's requests */
 };
 
 /* Settings, global to the policy; changed under fairq_sched_mutex. */
@@ -103,9 +104,17 @@ static struct fq_pool *fqp(struct fairq_pool *fp)
 	return fairq_pool_priv(fp);
 }
 
-static u64 quantum_ns(const struct fq_key *k)
+/*
+ * DRR is fair and O(1) only while a turn's allowance covers a typical request: with 100 ms
+ * requests and a 10 ms quantum a key would need many turns per request, and the bound on
+ * debt would cut heavy requests' cost short, unequally between weights.  So a weight-1
+ * turn is quantum_us or the pool's average request cost, whichever is larger.
+ */
+static u64 quantum_ns(const struct fq_pool *p, const struct fq_key *k)
 {
-	return (u64)READ_ONCE(fq_quantum_us) * NSEC_PER_USEC * k->weight;
+	u64 q = (u64)READ_ONCE(fq_quantum_us) * NSEC_PER_USEC;
+
+	return max_t(u64, q, p->avg_cost) * k->weight;
 }
 
 /*
@@ -366,13 +375,13 @@ static void fq_enqueue(struct fairq_pool *fp, struct svc_xprt *xprt)
 			if (k->deficit > 0) {
 				list_add(&k->link, &p->old_keys);
 			} else {
-				k->deficit += quantum_ns(k);
+				k->deficit += quantum_ns(p, k);
 				list_add_tail(&k->link, &p->old_keys);
 			}
 		} else {
 			/* back from idle: served ahead, with one quantum of allowance */
 			k->list = FQ_NEW;
-			k->deficit = quantum_ns(k);
+			k->deficit = quantum_ns(p, k);
 			list_add_tail(&k->link, &p->new_keys);
 		}
 	}
@@ -424,7 +433,7 @@ static struct svc_xprt *dispatch(struct fq_pool *p, struct fq_key *k)
 	if (fairq_xlist_empty(&k->queue)) {
 		key_went_empty(p, k);
 	} else if (k->deficit <= 0) {
-		k->deficit += quantum_ns(k);
+		k->deficit += quantum_ns(p, k);
 		k->list = FQ_OLD;
 		list_move_tail(&k->link, &p->old_keys);
 	}
@@ -483,7 +492,7 @@ static struct svc_xprt *fq_pick(struct fairq_pool *fp)
 			continue;
 		if (k->deficit <= 0) {
 			/* overspent while waiting (completions settle later): skip a turn */
-			k->deficit += quantum_ns(k);
+			k->deficit += quantum_ns(p, k);
 			list_move_tail(&k->link, &p->old_keys);
 			continue;
 		}
@@ -599,8 +608,9 @@ static void fq_complete(struct fairq_pool *fp, struct svc_xprt *xprt, u64 thread
 	 * that one very long request costs a few rounds, not a scan of many.
 	 */
 	k->deficit += (s64)k->avg_cost - (s64)thread_ns;
-	k->deficit = max_t(s64, k->deficit, -4 * (s64)quantum_ns(k));
+	k->deficit = max_t(s64, k->deficit, -4 * (s64)quantum_ns(p, k));
 	k->avg_cost = k->avg_cost - (k->avg_cost >> 3) + (thread_ns >> 3);
+	p->avg_cost = p->avg_cost - (p->avg_cost >> 4) + (thread_ns >> 4);
 	if (k->in_flight)
 		k->in_flight--;
 	/* this thread looks for work next, so the freed slot is taken without a wakeup */

@@ -362,6 +362,33 @@ static void test_fairq_weights(void)
 	CHECK(fairq_sched_fairq.set_weight(&id, 1001) == -EINVAL, "weight over 1000 refused");
 }
 
+/*
+ * Requests ten times the quantum (100 ms under the helper) keep weights exact: a 3:1 weight
+ * gives 75%, with the heavier client on one connection against two.
+ */
+static void test_fairq_heavy_weights(void)
+{
+	struct fairq_key_id id = { .type = FAIRQ_KEY_ADDR, .family = AF_INET };
+	static struct sim sm;
+	double s;
+	int i;
+
+	inet_pton(AF_INET, "10.0.0.2", id.addr);
+	CHECK(fairq_sched_fairq.set_weight(&id, 3) == 0, "weight rule accepted");
+	sim_init(&sm, 4);
+	for (i = 0; i < 3; i++) {
+		set_addr(&fx[i], i ? "10.0.0.1" : "10.0.0.2", 700 + i);
+		sm.cost[i] = 100000000;
+		sm.backlogged[i] = true;
+		fairq_sched_fairq.enqueue(&sm.fp, &fx[i]);
+	}
+	sim_run(&sm, 120ULL * 1000000000);
+	s = share(&sm, 0, 1, 0, 3);
+	CHECK(s > 0.72 && s < 0.78, "3:1 weight with 100 ms requests: share %.3f", s);
+	sim_exit(&sm);
+	CHECK(fairq_sched_fairq.set_weight(&id, 0) == 0, "weight rule removed");
+}
+
 /* An idle client's request goes ahead of a backlog; many of them cannot starve it. */
 static void test_fairq_new_keys(void)
 {
@@ -593,6 +620,7 @@ int main(void)
 	test_fairq_connections();
 	test_fairq_cost();
 	test_fairq_weights();
+	test_fairq_heavy_weights();
 	test_fairq_new_keys();
 	test_fairq_nothing_lost();
 	test_fairq_v4client();
