@@ -143,13 +143,18 @@ struct fairq_hook_point {
 	struct ftrace_ops *ops;
 	unsigned long addr;		/* exported function, or 0 to match static @what by name */
 	unsigned long *resolved;	/* or: look @what up at load and keep its address here */
+	bool optional;			/* a kernel without it loses only some accounting */
 };
 
 static struct fairq_hook_point points[] = {
 	{ "svc_destroy", &enqueue_ops, (unsigned long)svc_destroy },
 	{ "svc_process", &entry_ops, 0, &process_addr },
 	{ "svc_send", &entry_ops, 0, &send_addr },
-	{ "svc_drop", &entry_ops, 0, &drop_addr },
+	/*
+	 * 6.12 and later inline svc_drop into svc_process: a dropped request is not seen there,
+	 * and a policy's per-key in-flight count keeps it until the key goes stale.
+	 */
+	{ "svc_drop", &entry_ops, 0, &drop_addr, true },
 	{ "svc_exit_thread", &entry_ops, (unsigned long)svc_exit_thread },
 	{ FAIRQ_PULL_SYMBOL, &entry_ops, 0 },	/* static: matched by name */
 	{ "svc_xprt_enqueue", &enqueue_ops, (unsigned long)svc_xprt_enqueue },
@@ -200,6 +205,11 @@ int fairq_hooks_probe(void)
 
 	for (i = 0; i < ARRAY_SIZE(points); i++) {
 		err = point_set_filter(&points[i]);
+		if (err && points[i].optional) {
+			pr_info("no %s on this kernel: dropped requests are not accounted\n",
+				points[i].what);
+			continue;
+		}
 		if (err) {
 			pr_err("cannot hook %s on this kernel (error %d): refusing to load\n",
 			       points[i].what, err);
