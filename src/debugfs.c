@@ -13,7 +13,8 @@ static struct dentry *fairq_debugfs_dir;
 static int pools_show(struct seq_file *m, void *v)
 {
 	struct fairq_serv *fs;
-	unsigned int i;
+	unsigned int i, bound;
+	u64 bind_skipped;
 
 	seq_printf(m, "scheduler %s\n", fairq_active_sched()->name);
 	rcu_read_lock();
@@ -28,18 +29,25 @@ static int pools_show(struct seq_file *m, void *v)
 			queued = fp->nr_queued;
 			spin_unlock_bh(&fp->lock);
 			seq_printf(m,
-				   "serv %u pool %u threads %u queued %u enqueued %llu fed_pull %llu fed_push %llu fed_bypass %llu wakeups %ld close_flushes %llu rescues %llu migrated %llu waking %u overloads_avoided %llu wakers_expired %llu\n",
+				   "serv %u pool %u threads %u queued %u enqueued %llu fed_pull %llu fed_push %llu fed_bypass %llu wakeups %ld close_flushes %llu rescues %llu migrated %llu waking %u overloads_avoided %llu wakers_expired %llu",
 				   fs->id, i, fairq_pool_threads(fp->pool), queued, st.enqueued,
 				   st.fed_pull, st.fed_push, st.fed_bypass,
 				   atomic_long_read(&fp->wakeups), st.close_flushes, st.rescues,
 				   st.migrated, READ_ONCE(fp->nr_waking), st.overloads_avoided,
 				   st.wakers_expired);
+			spin_lock_bh(&fp->lock);
+			if (fp->ops && fp->ops->show_counters)
+				fp->ops->show_counters(fp, m);
+			spin_unlock_bh(&fp->lock);
+			seq_putc(m, '\n');
 		}
 	}
 	rcu_read_unlock();
 	seq_printf(m, "rescues_total %ld serv_alloc_failures %ld\n",
 		   atomic_long_read(&fairq_rescues_total),
 		   atomic_long_read(&fairq_serv_alloc_failures));
+	fairq_v4client_stats(&bound, &bind_skipped);
+	seq_printf(m, "v4client_bound %u v4client_skipped %llu\n", bound, bind_skipped);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(pools);

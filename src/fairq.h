@@ -150,4 +150,11 @@ int fairq_nl_init(void);
 void fairq_nl_exit(void);
 void fairq_nl_notify_switch(const struct fairq_sched_ops *old, const struct fairq_sched_ops *new);
 
+/* v4client.c: which NFSv4.1 client owns a connection */
+bool fairq_v4client_of(const struct svc_xprt *xprt, u64 *clientid);
+void fairq_v4client_want(bool on);
+void fairq_v4client_stats(unsigned int *bound, u64 *skipped);
+int fairq_v4client_init(void);
+void fairq_v4client_exit(void);
+
 #endif /* _FAIRQ_INTERNAL_H */

@@ -89,11 +89,11 @@ static void notrace pull_entry(unsigned long ip, unsigned long parent_ip,
  * function's fentry site: at its start, or just after the ENDBR64 on IBT kernels.
  */
 /*
- * svc_process and svc_send (where a request starts, and where its reply goes) are global but
- * not exported on every kernel: their addresses come from a kprobe lookup at load.  They are
- * compared against, never called.
+ * svc_process, svc_send and svc_drop (where a request starts, and where it ends: with a
+ * reply, or dropped) are global but not exported on every kernel: their addresses come from
+ * a kprobe lookup at load.  They are compared against, never called.
  */
-static unsigned long process_addr, send_addr;
+static unsigned long process_addr, send_addr, drop_addr;
 
 static void notrace entry_hook(unsigned long ip, unsigned long parent_ip,
 			       struct ftrace_ops *op, struct ftrace_regs *fregs)
@@ -105,9 +105,10 @@ static void notrace entry_hook(unsigned long ip, unsigned long parent_ip,
 
 		if (fairq_serv_is_managed(rqstp->rq_server))
 			fairq_request_start(rqstp);
-	} else if (ip_is(ip, (void *)send_addr)) {
+	} else if (ip_is(ip, (void *)send_addr) || ip_is(ip, (void *)drop_addr)) {
 		struct svc_rqst *rqstp = (struct svc_rqst *)arg0;
 
+		/* a dropped request (deferred, or a cache upcall) ends as surely as a sent one */
 		if (fairq_serv_is_managed(rqstp->rq_server))
 			fairq_request_done(rqstp);
 	} else if (ip_is(ip, svc_exit_thread)) {
@@ -142,12 +143,18 @@ struct fairq_hook_point {
 	struct ftrace_ops *ops;
 	unsigned long addr;		/* exported function, or 0 to match static @what by name */
 	unsigned long *resolved;	/* or: look @what up at load and keep its address here */
+	bool optional;			/* a kernel without it loses only some accounting */
 };
 
 static struct fairq_hook_point points[] = {
 	{ "svc_destroy", &enqueue_ops, (unsigned long)svc_destroy },
 	{ "svc_process", &entry_ops, 0, &process_addr },
 	{ "svc_send", &entry_ops, 0, &send_addr },
+	/*
+	 * 6.12 and later inline svc_drop into svc_process: a dropped request is not seen there,
+	 * and a policy's per-key in-flight count keeps it until the key goes stale.
+	 */
+	{ "svc_drop", &entry_ops, 0, &drop_addr, true },
 	{ "svc_exit_thread", &entry_ops, (unsigned long)svc_exit_thread },
 	{ FAIRQ_PULL_SYMBOL, &entry_ops, 0 },	/* static: matched by name */
 	{ "svc_xprt_enqueue", &enqueue_ops, (unsigned long)svc_xprt_enqueue },
@@ -198,6 +205,11 @@ int fairq_hooks_probe(void)
 
 	for (i = 0; i < ARRAY_SIZE(points); i++) {
 		err = point_set_filter(&points[i]);
+		if (err && points[i].optional) {
+			pr_info("no %s on this kernel: dropped requests are not accounted\n",
+				points[i].what);
+			continue;
+		}
 		if (err) {
 			pr_err("cannot hook %s on this kernel (error %d): refusing to load\n",
 			       points[i].what, err);

@@ -30,6 +30,9 @@ static int __init fairq_init(void)
 	err = fairq_hooks_probe();
 	if (err)
 		return err;
+	err = fairq_v4client_init();
+	if (err)
+		goto err_hooks;
 
 	for (i = 0; i < ARRAY_SIZE(builtin_scheds); i++) {
 		err = fairq_register_sched(builtin_scheds[i]);
@@ -54,6 +57,8 @@ err_debugfs:
 	fairq_sysfs_exit();
 err_sched:
 	unregister_builtin(i);
+	fairq_v4client_exit();
+err_hooks:
 	fairq_hooks_release();
 	return err;
 }
@@ -69,6 +74,7 @@ static void __exit fairq_exit(void)
 	fairq_debugfs_exit();
 	fairq_sysfs_exit();
 	unregister_builtin(ARRAY_SIZE(builtin_scheds));
+	fairq_v4client_exit();
 	fairq_hooks_release();
 	pr_info("unloaded\n");
 }

@@ -17,6 +17,7 @@
 #include <fairq/xlist.h>
 
 struct fairq_pool;
+struct seq_file;
 struct svc_xprt;
 
 /* Room for a policy's per-pool state, inside struct fairq_pool: switching never allocates. */
@@ -106,12 +107,13 @@ typedef int (*fairq_key_fn)(const struct fairq_key_stats *ks, void *arg);
  * @tunables: the policy's settings, terminated by an entry with a NULL name.  Optional.
  * @start: a thread starts processing a request read from @xprt.  Optional.
  * @complete: a thread finished a request of @xprt that used @thread_ns of thread time (for
- *	policies that charge measured cost).  Requests dropped without a reply never complete.
- *	Optional.
+ *	policies that charge measured cost), with a reply or by dropping it.  Optional.
  * @for_each_key: report every key of the pool to @fn (pool lock held, @fn must not sleep);
  *	stop early and return @fn's value when it is non-zero.  Optional (keyless policies).
  * @set_weight: set the weight of the clients @id stands for, in every pool; 0 restores the
  *	default.  Called with fairq_sched_mutex held, may sleep.  Optional.
+ * @show_counters: print the pool's policy counters (what it skipped or could not do) as
+ *	"name value" pairs on one line, for debugfs; pool lock held.  Optional.
  * @supported: whether the policy really does something on the running kernel.  A policy that
  *	would be a no-op is not offered.  Optional (default: supported).
  *
@@ -133,6 +135,7 @@ struct fairq_sched_ops {
 	void (*complete)(struct fairq_pool *fp, struct svc_xprt *xprt, u64 thread_ns);
 	int (*for_each_key)(struct fairq_pool *fp, fairq_key_fn fn, void *arg);
 	int (*set_weight)(const struct fairq_key_id *id, u32 weight);
+	void (*show_counters)(struct fairq_pool *fp, struct seq_file *m);
 	bool (*supported)(void);
 };
 

@@ -26,6 +26,7 @@
  */
 #include <linux/in6.h>
 #include <linux/jiffies.h>
+#include <linux/seq_file.h>
 #include <linux/ktime.h>
 #include <linux/hash.h>
 #include <linux/jhash.h>
@@ -39,7 +40,7 @@
 #define FQ_HASH_BITS	10
 #define FQ_MAX_RULES	64
 
-enum fq_list { FQ_IDLE, FQ_NEW, FQ_OLD };
+enum fq_list { FQ_IDLE, FQ_NEW, FQ_OLD, FQ_HELD };
 
 struct fq_key {
 	struct hlist_node hash;
@@ -49,6 +50,8 @@ struct fq_key {
 	u8 list;			/* enum fq_list */
 	u32 weight;
 	u32 in_flight;
+	u32 handed;			/* dispatched, request not yet started */
+	unsigned long handed_at;	/* jiffies of the last dispatch */
 	s64 deficit;			/* ns of thread time it may still use this round */
 	u64 avg_cost;			/* ns, moving average per request */
 	u64 dispatches;
@@ -62,10 +65,13 @@ struct fq_pool {
 	struct list_head new_keys;
 	struct list_head old_keys;
 	struct list_head idle_keys;	/* oldest first */
+	struct list_head held_keys;	/* at their in-flight cap, with work queued */
 	struct fq_key overflow;		/* when a key cannot be allocated */
 	unsigned int new_run;		/* consecutive dispatches to new keys */
 	unsigned int nr_keys;
 	u64 alloc_failures;
+	u64 holds;			/* turns skipped because a key was at its cap */
+	u64 avg_cost;			/* ns, moving average of the pool's requests */
 };
 
 /* Settings, global to the policy; changed under fairq_sched_mutex. */
@@ -75,6 +81,7 @@ static u32 fq_prefix6 = 64;
 static u32 fq_quantum_us = 10000;
 static u32 fq_new_burst = 4;
 static u32 fq_idle_secs = 10;
+static u32 fq_max_inflight;		/* 0: no cap */
 
 struct fq_rule {
 	struct fairq_key_id id;		/* an address or subnet (type ADDR or SUBNET) */
@@ -97,16 +104,26 @@ static struct fq_pool *fqp(struct fairq_pool *fp)
 	return fairq_pool_priv(fp);
 }
 
-static u64 quantum_ns(const struct fq_key *k)
+/*
+ * DRR is fair and O(1) only while a turn's allowance covers a typical request: with 100 ms
+ * requests and a 10 ms quantum a key would need many turns per request, and the bound on
+ * debt would cut heavy requests' cost short, unequally between weights.  So a weight-1
+ * turn is quantum_us or the pool's average request cost, whichever is larger.
+ */
+static u64 quantum_ns(const struct fq_pool *p, const struct fq_key *k)
 {
-	return (u64)READ_ONCE(fq_quantum_us) * NSEC_PER_USEC * k->weight;
+	u64 q = (u64)READ_ONCE(fq_quantum_us) * NSEC_PER_USEC;
+
+	return max_t(u64, q, p->avg_cost) * k->weight;
 }
 
-/* The key's identity for @xprt; UDP and unknown families all share one key. */
-static void fq_key_of(struct svc_xprt *xprt, struct fairq_key_id *id)
+/*
+ * The key of @xprt's peer address grouped by @type (not V4CLIENT); UDP and unknown families
+ * all share one key.
+ */
+static void fq_addr_key_of(struct svc_xprt *xprt, u32 type, struct fairq_key_id *id)
 {
 	const struct sockaddr *sa = (const struct sockaddr *)&xprt->xpt_remote;
-	u32 type = READ_ONCE(fq_key_type);
 	unsigned int bits = 0, i;
 	__be16 port = 0;
 
@@ -156,6 +173,29 @@ static void fq_key_of(struct svc_xprt *xprt, struct fairq_key_id *id)
 	}
 }
 
+/*
+ * The key @xprt belongs to now.  @addr_id, if not NULL, gets the address key too: weight
+ * rules by address still apply to clients keyed by NFSv4.1 client id.
+ */
+static void fq_key_of(struct svc_xprt *xprt, struct fairq_key_id *id, struct fairq_key_id *addr_id)
+{
+	u32 type = READ_ONCE(fq_key_type);
+	__be64 be_clientid;
+	u64 clientid;
+
+	fq_addr_key_of(xprt, type == FAIRQ_KEY_V4CLIENT ? FAIRQ_KEY_ADDR : type, id);
+	if (addr_id)
+		*addr_id = *id;
+	if (type == FAIRQ_KEY_V4CLIENT && id->type == FAIRQ_KEY_ADDR &&
+	    fairq_v4client_of(xprt, &clientid)) {
+		memset(id, 0, sizeof(*id));
+		id->type = FAIRQ_KEY_V4CLIENT;
+		/* bytes in the order /proc/fs/nfsd/clients/N/info prints the id */
+		be_clientid = cpu_to_be64(clientid);
+		memcpy(id->addr, &be_clientid, sizeof(be_clientid));
+	}
+}
+
 static u32 fq_key_hash(const struct fairq_key_id *id)
 {
 	return jhash(id, sizeof(*id), 0) >> (32 - FQ_HASH_BITS);
@@ -165,6 +205,8 @@ static bool rule_matches(const struct fq_rule *r, const struct fairq_key_id *id)
 {
 	unsigned int bits, i;
 
+	if (r->id.type == FAIRQ_KEY_V4CLIENT || id->type == FAIRQ_KEY_V4CLIENT)
+		return r->id.type == id->type && !memcmp(r->id.addr, id->addr, 8);
 	if (r->id.family != id->family)
 		return false;
 	bits = r->id.type == FAIRQ_KEY_SUBNET ? r->id.prefix_len :
@@ -179,8 +221,19 @@ static bool rule_matches(const struct fq_rule *r, const struct fairq_key_id *id)
 	return true;
 }
 
-/* The most specific rule wins; no rule means weight 1. */
-static u32 weight_of(const struct fairq_key_id *id)
+/* How specific a rule is: a client id beats an address, which beats any subnet. */
+static u32 rule_rank(const struct fq_rule *r)
+{
+	if (r->id.type == FAIRQ_KEY_V4CLIENT)
+		return 130;
+	return r->id.type == FAIRQ_KEY_SUBNET ? r->id.prefix_len : 129;
+}
+
+/*
+ * The most specific rule for @id, or else for its address @addr_id, wins; no rule means
+ * weight 1.
+ */
+static u32 weight_of(const struct fairq_key_id *id, const struct fairq_key_id *addr_id)
 {
 	const struct fq_rules *rules;
 	u32 weight = 1, best = 0;
@@ -190,10 +243,10 @@ static u32 weight_of(const struct fairq_key_id *id)
 	rules = rcu_dereference(fq_rules);
 	for (i = 0; rules && i < rules->nr; i++) {
 		const struct fq_rule *r = &rules->rule[i];
-		u32 len = r->id.type == FAIRQ_KEY_SUBNET ? r->id.prefix_len : 129;
+		u32 rank = rule_rank(r);
 
-		if (len >= best && rule_matches(r, id)) {
-			best = len;
+		if (rank >= best && (rule_matches(r, id) || rule_matches(r, addr_id))) {
+			best = rank;
 			weight = r->weight;
 		}
 	}
@@ -201,13 +254,14 @@ static u32 weight_of(const struct fairq_key_id *id)
 	return weight;
 }
 
-static void fq_key_init(struct fq_key *k, const struct fairq_key_id *id)
+static void fq_key_init(struct fq_key *k, const struct fairq_key_id *id,
+			const struct fairq_key_id *addr_id)
 {
 	INIT_LIST_HEAD(&k->link);
 	fairq_xlist_init(&k->queue);
 	k->id = *id;
 	k->list = FQ_IDLE;
-	k->weight = weight_of(id);
+	k->weight = weight_of(id, addr_id);
 	k->avg_cost = (u64)READ_ONCE(fq_quantum_us) * NSEC_PER_USEC / 4;
 	k->idle_since = jiffies;
 }
@@ -246,7 +300,7 @@ static void gc_idle(struct fq_pool *p)
 
 static struct fq_key *fq_key_get(struct fq_pool *p, struct svc_xprt *xprt)
 {
-	struct fairq_key_id id;
+	struct fairq_key_id id, addr_id;
 	struct fq_key *k;
 	u32 hash;
 
@@ -257,7 +311,7 @@ static struct fq_key *fq_key_get(struct fq_pool *p, struct svc_xprt *xprt)
 			return &p->overflow;
 		}
 	}
-	fq_key_of(xprt, &id);
+	fq_key_of(xprt, &id, &addr_id);
 	hash = fq_key_hash(&id);
 	k = fq_key_find(p, &id, hash);
 	if (k)
@@ -267,7 +321,7 @@ static struct fq_key *fq_key_get(struct fq_pool *p, struct svc_xprt *xprt)
 		p->alloc_failures++;
 		return &p->overflow;
 	}
-	fq_key_init(k, &id);
+	fq_key_init(k, &id, &addr_id);
 	hlist_add_head(&k->hash, &p->table[hash]);
 	list_add_tail(&k->link, &p->idle_keys);
 	p->nr_keys++;
@@ -282,7 +336,8 @@ static void fq_init_pool(struct fairq_pool *fp)
 	INIT_LIST_HEAD(&p->new_keys);
 	INIT_LIST_HEAD(&p->old_keys);
 	INIT_LIST_HEAD(&p->idle_keys);
-	fq_key_init(&p->overflow, &none);
+	INIT_LIST_HEAD(&p->held_keys);
+	fq_key_init(&p->overflow, &none, &none);
 	list_del_init(&p->overflow.link);
 }
 
@@ -320,13 +375,13 @@ static void fq_enqueue(struct fairq_pool *fp, struct svc_xprt *xprt)
 			if (k->deficit > 0) {
 				list_add(&k->link, &p->old_keys);
 			} else {
-				k->deficit += quantum_ns(k);
+				k->deficit += quantum_ns(p, k);
 				list_add_tail(&k->link, &p->old_keys);
 			}
 		} else {
 			/* back from idle: served ahead, with one quantum of allowance */
 			k->list = FQ_NEW;
-			k->deficit = quantum_ns(k);
+			k->deficit = quantum_ns(p, k);
 			list_add_tail(&k->link, &p->new_keys);
 		}
 	}
@@ -346,6 +401,25 @@ static void key_went_empty(struct fq_pool *p, struct fq_key *k)
 }
 
 /*
+ * Transports handed to threads count against the cap until their request starts, or else a
+ * key's many connections would all be dispatched before the first one starts.  A hand-off
+ * that yields no request (part of a record) never starts: such counts expire in 20 ms.
+ */
+static u32 handed_recently(const struct fq_key *k)
+{
+	unsigned long expiry = max_t(unsigned long, 2, HZ / 50);
+
+	return time_before(jiffies, k->handed_at + expiry) ? k->handed : 0;
+}
+
+/* A held key goes back into the rotation: below its cap again, or its counts are stale. */
+static bool held_may_go(const struct fq_key *k)
+{
+	return k->in_flight + handed_recently(k) < READ_ONCE(fq_max_inflight) ||
+	       time_after(jiffies, k->last_busy + HZ);
+}
+
+/*
  * Serve one request of @k.  A key that used up its deficit goes to the tail of the rotation
  * with its next quantum at once, so its next turn is a real one; a key whose queue ran empty
  * leaves the lists until its transport comes back.
@@ -354,14 +428,40 @@ static struct svc_xprt *dispatch(struct fq_pool *p, struct fq_key *k)
 {
 	struct svc_xprt *xprt = fairq_xlist_pop(&k->queue);
 
+	k->handed = handed_recently(k) + 1;
+	k->handed_at = jiffies;
 	if (fairq_xlist_empty(&k->queue)) {
 		key_went_empty(p, k);
 	} else if (k->deficit <= 0) {
-		k->deficit += quantum_ns(k);
+		k->deficit += quantum_ns(p, k);
 		k->list = FQ_OLD;
 		list_move_tail(&k->link, &p->old_keys);
 	}
 	return xprt;
+}
+
+/*
+ * A key at its in-flight cap waits off the lists until one of its requests ends.  Requests
+ * that end unseen (the key was regrouped meanwhile) must not hold it forever: one that has
+ * neither started nor finished a request for a second is let go.
+ */
+static bool hold_if_capped(struct fq_pool *p, struct fq_key *k)
+{
+	u32 cap = READ_ONCE(fq_max_inflight);
+
+	if (!cap || k->in_flight + handed_recently(k) < cap || k == &p->overflow ||
+	    time_after(jiffies, k->last_busy + HZ))
+		return false;
+	k->list = FQ_HELD;
+	list_move_tail(&k->link, &p->held_keys);
+	p->holds++;
+	return true;
+}
+
+static void release_held(struct fq_pool *p, struct fq_key *k)
+{
+	k->list = FQ_OLD;
+	list_move_tail(&k->link, &p->old_keys);
 }
 
 static struct svc_xprt *fq_pick(struct fairq_pool *fp)
@@ -369,21 +469,30 @@ static struct svc_xprt *fq_pick(struct fairq_pool *fp)
 	struct fq_pool *p = fqp(fp);
 	struct fq_key *k;
 
+	if (!list_empty(&p->held_keys)) {
+		k = list_first_entry(&p->held_keys, struct fq_key, link);
+		if (held_may_go(k))
+			release_held(p, k);
+	}
 	for (;;) {
 		bool old_waiting = !list_empty(&p->old_keys);
 
 		if (!list_empty(&p->new_keys) &&
 		    (!old_waiting || p->new_run < READ_ONCE(fq_new_burst))) {
 			k = list_first_entry(&p->new_keys, struct fq_key, link);
+			if (hold_if_capped(p, k))
+				continue;
 			p->new_run++;
 			return dispatch(p, k);
 		}
 		if (!old_waiting)
 			return NULL;
 		k = list_first_entry(&p->old_keys, struct fq_key, link);
+		if (hold_if_capped(p, k))
+			continue;
 		if (k->deficit <= 0) {
 			/* overspent while waiting (completions settle later): skip a turn */
-			k->deficit += quantum_ns(k);
+			k->deficit += quantum_ns(p, k);
 			list_move_tail(&k->link, &p->old_keys);
 			continue;
 		}
@@ -396,7 +505,13 @@ static bool fq_has_work(struct fairq_pool *fp)
 {
 	struct fq_pool *p = fqp(fp);
 
-	return !list_empty(&p->new_keys) || !list_empty(&p->old_keys);
+	struct fq_key *held;
+
+	if (!list_empty(&p->new_keys) || !list_empty(&p->old_keys))
+		return true;
+	/* a held key whose counts expired or went stale goes at the next pick */
+	held = list_first_entry_or_null(&p->held_keys, struct fq_key, link);
+	return held && held_may_go(held);
 }
 
 /*
@@ -413,6 +528,10 @@ static void fq_drain(struct fairq_pool *fp, struct fairq_xlist *out)
 		key_went_empty(p, k);
 	}
 	list_for_each_entry_safe(k, tmp, &p->old_keys, link) {
+		fairq_xlist_splice(out, &k->queue);
+		key_went_empty(p, k);
+	}
+	list_for_each_entry_safe(k, tmp, &p->held_keys, link) {
 		fairq_xlist_splice(out, &k->queue);
 		key_went_empty(p, k);
 	}
@@ -439,6 +558,13 @@ static bool fq_remove(struct fairq_pool *fp, struct svc_xprt *xprt)
 			return true;
 		}
 	}
+	list_for_each_entry_safe(k, tmp, &p->held_keys, link) {
+		if (fairq_xlist_remove(&k->queue, xprt)) {
+			if (fairq_xlist_empty(&k->queue))
+				key_went_empty(p, k);
+			return true;
+		}
+	}
 	return false;
 }
 
@@ -449,7 +575,7 @@ static struct fq_key *fq_key_lookup(struct fq_pool *p, struct svc_xprt *xprt)
 
 	if (!p->table)
 		return NULL;
-	fq_key_of(xprt, &id);
+	fq_key_of(xprt, &id, NULL);
 	return fq_key_find(p, &id, fq_key_hash(&id));
 }
 
@@ -461,6 +587,8 @@ static void fq_start(struct fairq_pool *fp, struct svc_xprt *xprt)
 	if (!k)
 		return;
 	k->deficit -= k->avg_cost;
+	if (k->handed)
+		k->handed--;
 	k->in_flight++;
 	k->dispatches++;	/* requests, as the clients count them; not hand-offs */
 	k->last_busy = jiffies;
@@ -468,7 +596,8 @@ static void fq_start(struct fairq_pool *fp, struct svc_xprt *xprt)
 
 static void fq_complete(struct fairq_pool *fp, struct svc_xprt *xprt, u64 thread_ns)
 {
-	struct fq_key *k = fq_key_lookup(fqp(fp), xprt);
+	struct fq_pool *p = fqp(fp);
+	struct fq_key *k = fq_key_lookup(p, xprt);
 
 	if (!k)
 		return;		/* the overflow key, or keyed differently since: not charged */
@@ -479,10 +608,22 @@ static void fq_complete(struct fairq_pool *fp, struct svc_xprt *xprt, u64 thread
 	 * that one very long request costs a few rounds, not a scan of many.
 	 */
 	k->deficit += (s64)k->avg_cost - (s64)thread_ns;
-	k->deficit = max_t(s64, k->deficit, -4 * (s64)quantum_ns(k));
+	k->deficit = max_t(s64, k->deficit, -4 * (s64)quantum_ns(p, k));
 	k->avg_cost = k->avg_cost - (k->avg_cost >> 3) + (thread_ns >> 3);
+	p->avg_cost = p->avg_cost - (p->avg_cost >> 4) + (thread_ns >> 4);
 	if (k->in_flight)
 		k->in_flight--;
+	/* this thread looks for work next, so the freed slot is taken without a wakeup */
+	if (k->list == FQ_HELD && held_may_go(k))
+		release_held(p, k);
+}
+
+static void fq_show_counters(struct fairq_pool *fp, struct seq_file *m)
+{
+	struct fq_pool *p = fqp(fp);
+
+	seq_printf(m, " keys %u key_alloc_failures %llu holds %llu", p->nr_keys,
+		   p->alloc_failures, p->holds);
 }
 
 static int report(struct fq_key *k, fairq_key_fn fn, void *arg)
@@ -518,15 +659,25 @@ static int fq_walk_keys(struct fairq_pool *fp, fairq_key_fn fn, void *arg)
 	return 0;
 }
 
+static bool weight_key_valid(const struct fairq_key_id *id)
+{
+	if (id->type == FAIRQ_KEY_V4CLIENT)
+		return !id->family;
+	if (id->family != AF_INET && id->family != AF_INET6)
+		return false;
+	return id->type != FAIRQ_KEY_SUBNET ||
+	       id->prefix_len <= (id->family == AF_INET ? 32 : 128);
+}
+
 static int fq_set_weight(const struct fairq_key_id *id, u32 weight)
 {
 	struct fq_rules *old, *new;
 	unsigned int i, n;
 
-	if (id->type != FAIRQ_KEY_ADDR && id->type != FAIRQ_KEY_SUBNET)
+	if (id->type != FAIRQ_KEY_ADDR && id->type != FAIRQ_KEY_SUBNET &&
+	    id->type != FAIRQ_KEY_V4CLIENT)
 		return -EOPNOTSUPP;
-	if ((id->family != AF_INET && id->family != AF_INET6) || weight > 1000 ||
-	    (id->type == FAIRQ_KEY_SUBNET && id->prefix_len > (id->family == AF_INET ? 32 : 128)))
+	if (weight > 1000 || !weight_key_valid(id))
 		return -EINVAL;
 	old = rcu_dereference_protected(fq_rules, lockdep_is_held(&fairq_sched_mutex));
 	n = old ? old->nr : 0;
@@ -565,16 +716,29 @@ static int fq_set_weight(const struct fairq_key_id *id, u32 weight)
 		return (_requeue) ? fairq_requeue_all(&fairq_sched_fairq) : 0;	\
 	}
 
-FQ_TUNABLE(key, fq_key_type, true)
+/* Client keys need the connections' owners, learned only while asked for. */
+static u64 fq_get_key(void)
+{
+	return READ_ONCE(fq_key_type);
+}
+
+static int fq_set_key(u64 val)
+{
+	fairq_v4client_want(val == FAIRQ_KEY_V4CLIENT);
+	WRITE_ONCE(fq_key_type, val);
+	return fairq_requeue_all(&fairq_sched_fairq);
+}
+
 FQ_TUNABLE(prefix4, fq_prefix4, true)
 FQ_TUNABLE(prefix6, fq_prefix6, true)
 FQ_TUNABLE(quantum_us, fq_quantum_us, false)
 FQ_TUNABLE(new_burst, fq_new_burst, false)
 FQ_TUNABLE(idle_secs, fq_idle_secs, false)
+FQ_TUNABLE(max_inflight, fq_max_inflight, true)
 
 static const struct fairq_tunable fq_tunables[] = {
-	{ "key", "group by 1 = client address, 2 = subnet, 3 = connection",
-	  FAIRQ_KEY_ADDR, FAIRQ_KEY_CONN, fq_get_key, fq_set_key },
+	{ "key", "group by 1 = client address, 2 = subnet, 3 = connection, 4 = NFSv4.1 client",
+	  FAIRQ_KEY_ADDR, FAIRQ_KEY_V4CLIENT, fq_get_key, fq_set_key },
 	{ "prefix4", "IPv4 prefix length of a subnet key", 0, 32, fq_get_prefix4, fq_set_prefix4 },
 	{ "prefix6", "IPv6 prefix length of a subnet key", 0, 128, fq_get_prefix6, fq_set_prefix6 },
 	{ "quantum_us", "thread time a weight-1 key gets per round (microseconds)", 100, 1000000,
@@ -583,6 +747,8 @@ static const struct fairq_tunable fq_tunables[] = {
 	  fq_get_new_burst, fq_set_new_burst },
 	{ "idle_secs", "seconds an idle key is kept before it is freed", 1, 3600,
 	  fq_get_idle_secs, fq_set_idle_secs },
+	{ "max_inflight", "requests one key may have in processing at once (0 = no cap)", 0, 4096,
+	  fq_get_max_inflight, fq_set_max_inflight },
 	{ }
 };
 
@@ -600,5 +766,6 @@ const struct fairq_sched_ops fairq_sched_fairq = {
 	.complete	= fq_complete,
 	.for_each_key	= fq_walk_keys,
 	.set_weight	= fq_set_weight,
+	.show_counters	= fq_show_counters,
 	.tunables	= fq_tunables,
 };

@@ -444,31 +444,47 @@ def scenario4(data, md, res):
 def scenario5(data, md, res):
     m = data["meta"]
     scheds = m["schedulers"]
-    cells = rate_cells(data)
+    fast = rate_cells(dict(data, cells=[c for c in data["cells"] if c["kind"] == "threads"]))
+    slow = rate_cells(dict(data, cells=[c for c in data["cells"] if c["kind"] == "threads_slow"]))
     fields = ("ops_per_s", "ops_vs_fifo", "ctxt_per_rpc", "nfsd_wakeups_per_rpc", "nfsd_switches_per_rpc",
-              "runnable_mean", "loadavg1", "cpu_us_per_rpc")
-    summ = rate_summary(cells, scheds, fields)
-    res["5"] = {"meta": m, "host": data["host"], "cells": cells, "summary": summ}
+              "runnable_mean", "loadavg1", "cpu_us_per_rpc", "rpcinfo_ms")
+    summ = rate_summary(fast, scheds, fields)
+    summ_slow = rate_summary(slow, scheds, fields)
+    res["5"] = {"meta": m, "host": data["host"], "cells": fast + slow, "summary": summ,
+                "summary_slow": summ_slow}
     header(md, "Scenario 5: many threads, tiny requests", data)
     md.append("%d nfsd threads, no injected service time; %d clients × %d connections × window %d of "
               "NFSv3 GETATTR as fast as they can, without pause; schedulers switched live, windows of %s s, "
               "%d rounds. Context switches per RPC from /proc/stat (whole guest); wakeups and switches "
               "of the nfsd threads from schedstats; runnable tasks sampled every 0.2 s in the window; "
-              "the 1-minute load average at the end of the window (it lags: it mixes the schedulers).\n" %
+              "the 1-minute load average at the end of the window (it lags: it mixes the schedulers); "
+              "the wall time of one `rpcinfo -p` from a client namespace in the middle of the window "
+              "(SGI's starved portmap).\n" %
               (m["threads"], m["clients"], m["connections"], m["window"], m["secs"], m["rounds"]))
-    rows = []
-    for s in scheds:
-        if s not in summ:
-            continue
-        v = summ[s]
-        rows.append([s, fmt(v["ops_per_s"], 0), pct(v["ops_vs_fifo"]) if s != "fifo" else "–",
-                     fmt(v["ctxt_per_rpc"], 2), fmt(v["nfsd_wakeups_per_rpc"], 3),
-                     fmt(v["nfsd_switches_per_rpc"], 3), fmt(v["runnable_mean"], 1), fmt(v["loadavg1"], 1),
-                     fmt(v["cpu_us_per_rpc"], 1)])
-    table(md, ["scheduler", "RPC/s", "RPC/s vs fifo", "context switches per RPC", "nfsd wakeups per RPC",
-               "nfsd switches per RPC", "runnable tasks", "load average", "guest CPU µs per RPC"], rows)
+
+    def rows_of(sm):
+        rows = []
+        for s in scheds:
+            if s not in sm:
+                continue
+            v = sm[s]
+            rows.append([s, fmt(v["ops_per_s"], 0), pct(v["ops_vs_fifo"]) if s != "fifo" else "–",
+                         fmt(v["ctxt_per_rpc"], 2), fmt(v["nfsd_wakeups_per_rpc"], 3),
+                         fmt(v["nfsd_switches_per_rpc"], 3), fmt(v["runnable_mean"], 1),
+                         fmt(v["loadavg1"], 1), fmt(v["cpu_us_per_rpc"], 1), fmt(v["rpcinfo_ms"], 0)])
+        return rows
+    head = ["scheduler", "RPC/s", "RPC/s vs fifo", "context switches per RPC", "nfsd wakeups per RPC",
+            "nfsd switches per RPC", "runnable tasks", "load average", "guest CPU µs per RPC",
+            "rpcinfo ms"]
+    table(md, head, rows_of(summ))
+    stall_note(md, fast)
+    if summ_slow:
+        md.append("The same load with every request holding its thread for %g ms (threads that block on "
+                  "slow storage), %d rounds: a wakeup cap must not leave work queued while woken threads "
+                  "are slow to run.\n" % (m.get("slow_us", 0) / 1000.0, m.get("slow_rounds", 0)))
+        table(md, head, rows_of(summ_slow))
+        stall_note(md, slow)
     md.append("Reconnects by the load clients during the run: %d.\n" % load_reconnects(data))
-    stall_note(md, cells)
     fig, axes = plt.subplots(1, 3, figsize=(14, 4))
     bars(axes[0], scheds, summ, "ops_per_s", "RPC/s")
     bars(axes[1], scheds, summ, "nfsd_wakeups_per_rpc", "nfsd wakeups per RPC")

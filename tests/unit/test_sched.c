@@ -42,6 +42,23 @@ unsigned int fairq_pool_id(const struct fairq_pool *fp)
 	return fp->id;
 }
 
+/* Which NFSv4.1 client owns each test transport (0: none seen yet), as v4client.c learns it. */
+static u64 v4owner[256];
+static bool v4client_wanted;
+
+bool fairq_v4client_of(const struct svc_xprt *xprt, u64 *clientid)
+{
+	if (!v4owner[xprt->id])
+		return false;
+	*clientid = v4owner[xprt->id];
+	return true;
+}
+
+void fairq_v4client_want(bool on)
+{
+	v4client_wanted = on;
+}
+
 #include "../../src/sched/qfifo.c"
 #include "../../src/sched/fairq.c"
 
@@ -345,6 +362,33 @@ static void test_fairq_weights(void)
 	CHECK(fairq_sched_fairq.set_weight(&id, 1001) == -EINVAL, "weight over 1000 refused");
 }
 
+/*
+ * Requests ten times the quantum (100 ms under the helper) keep weights exact: a 3:1 weight
+ * gives 75%, with the heavier client on one connection against two.
+ */
+static void test_fairq_heavy_weights(void)
+{
+	struct fairq_key_id id = { .type = FAIRQ_KEY_ADDR, .family = AF_INET };
+	static struct sim sm;
+	double s;
+	int i;
+
+	inet_pton(AF_INET, "10.0.0.2", id.addr);
+	CHECK(fairq_sched_fairq.set_weight(&id, 3) == 0, "weight rule accepted");
+	sim_init(&sm, 4);
+	for (i = 0; i < 3; i++) {
+		set_addr(&fx[i], i ? "10.0.0.1" : "10.0.0.2", 700 + i);
+		sm.cost[i] = 100000000;
+		sm.backlogged[i] = true;
+		fairq_sched_fairq.enqueue(&sm.fp, &fx[i]);
+	}
+	sim_run(&sm, 120ULL * 1000000000);
+	s = share(&sm, 0, 1, 0, 3);
+	CHECK(s > 0.72 && s < 0.78, "3:1 weight with 100 ms requests: share %.3f", s);
+	sim_exit(&sm);
+	CHECK(fairq_sched_fairq.set_weight(&id, 0) == 0, "weight rule removed");
+}
+
 /* An idle client's request goes ahead of a backlog; many of them cannot starve it. */
 static void test_fairq_new_keys(void)
 {
@@ -408,24 +452,113 @@ static void test_fairq_keys(void)
 
 	set_addr(&fx[0], "10.0.0.1", 1);
 	set_addr(&fx[1], "::ffff:10.0.0.1", 2);
-	fq_key_of(&fx[0], &a);
-	fq_key_of(&fx[1], &b);
+	fq_key_of(&fx[0], &a, NULL);
+	fq_key_of(&fx[1], &b, NULL);
 	CHECK(!memcmp(&a, &b, sizeof(a)), "v4-mapped IPv6 folds to the IPv4 client");
 	fq_key_type = FAIRQ_KEY_SUBNET;
 	fq_prefix4 = 24;
 	set_addr(&fx[1], "10.0.0.77", 2);
-	fq_key_of(&fx[1], &b);
-	fq_key_of(&fx[0], &a);
+	fq_key_of(&fx[1], &b, NULL);
+	fq_key_of(&fx[0], &a, NULL);
 	CHECK(!memcmp(&a, &b, sizeof(a)), "one /24 is one key");
 	set_addr(&fx[1], "10.0.1.77", 2);
-	fq_key_of(&fx[1], &b);
+	fq_key_of(&fx[1], &b, NULL);
 	CHECK(memcmp(&a, &b, sizeof(a)), "another /24 is another key");
 	fq_key_type = FAIRQ_KEY_CONN;
 	set_addr(&fx[1], "10.0.0.1", 2);
-	fq_key_of(&fx[0], &a);
-	fq_key_of(&fx[1], &b);
+	fq_key_of(&fx[0], &a, NULL);
+	fq_key_of(&fx[1], &b, NULL);
 	CHECK(memcmp(&a, &b, sizeof(a)), "two connections of one client are two keys");
 	fq_key_type = FAIRQ_KEY_ADDR;
+}
+
+/*
+ * NFSv4.1 client keys: connections from two addresses bound to one client are one key, an
+ * unbound connection falls back to its address, and weights apply by client id or address.
+ */
+static void test_fairq_v4client(void)
+{
+	struct fairq_key_id a, b, addr, rule = { .type = FAIRQ_KEY_V4CLIENT };
+	static struct sim sm;
+	double s;
+	int i;
+
+	CHECK(fq_set_key(FAIRQ_KEY_V4CLIENT) == 0 && v4client_wanted,
+	      "client keys start learning connection owners");
+	set_addr(&fx[0], "10.0.0.1", 1);
+	set_addr(&fx[1], "10.0.9.9", 2);
+	set_addr(&fx[2], "10.0.0.1", 3);
+	v4owner[0] = v4owner[1] = 0x0102030405060708ULL;
+	fq_key_of(&fx[0], &a, &addr);
+	fq_key_of(&fx[1], &b, NULL);
+	CHECK(a.type == FAIRQ_KEY_V4CLIENT && !memcmp(&a, &b, sizeof(a)),
+	      "two addresses, one NFSv4.1 client: one key");
+	CHECK(a.addr[0] == 1 && a.addr[7] == 8, "the id reads as /proc/fs/nfsd prints it");
+	CHECK(addr.type == FAIRQ_KEY_ADDR && addr.family == AF_INET, "its address key is kept");
+	fq_key_of(&fx[2], &b, NULL);
+	CHECK(b.type == FAIRQ_KEY_ADDR, "an unbound connection (NFSv3, v4.0) is keyed by address");
+
+	/* client 1 (two connections, two addresses) weight 3 against client 2 (six connections) */
+	memcpy(rule.addr, a.addr, 8);
+	CHECK(fq_set_weight(&rule, 3) == 0, "a weight by client id is accepted");
+	rule.family = AF_INET;
+	CHECK(fq_set_weight(&rule, 3) == -EINVAL, "a client id with a family is refused");
+	rule.family = 0;
+	sim_init(&sm, 8);
+	for (i = 0; i < 8; i++) {
+		char ip[32];
+
+		snprintf(ip, sizeof(ip), "10.0.%d.%d", i < 2 ? 1 + i : 5, 1 + i);
+		set_addr(&fx[i], ip, 1);
+		v4owner[i] = i < 2 ? 0x0102030405060708ULL : 0x1111;
+		sm.cost[i] = 5000000;
+		sm.backlogged[i] = true;
+		fairq_sched_fairq.enqueue(&sm.fp, &fx[i]);
+	}
+	sim_run(&sm, 30ULL * 1000000000);
+	s = share(&sm, 0, 2, 0, 8);
+	CHECK(s > 0.72 && s < 0.78, "3:1 client-id weight share %.3f (two addresses vs six connections)", s);
+	sim_exit(&sm);
+	CHECK(fq_set_weight(&rule, 0) == 0, "client weight removed");
+	for (i = 0; i < 8; i++)
+		v4owner[i] = 0;
+	CHECK(fq_set_key(FAIRQ_KEY_ADDR) == 0 && !v4client_wanted, "address keys stop learning");
+}
+
+/*
+ * An in-flight cap: a client with many connections never has more than the cap in
+ * processing, the others get the rest of the threads, and nothing stalls or is lost.
+ */
+static void test_fairq_inflight_cap(void)
+{
+	static struct sim sm;
+	struct fq_key *k;
+	u32 max_seen = 0;
+	u64 end;
+	int i;
+
+	fq_max_inflight = 2;
+	sim_init(&sm, 8);
+	for (i = 0; i < 9; i++) {
+		set_addr(&fx[i], i < 8 ? "10.0.0.1" : "10.0.0.2", 700 + i);
+		sm.cost[i] = 10000000;
+		sm.backlogged[i] = i < 8;
+		fairq_sched_fairq.enqueue(&sm.fp, &fx[i]);
+	}
+	k = fq_key_lookup(fqp(&sm.fp), &fx[0]);
+	for (end = 100000000; end <= 5ULL * 1000000000; end += 100000000) {
+		sim_run(&sm, end);
+		if (k->in_flight > max_seen)
+			max_seen = k->in_flight;
+	}
+	CHECK(max_seen == 2, "the 8-connection client had at most 2 in processing (%u)", max_seen);
+	CHECK(sm.served[8] == 1, "the other client's request was served");
+	CHECK(fqp(&sm.fp)->holds > 0, "holds are counted");
+	for (i = 0, end = 0; i < 8; i++)
+		end += sm.served[i];
+	CHECK(end > 900, "the capped client kept going: %llu requests", (unsigned long long)end);
+	fq_max_inflight = 0;
+	sim_exit(&sm);
 }
 
 /* Allocation failures, removal and draining lose nothing. */
@@ -487,8 +620,11 @@ int main(void)
 	test_fairq_connections();
 	test_fairq_cost();
 	test_fairq_weights();
+	test_fairq_heavy_weights();
 	test_fairq_new_keys();
 	test_fairq_nothing_lost();
+	test_fairq_v4client();
+	test_fairq_inflight_cap();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }

@@ -15,7 +15,8 @@ fail() {
 	exit 1
 }
 
-# fq_net_up: the bridge with the server address and the client namespaces c1..cN on it.
+# fq_net_up: the bridge with the server address and the client namespaces c1..cN on it,
+# each with its own NFSv4 client identifier.
 fq_net_up() {
 	ip link add br0 type bridge
 	ip addr add "$FQ_SERVER/24" dev br0
@@ -27,6 +28,14 @@ fq_net_up() {
 		ip -n "c$i" addr add "10.99.0.$((10 + i))/24" dev eth0
 		ip -n "c$i" link set eth0 up
 		ip -n "c$i" link set lo up
+	done
+	# Every namespace shares the guest's hostname, so without a per-namespace identifier all
+	# their NFSv4 clients would present one client owner and the server would take each new
+	# mount for a reboot of the others' client, expiring their state (as nfs-utils' udev rule
+	# does for containers, see the kernel's filesystems/nfs/client-identifier).
+	modprobe nfs
+	for i in $(seq 1 "$FQ_CLIENTS"); do
+		ip netns exec "c$i" sh -c "echo fairq-guest-c$i >/sys/fs/nfs/net/nfs_client/identifier"
 	done
 }
 
@@ -92,4 +101,13 @@ fq_expect_write_fails() {
 	fi
 	after=$(cat "$1")
 	[ "$before" = "$after" ] || fail "$1 changed after a refused write: '$before' -> '$after'"
+}
+
+# fq_nfsd_stacks: where each nfsd thread and every blocked task waits (for a stall report).
+fq_nfsd_stacks() {
+	local t
+	for t in $(pgrep -x nfsd) $(ps -eo pid=,stat= | awk '$2 ~ /D/ { print $1 }'); do
+		echo "== $t $(cat /proc/$t/comm 2>/dev/null) $(cat /proc/$t/wchan 2>/dev/null)"
+		cat /proc/$t/stack 2>/dev/null
+	done
 }

@@ -15,6 +15,12 @@ echo "$FQ_EXPORT *(rw,no_root_squash,insecure,no_subtree_check,fsid=1)" >/etc/ex
 rpcbind -w
 exportfs -ra
 rpc.mountd
+# NFSv4 client records go to nfsdcld, as nfs-server.service arranges on a Debian server.
+# Without it 6.1's nfsd falls back to running nfsdcltrack as a usermode helper for every
+# new client, and in this guest that helper can hang an nfsd thread for good.
+mount -t rpc_pipefs rpc_pipefs /var/lib/nfs/rpc_pipefs
+mkdir -p /var/lib/nfs/nfsdcld
+nfsdcld
 fq_nfsd_up "$FQ_THREADS"
 
 fq_net_up

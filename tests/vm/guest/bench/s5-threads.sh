@@ -4,7 +4,10 @@
 # they can, throughout; the scheduler is switched live as in scenario 4.  Per window:
 # throughput, context switches per RPC (/proc/stat ctxt, whole guest), wakeups and switches of
 # the nfsd threads per RPC (schedstats), the mean number of runnable tasks (/proc/loadavg,
-# sampled every 0.2 s) and the 1-minute load average at the end of the window.
+# sampled every 0.2 s), the 1-minute load average at the end of the window, and how long an
+# `rpcinfo -p` from a client namespace takes in the middle of it (SGI's symptom: portmap and
+# mountd starved of CPU by 128 woken nfsds).  Then the same with D=10 ms injected: threads
+# that block must not leave work waiting behind a cap (why the 2009 cap was dropped).
 B5_THREADS=${B5_THREADS:-128}
 B5_K=${B5_K:-32}
 B5_W=${B5_W:-2}
@@ -12,6 +15,8 @@ B5_CLIENTS=${B5_CLIENTS:-3}
 B5_SECS=$(secs "${B5_SECS:-2.5}")
 B5_SETTLE=$(secs 0.5)
 B5_ROUNDS=${B5_ROUNDS:-$((3 * B_REPS))}
+B5_SLOW_US=${B5_SLOW_US:-10000}
+B5_SLOW_ROUNDS=${B5_SLOW_ROUNDS:-$((2 * B_REPS))}
 
 svctime_off
 rpc.nfsd "$B5_THREADS"
@@ -21,37 +26,54 @@ else
 	log "no schedstats on this kernel: nfsd wakeups are not counted"
 fi
 bench_meta 5 threads="$B5_THREADS" connections="$B5_K" window="$B5_W" clients="$B5_CLIENTS" \
-	secs="$B5_SECS" settle="$B5_SETTLE" rounds="$B5_ROUNDS"
+	secs="$B5_SECS" settle="$B5_SETTLE" rounds="$B5_ROUNDS" slow_us="$B5_SLOW_US" \
+	slow_rounds="$B5_SLOW_ROUNDS"
 log "scenario 5: $B5_THREADS threads, D=0, $B5_CLIENTS clients x $B5_K connections x window $B5_W, ${B5_SECS}s windows, $B5_ROUNDS rounds, schedulers: $(bench_scheds | xargs)"
 
 load_start load "$B5_CLIENTS" "$B5_K" "$B5_W"
+# b5_window KIND SCHED REP: one measured window of the running load under SCHED
+b5_window() {
+	local kind=$1 s=$2 rep=$3 sampler load1 sum=0 n=0 r runnable t0 rpcinfo_ms
+	fq_set_sched "$s"
+	sleep "$B5_SETTLE"
+	# runnable tasks, sampled while the window lasts
+	(while :; do
+		read -r _ _ _ r _ </proc/loadavg
+		echo "${r%/*}"
+		sleep 0.2
+	done) >/tmp/runnable &
+	sampler=$!
+	window_begin
+	sleep "$(awk -v s="$B5_SECS" 'BEGIN { print s / 2 }')"
+	t0=$EPOCHREALTIME
+	ip netns exec c1 rpcinfo -p "$FQ_SERVER" >/dev/null 2>&1 || log "rpcinfo failed under $s"
+	rpcinfo_ms=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", (b - a) * 1000 }')
+	sleep "$(awk -v s="$B5_SECS" 'BEGIN { print s / 2 }')"
+	kill "$sampler"
+	wait "$sampler" 2>/dev/null
+	read -r load1 _ </proc/loadavg
+	while read -r r; do
+		sum=$((sum + r))
+		n=$((n + 1))
+	done </tmp/runnable
+	runnable=$(printf '%d.%02d' $((sum / (n ? n : 1))) $((sum * 100 / (n ? n : 1) % 100)))
+	window_end "$kind" "$s" "$rep" "\"runnable_mean\":$runnable,\"loadavg1\":$load1,\"rpcinfo_ms\":$rpcinfo_ms"
+	log "$s round $rep ($kind): $(window_rate), runnable $runnable, rpcinfo ${rpcinfo_ms} ms"
+}
+
 for rep in $(seq 1 "$B5_ROUNDS"); do
 	for s in $(rotated "$rep"); do
-		fq_set_sched "$s"
-		sleep "$B5_SETTLE"
-		# runnable tasks, sampled while the window lasts
-		(while :; do
-			read -r _ _ _ r _ </proc/loadavg
-			echo "${r%/*}"
-			sleep 0.2
-		done) >/tmp/runnable &
-		sampler=$!
-		window_begin
-		sleep "$B5_SECS"
-		kill "$sampler"
-		wait "$sampler" 2>/dev/null
-		read -r load1 _ </proc/loadavg
-		sum=0 n=0
-		while read -r r; do
-			sum=$((sum + r))
-			n=$((n + 1))
-		done </tmp/runnable
-		runnable=$(printf '%d.%02d' $((sum / (n ? n : 1))) $((sum * 100 / (n ? n : 1) % 100)))
-		window_end threads "$s" "$rep" "\"runnable_mean\":$runnable,\"loadavg1\":$load1"
-		log "$s round $rep: $(window_rate), runnable $runnable"
+		b5_window threads "$s" "$rep"
 	done
 done
+svctime_on "$B5_SLOW_US"
+for rep in $(seq 1 "$B5_SLOW_ROUNDS"); do
+	for s in $(rotated "$rep"); do
+		b5_window threads_slow "$s" "$rep"
+	done
+done
+svctime_off
 fq_set_sched fifo
 load_stop
 rpc.nfsd "$FQ_THREADS"
-bench_expect $((B5_ROUNDS * $(bench_scheds | wc -l)))
+bench_expect $(((B5_ROUNDS + B5_SLOW_ROUNDS) * $(bench_scheds | wc -l)))

@@ -1,0 +1,135 @@
+#!/bin/bash
+# fairq's NFSv4.1 client keys.  Client 1 reaches the server over two paths: it mounts the
+# server's first address, then its second address from a second source address with
+# max_connect=2, so the Linux client adds that connection to the same NFSv4.1 client
+# (session trunking).  Keyed by address that is two clients; keyed by client id it is one.
+# Client 2 has one connection.  Both keep deep windows; thread time is made scarce with the
+# service-time helper (4 threads x 100 ms), and each client's completed RPCs are counted on
+# the client side (/proc/net/rpc/nfs of its namespace), independently of fairq.
+#   key 1 (address):          client 2 owed 1/3
+#   key 4 (NFSv4.1 client):   client 2 owed 1/2
+#   key 4, client 2 weight 3 by address: owed 3/4 (address rules apply to client keys)
+#   key 4, max_inflight 1: half the threads work, half the RPCs
+# Also: fairqctl names the key by the id /proc/fs/nfsd/clients/*/info shows, and client 2's
+# NFSv3 mount, which has no sessions, is keyed by its address.
+. /fairq/lib.sh
+. /fairq/fairqctl-lib.sh
+fq_scheds | tr ' ' '\n' | grep -qx fairq || { echo "fairq not offered on this kernel"; exit 4; }
+T=$FQ_SYSFS/fairq
+SERVER2=10.99.1.1
+C1B=10.99.1.51
+insmod /fairq/extra/fairq_svctime.ko || fail "cannot load the service-time helper"
+cleanup() {
+	pkill -INT -x fio
+	sleep 1
+	for n in 1 2; do
+		ip netns exec "c$n" sh -c 'umount -l /mnt/a /mnt/b /mnt/v3' 2>/dev/null
+	done
+	fairqctl weight 10.99.0.12 0 2>/dev/null
+	echo 1 >$T/key
+	echo 0 >$T/max_inflight
+	fq_set_sched fifo
+	echo 0 >/sys/module/fairq_svctime/parameters/delay_us
+	rmmod fairq_svctime
+	rpc.nfsd "$FQ_THREADS"
+}
+trap cleanup EXIT
+ip addr add "$SERVER2/24" dev br0
+ip -n c1 addr add "$C1B/24" dev eth0
+rpc.nfsd 4
+echo all >/sys/module/fairq_svctime/parameters/clients
+echo 100000 >/sys/module/fairq_svctime/parameters/delay_us
+fq_set_sched fairq
+echo 4 >$T/key || fail "key 4 refused"
+
+job="fio --name=g --size=1m --bs=4k --rw=randread --ioengine=libaio --iodepth=16 --direct=1 \
+	--time_based --runtime=3600 --minimal"
+opts="vers=4.1,proto=tcp,hard,max_connect=2"
+ip netns exec c1 sh -c "mkdir -p /mnt/a /mnt/b &&
+	mount -t nfs -o $opts $FQ_SERVER:$FQ_EXPORT /mnt/a &&
+	mount -t nfs -o $opts $SERVER2:$FQ_EXPORT /mnt/b &&
+	mkdir -p /mnt/a/c1a /mnt/b/c1b || exit 1
+	$job --directory=/mnt/a/c1a >/tmp/c1a.out 2>&1 &
+	$job --directory=/mnt/b/c1b >/tmp/c1b.out 2>&1 &
+	wait" &
+ip netns exec c2 sh -c "mkdir -p /mnt/a && mount -t nfs -o $opts $FQ_SERVER:$FQ_EXPORT /mnt/a &&
+	mkdir -p /mnt/a/c2 && $job --directory=/mnt/a/c2 >/tmp/c2.out 2>&1" &
+sleep 15
+
+# the trunk is really there: client 1 talks from both of its addresses, as one NFSv4 client
+peers=$(ss -Htn state established "( dport = :2049 or sport = :2049 )" | awk '{ print $4 }' |
+	sed 's/:[0-9]*$//' | sort -u | tr '\n' ' ')
+case "$peers" in *10.99.0.11*10.99.1.51*) ;; *) fail "client 1 is not connected from both addresses: $peers" ;; esac
+clients=$(grep -l "address: \"10.99.0.11" /proc/fs/nfsd/clients/*/info 2>/dev/null | wc -l)
+[ "$clients" = 1 ] || fail "client 1 is $clients NFSv4 clients on the server, not one"
+c1id=$(for f in /proc/fs/nfsd/clients/*/info; do
+	grep -q '10.99.0.11' "$f" && sed -n 's/^clientid: 0x//p' "$f"; done | head -n 1)
+[ -n "$c1id" ] || fail "no client id for client 1 in /proc/fs/nfsd/clients"
+
+calls() {
+	ip netns exec "c$1" awk '$1 == "rpc" { print $2 }' /proc/net/rpc/nfs
+}
+# share_of_c2 SECONDS: client 2's part of the RPCs both clients completed in the window
+share_of_c2() {
+	local a1 a2 b1 b2
+	a1=$(calls 1) a2=$(calls 2)
+	sleep "$1"
+	b1=$(calls 1) b2=$(calls 2)
+	awk -v x=$((b1 - a1)) -v y=$((b2 - a2)) 'BEGIN { if (x + y == 0) print "none"; else printf "%.3f\n", y / (x + y) }'
+}
+in_range() {
+	awk -v s="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(s != "none" && s >= lo && s <= hi) }'
+}
+
+echo 1 >$T/key
+sleep 5
+by_addr=$(share_of_c2 25)
+echo 4 >$T/key
+sleep 5
+by_client=$(share_of_c2 25)
+fairqctl -j shares >/tmp/shares.json || fail "fairqctl -j shares failed"
+fairqctl weight 10.99.0.12 3 || fail "weight by address refused"
+sleep 5
+weighted=$(share_of_c2 25)
+fairqctl weight 10.99.0.12 0
+log "client 2's share: by address $by_addr (owed 0.333), by NFSv4.1 client $by_client (owed 0.5), weight 3 $weighted (owed 0.75)"
+
+python3 - /tmp/shares.json "$c1id" <<'PY' || fail "fairqctl does not show client 1 as one NFSv4.1 client key"
+import json, sys
+d = json.load(open(sys.argv[1]))
+want = "v4client:" + sys.argv[2].rjust(16, "0").lower()
+keys = {k["key"]: k for k in d["keys"]}
+assert want in keys, (want, sorted(keys))
+assert keys[want]["type"] == "v4client" and keys[want]["dispatches"] > 0, keys[want]
+assert not any(k in keys for k in ("10.99.0.11", "10.99.1.51")), sorted(keys)
+PY
+in_range "$by_addr" 0.25 0.42 || fail "by address client 2 had $by_addr, owed 1/3"
+in_range "$by_client" 0.42 0.58 || fail "by NFSv4.1 client client 2 had $by_client, owed 1/2"
+in_range "$weighted" 0.68 0.82 || fail "with weight 3 client 2 had $weighted, owed 3/4"
+
+# max_inflight 1: each of the two keys has one request in processing at most, so two of the
+# four threads work and the pair completes about half as many RPCs
+total_rpcs() {
+	local a1 a2 b1 b2
+	a1=$(calls 1) a2=$(calls 2)
+	sleep "$1"
+	b1=$(calls 1) b2=$(calls 2)
+	echo $((b1 - a1 + b2 - a2))
+}
+uncapped=$(total_rpcs 15)
+echo 1 >$T/max_inflight || fail "max_inflight 1 refused"
+sleep 3
+capped=$(total_rpcs 15)
+echo 0 >$T/max_inflight
+log "RPCs in 15 s: $uncapped without a cap, $capped with max_inflight 1 (owed half)"
+awk -v c="$capped" -v u="$uncapped" 'BEGIN { exit !(u > 0 && c / u >= 0.35 && c / u <= 0.65) }' ||
+	fail "max_inflight 1 gave $capped RPCs against $uncapped uncapped, not about half"
+grep -q " holds [1-9]" "$FQ_DEBUGFS/pools" || fail "no hold counted: $(cat "$FQ_DEBUGFS/pools")"
+
+# NFSv3 has no sessions: under key 4 its connection is keyed by address
+ip netns exec c2 sh -c "mkdir -p /mnt/v3 && mount -t nfs -o vers=3,nolock $FQ_SERVER:$FQ_EXPORT /mnt/v3 &&
+	ls /mnt/v3 >/dev/null && umount /mnt/v3" || fail "NFSv3 mount under key 4 failed"
+fairqctl -j shares --key 10.99.0.12 | fq_json 'len(d["keys"])' | grep -qx 1 ||
+	fail "the NFSv3 connection has no address key under key 4"
+grep -q "v4client_bound [1-9]" "$FQ_DEBUGFS/pools" || fail "no connection bound: $(tail -n 1 "$FQ_DEBUGFS/pools")"
+[ "$(fq_rescues)" = 0 ] || fail "the watchdog rescued transports"
