@@ -146,6 +146,7 @@ moddir=usr/lib/modules/$abi
 [ -d "$merged/$moddir" ] || moddir=lib/modules/$abi
 want="fairq nfsd nfsv3 nfsv4 nfs veth bridge"
 declare -A seen=()
+rm -rf "$out/mods-sysd"
 queue=($want)
 while [ ${#queue[@]} -gt 0 ]; do
 	m=${queue[0]}
@@ -161,8 +162,11 @@ while [ ${#queue[@]} -gt 0 ]; do
 	dst=$out/mods/lib/modules/$abi/${rel%.xz}
 	dst=${dst%.zst}
 	mkdir -p "$(dirname "$dst")"
-	# the packaging tests see fairq.ko as DKMS installed it (apt removes that very file)
-	[ "$m" != fairq ] || fairq_rel=$rel
+	# The systemd boot (packaging tests) gets the modules as the packages installed them,
+	# compressed where the kernel's are: DKMS removes fairq.ko.xz on upgrade and installs the
+	# next release compressed only if the kernel's other modules are (its module suffix).
+	mkdir -p "$(dirname "$out/mods-sysd/lib/modules/$abi/$rel")"
+	cp "$merged$f" "$out/mods-sysd/lib/modules/$abi/$rel"
 	case "$f" in
 	*.xz) xz -dc "$merged$f" >"$dst" ;;
 	*.zst) zstd -qdc "$merged$f" >"$dst" ;;
@@ -173,11 +177,10 @@ while [ ${#queue[@]} -gt 0 ]; do
 	done
 done
 cp "$merged/$moddir"/modules.{order,builtin,builtin.modinfo} "$out/mods/lib/modules/$abi/" 2>/dev/null || true
-rm -rf "$out/mods-sysd"
-cp -a "$out/mods" "$out/mods-sysd"
-f=${fairq_rel%.xz}
-rm "$out/mods-sysd/lib/modules/$abi/${f%.zst}"
-cp "$merged/$moddir/$fairq_rel" "$out/mods-sysd/lib/modules/$abi/$fairq_rel"
+cp "$merged/$moddir"/modules.{order,builtin,builtin.modinfo} "$out/mods-sysd/lib/modules/$abi/" 2>/dev/null || true
+# The headers' links: DKMS's postinst installs only for kernels that have a build link (the
+# headers themselves stay out; the next release comes prebuilt, see above).
+cp -P "$merged/$moddir/build" "$merged/$moddir/source" "$out/mods-sysd/lib/modules/$abi/"
 depmod -b "$out/mods" "$abi"
 depmod -b "$out/mods-sysd" "$abi"
 
@@ -212,6 +215,9 @@ cp -a "$FAIRQ_TOP/tests/vm/guest/systemd/root/." "$out/mods-sysd/"
 echo "$ver" >"$out/mods-sysd/fairq/pkg/version"
 echo "$next" >"$out/mods-sysd/fairq/pkg/version-next"
 (cd "$out/mods-sysd" && find . -print | cpio --quiet -o -H newc) >"$out/sysd.cpio"
-(cd "$merged" && find ./var/lib/dkms "./usr/src/fairq-$ver" -print | cpio --quiet -o -H newc) >>"$out/sysd.cpio"
+# /usr/src is pruned from the userland above: the directory itself comes first, or the kernel's
+# unpacker drops everything beneath it.
+(cd "$merged" && { echo ./usr/src; find ./var/lib/dkms "./usr/src/fairq-$ver" -print; } |
+	cpio --quiet -o -H newc) >>"$out/sysd.cpio"
 rm -rf "$out/mods-sysd"
 say "kernel $kernel: guest ready ($(du -h "$out/initrd" | cut -f1) initramfs)"
