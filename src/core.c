@@ -167,7 +167,9 @@ bool fairq_feed_one(struct fairq_pool *fp, bool only_if_empty, u64 *counter)
 	struct svc_xprt *xprt = NULL;
 
 	spin_lock_bh(&fp->lock);
-	if (fp->ops && fp->nr_queued && (!only_if_empty || fairq_kq_empty(fp->pool))) {
+	/* queued work may wait on purpose (a key at its in-flight cap): ask the policy */
+	if (fp->ops && fp->nr_queued && fp->ops->has_work(fp) &&
+	    (!only_if_empty || fairq_kq_empty(fp->pool))) {
 		xprt = fp->ops->pick(fp);
 		if (!WARN_ON_ONCE(!xprt)) {
 			fp->nr_queued--;
@@ -737,10 +739,21 @@ set:
 	return 0;
 }
 
+/* Whether @fp's policy would hand out a transport now; queued work may wait on purpose. */
+bool fairq_pool_has_work(struct fairq_pool *fp)
+{
+	bool work;
+
+	spin_lock_bh(&fp->lock);
+	work = fp->ops && fp->nr_queued && fp->ops->has_work(fp);
+	spin_unlock_bh(&fp->lock);
+	return work;
+}
+
 /*
- * The safety net.  Work held by a policy while its pool has an idle thread and an empty
- * kernel queue, with no hand-off since the previous tick, means a wakeup was lost: hand it
- * over, count it, and say so once.  Normal operation never gets here.
+ * The safety net.  Work a policy would hand out while its pool has an idle thread and an
+ * empty kernel queue, with no hand-off since the previous tick, means a wakeup was lost: hand
+ * it over, count it, and say so once.  Normal operation never gets here.
  */
 static void fairq_watchdog(struct work_struct *work)
 {
@@ -755,7 +768,8 @@ static void fairq_watchdog(struct work_struct *work)
 			bool stalled;
 
 			stalled = READ_ONCE(fp->nr_queued) && progress == fp->watchdog_seen &&
-				  fairq_kq_empty(fp->pool) && fairq_kq_has_idle(fp->pool);
+				  fairq_kq_empty(fp->pool) && fairq_kq_has_idle(fp->pool) &&
+				  fairq_pool_has_work(fp);
 			fp->watchdog_seen = progress;
 			if (!stalled)
 				continue;

@@ -358,6 +358,49 @@ static void fq_exit_pool(struct fairq_pool *fp)
 	p->table = NULL;
 }
 
+/*
+ * Transports handed to threads count against the cap until their request starts, or else a
+ * key's many connections would all be dispatched before the first one starts.  A hand-off
+ * that yields no request (part of a record) never starts: such counts expire in 20 ms.
+ */
+static u32 handed_recently(const struct fq_key *k)
+{
+	unsigned long expiry = max_t(unsigned long, 2, HZ / 50);
+
+	return time_before(jiffies, k->handed_at + expiry) ? k->handed : 0;
+}
+
+/*
+ * Whether @k is at its in-flight cap.  Requests that end unseen (the key was regrouped
+ * meanwhile, or the kernel inlines svc_drop) must not hold it forever: a key that has
+ * neither started nor finished a request for a second is not held.
+ */
+static bool capped_now(const struct fq_pool *p, const struct fq_key *k)
+{
+	u32 cap = READ_ONCE(fq_max_inflight);
+
+	return cap && k != &p->overflow && k->in_flight + handed_recently(k) >= cap &&
+	       !time_after(jiffies, k->last_busy + HZ);
+}
+
+/*
+ * A key at its cap waits off the rotation until one of its requests ends, so that the new
+ * and old lists only ever hold keys that can be served: has_work is then exact and a pick
+ * never comes back empty while they are not.
+ */
+static void hold(struct fq_pool *p, struct fq_key *k)
+{
+	k->list = FQ_HELD;
+	list_move_tail(&k->link, &p->held_keys);
+	p->holds++;
+}
+
+static void release_held(struct fq_pool *p, struct fq_key *k)
+{
+	k->list = FQ_OLD;
+	list_move_tail(&k->link, &p->old_keys);
+}
+
 static void fq_enqueue(struct fairq_pool *fp, struct svc_xprt *xprt)
 {
 	struct fq_pool *p = fqp(fp);
@@ -384,6 +427,8 @@ static void fq_enqueue(struct fairq_pool *fp, struct svc_xprt *xprt)
 			k->deficit = quantum_ns(p, k);
 			list_add_tail(&k->link, &p->new_keys);
 		}
+		if (capped_now(p, k))
+			hold(p, k);
 	}
 	gc_idle(p);
 }
@@ -401,25 +446,6 @@ static void key_went_empty(struct fq_pool *p, struct fq_key *k)
 }
 
 /*
- * Transports handed to threads count against the cap until their request starts, or else a
- * key's many connections would all be dispatched before the first one starts.  A hand-off
- * that yields no request (part of a record) never starts: such counts expire in 20 ms.
- */
-static u32 handed_recently(const struct fq_key *k)
-{
-	unsigned long expiry = max_t(unsigned long, 2, HZ / 50);
-
-	return time_before(jiffies, k->handed_at + expiry) ? k->handed : 0;
-}
-
-/* A held key goes back into the rotation: below its cap again, or its counts are stale. */
-static bool held_may_go(const struct fq_key *k)
-{
-	return k->in_flight + handed_recently(k) < READ_ONCE(fq_max_inflight) ||
-	       time_after(jiffies, k->last_busy + HZ);
-}
-
-/*
  * Serve one request of @k.  A key that used up its deficit goes to the tail of the rotation
  * with its next quantum at once, so its next turn is a real one; a key whose queue ran empty
  * leaves the lists until its transport comes back.
@@ -432,36 +458,14 @@ static struct svc_xprt *dispatch(struct fq_pool *p, struct fq_key *k)
 	k->handed_at = jiffies;
 	if (fairq_xlist_empty(&k->queue)) {
 		key_went_empty(p, k);
+	} else if (capped_now(p, k)) {
+		hold(p, k);
 	} else if (k->deficit <= 0) {
 		k->deficit += quantum_ns(p, k);
 		k->list = FQ_OLD;
 		list_move_tail(&k->link, &p->old_keys);
 	}
 	return xprt;
-}
-
-/*
- * A key at its in-flight cap waits off the lists until one of its requests ends.  Requests
- * that end unseen (the key was regrouped meanwhile) must not hold it forever: one that has
- * neither started nor finished a request for a second is let go.
- */
-static bool hold_if_capped(struct fq_pool *p, struct fq_key *k)
-{
-	u32 cap = READ_ONCE(fq_max_inflight);
-
-	if (!cap || k->in_flight + handed_recently(k) < cap || k == &p->overflow ||
-	    time_after(jiffies, k->last_busy + HZ))
-		return false;
-	k->list = FQ_HELD;
-	list_move_tail(&k->link, &p->held_keys);
-	p->holds++;
-	return true;
-}
-
-static void release_held(struct fq_pool *p, struct fq_key *k)
-{
-	k->list = FQ_OLD;
-	list_move_tail(&k->link, &p->old_keys);
 }
 
 static struct svc_xprt *fq_pick(struct fairq_pool *fp)
@@ -471,7 +475,7 @@ static struct svc_xprt *fq_pick(struct fairq_pool *fp)
 
 	if (!list_empty(&p->held_keys)) {
 		k = list_first_entry(&p->held_keys, struct fq_key, link);
-		if (held_may_go(k))
+		if (!capped_now(p, k))
 			release_held(p, k);
 	}
 	for (;;) {
@@ -480,16 +484,12 @@ static struct svc_xprt *fq_pick(struct fairq_pool *fp)
 		if (!list_empty(&p->new_keys) &&
 		    (!old_waiting || p->new_run < READ_ONCE(fq_new_burst))) {
 			k = list_first_entry(&p->new_keys, struct fq_key, link);
-			if (hold_if_capped(p, k))
-				continue;
 			p->new_run++;
 			return dispatch(p, k);
 		}
 		if (!old_waiting)
 			return NULL;
 		k = list_first_entry(&p->old_keys, struct fq_key, link);
-		if (hold_if_capped(p, k))
-			continue;
 		if (k->deficit <= 0) {
 			/* overspent while waiting (completions settle later): skip a turn */
 			k->deficit += quantum_ns(p, k);
@@ -511,7 +511,7 @@ static bool fq_has_work(struct fairq_pool *fp)
 		return true;
 	/* a held key whose counts expired or went stale goes at the next pick */
 	held = list_first_entry_or_null(&p->held_keys, struct fq_key, link);
-	return held && held_may_go(held);
+	return held && !capped_now(p, held);
 }
 
 /*
@@ -582,7 +582,8 @@ static struct fq_key *fq_key_lookup(struct fq_pool *p, struct svc_xprt *xprt)
 /* A request starts: the key pays its average now, so a busy key yields its turn in time. */
 static void fq_start(struct fairq_pool *fp, struct svc_xprt *xprt)
 {
-	struct fq_key *k = fq_key_lookup(fqp(fp), xprt);
+	struct fq_pool *p = fqp(fp);
+	struct fq_key *k = fq_key_lookup(p, xprt);
 
 	if (!k)
 		return;
@@ -592,6 +593,8 @@ static void fq_start(struct fairq_pool *fp, struct svc_xprt *xprt)
 	k->in_flight++;
 	k->dispatches++;	/* requests, as the clients count them; not hand-offs */
 	k->last_busy = jiffies;
+	if ((k->list == FQ_NEW || k->list == FQ_OLD) && capped_now(p, k))
+		hold(p, k);
 }
 
 static void fq_complete(struct fairq_pool *fp, struct svc_xprt *xprt, u64 thread_ns)
@@ -614,7 +617,7 @@ static void fq_complete(struct fairq_pool *fp, struct svc_xprt *xprt, u64 thread
 	if (k->in_flight)
 		k->in_flight--;
 	/* this thread looks for work next, so the freed slot is taken without a wakeup */
-	if (k->list == FQ_HELD && held_may_go(k))
+	if (k->list == FQ_HELD && !capped_now(p, k))
 		release_held(p, k);
 }
 
