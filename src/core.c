@@ -765,7 +765,15 @@ static void fairq_watchdog(struct work_struct *work)
 		for (i = 0; i < fs->nr_pools; i++) {
 			struct fairq_pool *fp = &fs->pools[i];
 			unsigned long progress = READ_ONCE(fp->progress);
+			unsigned int released = 0;
 			bool stalled;
+
+			spin_lock_bh(&fp->lock);
+			if (fp->ops && fp->ops->tick)
+				released = fp->ops->tick(fp);
+			spin_unlock_bh(&fp->lock);
+			while (released-- && fairq_kq_push(fp))
+				;
 
 			stalled = READ_ONCE(fp->nr_queued) && progress == fp->watchdog_seen &&
 				  fairq_kq_empty(fp->pool) && fairq_kq_has_idle(fp->pool) &&

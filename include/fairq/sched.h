@@ -112,6 +112,9 @@ typedef int (*fairq_key_fn)(const struct fairq_key_stats *ks, void *arg);
  *	stop early and return @fn's value when it is non-zero.  Optional (keyless policies).
  * @set_weight: set the weight of the clients @id stands for, in every pool; 0 restores the
  *	default.  Called with fairq_sched_mutex held, may sleep.  Optional.
+ * @tick: periodic (the core's watchdog interval): let go of work the policy holds back
+ *	for reasons that can expire without an event; return how many were let go, and the
+ *	core wakes threads for them.  Pool lock held.  Optional.
  * @show_counters: print the pool's policy counters (what it skipped or could not do) as
  *	"name value" pairs on one line, for debugfs; pool lock held.  Optional.
  * @supported: whether the policy really does something on the running kernel.  A policy that
@@ -136,6 +139,7 @@ struct fairq_sched_ops {
 	int (*for_each_key)(struct fairq_pool *fp, fairq_key_fn fn, void *arg);
 	int (*set_weight)(const struct fairq_key_id *id, u32 weight);
 	void (*show_counters)(struct fairq_pool *fp, struct seq_file *m);
+	unsigned int (*tick)(struct fairq_pool *fp);
 	bool (*supported)(void);
 };
 

@@ -51,7 +51,6 @@ struct fq_key {
 	u32 weight;
 	u32 in_flight;
 	u32 handed;			/* dispatched, request not yet started */
-	unsigned long handed_at;	/* jiffies of the last dispatch */
 	s64 deficit;			/* ns of thread time it may still use this round */
 	u64 avg_cost;			/* ns, moving average per request */
 	u64 dispatches;
@@ -359,28 +358,17 @@ static void fq_exit_pool(struct fairq_pool *fp)
 }
 
 /*
- * Transports handed to threads count against the cap until their request starts, or else a
- * key's many connections would all be dispatched before the first one starts.  A hand-off
- * that yields no request (part of a record) never starts: such counts expire in 20 ms.
- */
-static u32 handed_recently(const struct fq_key *k)
-{
-	unsigned long expiry = max_t(unsigned long, 2, HZ / 50);
-
-	return time_before(jiffies, k->handed_at + expiry) ? k->handed : 0;
-}
-
-/*
- * Whether @k is at its in-flight cap.  Requests that end unseen (the key was regrouped
- * meanwhile, or the kernel inlines svc_drop) must not hold it forever: a key that has
- * neither started nor finished a request for a second is not held.
+ * Whether @k is at its in-flight cap.  Transports handed to threads count until their
+ * request starts, or else a key's many connections would all be dispatched before the first
+ * one starts; a hand-off that yields no request (part of a record) is over when one of the
+ * key's transports comes back.  Every change here comes with an event (dispatch, enqueue,
+ * start, completion), so a held key never becomes servable unseen.
  */
 static bool capped_now(const struct fq_pool *p, const struct fq_key *k)
 {
 	u32 cap = READ_ONCE(fq_max_inflight);
 
-	return cap && k != &p->overflow && k->in_flight + handed_recently(k) >= cap &&
-	       !time_after(jiffies, k->last_busy + HZ);
+	return cap && k != &p->overflow && k->in_flight + k->handed >= cap;
 }
 
 /*
@@ -407,6 +395,10 @@ static void fq_enqueue(struct fairq_pool *fp, struct svc_xprt *xprt)
 	struct fq_key *k = fq_key_get(p, xprt);
 
 	fairq_xlist_push(&k->queue, xprt);
+	if (k->handed)
+		k->handed--;
+	if (k->list == FQ_HELD && !capped_now(p, k))
+		release_held(p, k);
 	if (k->list == FQ_IDLE) {
 		list_del(&k->link);
 		if (k->in_flight) {
@@ -454,8 +446,7 @@ static struct svc_xprt *dispatch(struct fq_pool *p, struct fq_key *k)
 {
 	struct svc_xprt *xprt = fairq_xlist_pop(&k->queue);
 
-	k->handed = handed_recently(k) + 1;
-	k->handed_at = jiffies;
+	k->handed++;
 	if (fairq_xlist_empty(&k->queue)) {
 		key_went_empty(p, k);
 	} else if (capped_now(p, k)) {
@@ -473,11 +464,6 @@ static struct svc_xprt *fq_pick(struct fairq_pool *fp)
 	struct fq_pool *p = fqp(fp);
 	struct fq_key *k;
 
-	if (!list_empty(&p->held_keys)) {
-		k = list_first_entry(&p->held_keys, struct fq_key, link);
-		if (!capped_now(p, k))
-			release_held(p, k);
-	}
 	for (;;) {
 		bool old_waiting = !list_empty(&p->old_keys);
 
@@ -505,13 +491,29 @@ static bool fq_has_work(struct fairq_pool *fp)
 {
 	struct fq_pool *p = fqp(fp);
 
-	struct fq_key *held;
+	return !list_empty(&p->new_keys) || !list_empty(&p->old_keys);
+}
 
-	if (!list_empty(&p->new_keys) || !list_empty(&p->old_keys))
-		return true;
-	/* a held key whose counts expired or went stale goes at the next pick */
-	held = list_first_entry_or_null(&p->held_keys, struct fq_key, link);
-	return held && !capped_now(p, held);
+/*
+ * Requests can end unseen (the key was regrouped meanwhile, or 6.12+ inline svc_drop): a
+ * held key that has neither started nor finished a request for a second has its counts
+ * dropped and goes back into the rotation.  Called by the core's watchdog.
+ */
+static unsigned int fq_tick(struct fairq_pool *fp)
+{
+	struct fq_pool *p = fqp(fp);
+	struct fq_key *k, *tmp;
+	unsigned int released = 0;
+
+	list_for_each_entry_safe(k, tmp, &p->held_keys, link) {
+		if (!time_after(jiffies, k->last_busy + HZ))
+			continue;
+		k->in_flight = 0;
+		k->handed = 0;
+		release_held(p, k);
+		released++;
+	}
+	return released;
 }
 
 /*
@@ -770,5 +772,6 @@ const struct fairq_sched_ops fairq_sched_fairq = {
 	.for_each_key	= fq_walk_keys,
 	.set_weight	= fq_set_weight,
 	.show_counters	= fq_show_counters,
+	.tick		= fq_tick,
 	.tunables	= fq_tunables,
 };

@@ -541,6 +541,7 @@ static void test_fairq_v4client(void)
 static void test_fairq_inflight_cap(void)
 {
 	static struct sim sm;
+	struct svc_xprt *x;
 	struct fq_key *k;
 	u32 max_seen = 0;
 	u64 end;
@@ -566,6 +567,23 @@ static void test_fairq_inflight_cap(void)
 	for (i = 0, end = 0; i < 8; i++)
 		end += sm.served[i];
 	CHECK(end > 900, "the capped client kept going: %llu requests", (unsigned long long)end);
+	sim_exit(&sm);
+
+	/* a request that ends unseen (a drop 6.12+ cannot see): the watchdog's tick lets go */
+	sim_init(&sm, 1);
+	set_addr(&fx[0], "10.0.0.1", 1);
+	set_addr(&fx[1], "10.0.0.1", 2);
+	fairq_sched_fairq.enqueue(&sm.fp, &fx[0]);
+	fairq_sched_fairq.enqueue(&sm.fp, &fx[1]);
+	x = fairq_sched_fairq.pick(&sm.fp);
+	fairq_sched_fairq.start(&sm.fp, x);
+	fairq_sched_fairq.start(&sm.fp, x);	/* as if a second request started and was lost */
+	CHECK(!fairq_sched_fairq.has_work(&sm.fp), "the key is held at its cap");
+	CHECK(fq_tick(&sm.fp) == 0, "nothing is let go while the key is busy");
+	jiffies += 2 * HZ;
+	CHECK(fq_tick(&sm.fp) == 1 && fairq_sched_fairq.has_work(&sm.fp),
+	      "a key quiet for a second is let go");
+	CHECK(fairq_sched_fairq.pick(&sm.fp) == &fx[1], "and its queued transport is served");
 	fq_max_inflight = 0;
 	sim_exit(&sm);
 }
