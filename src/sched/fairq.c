@@ -394,6 +394,12 @@ static void fq_enqueue(struct fairq_pool *fp, struct svc_xprt *xprt)
 	struct fq_pool *p = fqp(fp);
 	struct fq_key *k = fq_key_get(p, xprt);
 
+	/*
+	 * A transport comes back as soon as a thread has read a request from it, before that
+	 * request starts: a hand-off still outstanding means the key is busy, not newly active.
+	 */
+	bool busy = k->in_flight || k->handed;
+
 	fairq_xlist_push(&k->queue, xprt);
 	if (k->handed)
 		k->handed--;
@@ -401,7 +407,7 @@ static void fq_enqueue(struct fairq_pool *fp, struct svc_xprt *xprt)
 		release_held(p, k);
 	if (k->list == FQ_IDLE) {
 		list_del(&k->link);
-		if (k->in_flight) {
+		if (busy) {
 			/*
 			 * Still busy (its one transport went back to a thread): no new allowance.
 			 * With deficit left, its turn goes on at the head; else it waits a round.
