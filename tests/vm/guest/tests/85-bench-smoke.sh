@@ -6,10 +6,11 @@
 export B_SCALE=0.2 B_REPS=1
 export B1_KS=2 B1_WINDOWS=1 B2_KS=4 B2_NS=8 B4_ROUNDS=1 B4_K=4 B5_ROUNDS=1 B5_SLOW_ROUNDS=1 B5_THREADS=32 B5_K=4
 export B3_FILES=60 B3_DIRS=3
+export B6_CONNS="1 2 4 1" B6_SUBNET_W=1 B6_SUBNET_O="2 2" B6_ROUNDS=1 B6_KEYS=300 B6_DUMPS=2 B6_WATCH_ROUNDS=1 B6_WATCH_PAIRS=1 B6_WATCH_K=4
 nsched=$(fq_scheds | wc -w)
 trap 'echo 0 >/sys/module/fairq_svctime/parameters/delay_us 2>/dev/null; rmmod fairq_svctime 2>/dev/null
-	pkill -INT -x fairq-load; pkill -INT -x fio; fq_set_sched fifo; rpc.nfsd $FQ_THREADS' EXIT
-for sc in s1-greedy s2-burst s3-real s4-overhead s5-threads; do
+	pkill -CONT -x fairq-load; pkill -INT -x fairq-load; pkill -INT -x fairqctl; pkill -INT -x fio; fq_set_sched fifo; rpc.nfsd $FQ_THREADS' EXIT
+for sc in s1-greedy s2-burst s3-real s4-overhead s5-threads s6-keys; do
 	(
 		export B_OUT=/tmp/smoke/$sc
 		. /fairq/bench/lib.sh
@@ -38,6 +39,13 @@ for c in cells:
         assert c["wall_end"] > c["wall_start"] and c["total_jiffies"] > 0 and c["ctxt"] > 0, c
     if "walk_s" in c:
         assert c["walk_s"] > 0 and c["walk_rpcs"] > 0, c
+    if c.get("kind") == "keys":
+        assert not c.get("skipped") and not c["error"] and c["keys"] >= c["target"], c
+        assert c["keys_before_free"] >= c["target"] > c["keys_after_free"], c
+    if c.get("kind") == "dump":
+        assert c["json_keys"] >= c["conns"] > 0 and not c["conns_missing"] and not c["duplicates"], c
+if meta["scenario"] == 6 and "fairq" in meta["schedulers"]:
+    assert {(c["kind"], c.get("state")) for c in cells} >= {("dump", "busy"), ("dump", "idle"), ("keys", None)}, cells
 for f in glob.glob(out + "/*.json"):
     json.load(open(f))
 print("# %s: %d cells" % (os.path.basename(out), len(cells)))
