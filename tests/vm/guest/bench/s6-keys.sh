@@ -19,9 +19,9 @@
 #      active bytes over the keys freed.  A step the guest's memory cannot take (projected
 #      from the previous one) is skipped and recorded as such.
 #  (d) `fairqctl watch -i 0.1` overhead: D=0, three clients of 16 connections of window 2 of
-#      GETATTR as in scenario 4; per round and scheduler two windows back to back, one with a
-#      watch running (output to /dev/null) and one without, in alternating order; the cost is
-#      the paired fall of the RPC rate.
+#      GETATTR as in scenario 4; per round and scheduler B6_WATCH_PAIRS pairs of windows back
+#      to back, one with a watch running (output to /dev/null) and one with it stopped, in
+#      alternating order; the cost is the paired fall of the RPC rate.
 B6_CONNS=${B6_CONNS:-1 2 4 8 16 32 1 2 4 8}
 B6_W=${B6_W:-8}
 B6_SUBNET_W=${B6_SUBNET_W:-2 2}		# weighted subnet 10.98.0.0/24: connections per client
@@ -48,14 +48,17 @@ FQ_FAIRQ=$FQ_SYSFS/fairq
 
 has_part() { case " $B6_PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 has_fairq() { bench_scheds | grep -qx fairq; }
-now() { echo "$EPOCHREALTIME"; }
 elapsed() { awk -v a="$1" -v b="${2:-$EPOCHREALTIME}" 'BEGIN { printf "%.3f", b - a }'; }
 ns_of() { echo $((($1 - 1) % FQ_CLIENTS + 1)); }	# client I's namespace
 # debugfs pools: the sum of one counter over every pool
 pools_sum() { awk -v f="$1" '{ for (i = 1; i < NF; i++) if ($i == f) s += $(i + 1) } END { print s + 0 }' "$FQ_DEBUGFS/pools"; }
-# slab: "active-bytes" over every cache, and the kmalloc-192 cache's active objects (where
-# a struct fq_key lives on the kernels measured: 152 bytes)
-slab_snap() { awk 'NR > 2 { b += $2 * $4 } $1 == "kmalloc-192" { k = $2 } END { printf "%d %d\n", b, k }' /proc/slabinfo; }
+# slab: active objects times object size over every cache, and the active objects of the
+# kmalloc-192 caches, where a struct fq_key (152 bytes) lives (one cache, or with
+# CONFIG_RANDOM_KMALLOC_CACHES one of kmalloc-rnd-NN-192)
+slab_snap() {
+	awk 'NR > 2 { b += $2 * $4 } $1 ~ /^kmalloc(-rnd-[0-9]+)?-192$/ { k += $2 }
+	     END { printf "%d %d\n", b, k }' /proc/slabinfo
+}
 meminfo() { awk -v f="$1:" '$1 == f { print $2 }' /proc/meminfo; }
 
 # secondary addresses for the clients of (a) and (b); removed at the end
@@ -141,7 +144,6 @@ if has_part a; then
 		specs+=("$(ns_of $i) 10.99.0.$((100 + i)) $k")
 		addrs+=("10.99.0.$((100 + i))")
 	done
-	n=$i
 	has_fairq && { echo 1 >"$FQ_FAIRQ/key"; echo 3600 >"$FQ_FAIRQ/idle_secs"; }
 	svctime_on $D_US
 	fq_set_sched fifo
@@ -165,7 +167,7 @@ fi
 
 # ---- (b) two subnets weighted 4:1 ----
 if has_part b; then
-	ip addr add 10.98.0.1/24 dev br0
+	ip addr replace 10.98.0.1/24 dev br0
 	specs=() subnets=() conns=() i=0 j=0
 	for k in $B6_SUBNET_W; do
 		i=$((i + 1))
@@ -229,7 +231,7 @@ fi
 del_addrs
 
 # ---- (c) many keys ----
-# dump STATE N: N timed `fairqctl -j shares` (within the dump budget) into cells of kind dump
+# dumps STATE TARGET: B6_DUMPS timed `fairqctl -j shares` (within the dump budget), cells of kind dump
 dumps() {
 	local state=$1 target=$2 i t0 spent=0 out times
 	for i in $(seq 1 "$B6_DUMPS"); do
