@@ -39,7 +39,7 @@ B6_WATCH_K=${B6_WATCH_K:-16}
 B6_WATCH_W=${B6_WATCH_W:-2}
 B6_WATCH_SECS=$(secs "${B6_WATCH_SECS:-1}")
 B6_WATCH_SETTLE=$(secs 0.5)
-B6_WATCH_PAIRS=${B6_WATCH_PAIRS:-5}
+B6_WATCH_PAIRS=${B6_WATCH_PAIRS:-10}
 B6_WATCH_ROUNDS=${B6_WATCH_ROUNDS:-$B_REPS}
 B6_PARTS=${B6_PARTS:-a b c d}
 D_US=10000
@@ -360,6 +360,7 @@ if has_part c && has_fairq; then
 		# every key freed at once (the pools are rebuilt), every socket kept
 		sleep 0.5
 		k0=$(pools_sum keys)
+		avail2=$(meminfo MemAvailable)
 		read -r sb0 kc0 <<<"$(slab_snap)"
 		slabkb0=$(meminfo Slab)
 		echo 3 >"$FQ_FAIRQ/key"
@@ -367,7 +368,7 @@ if has_part c && has_fairq; then
 		slabkb1=$(meminfo Slab)
 		k1=$(pools_sum keys)
 		freed=$((k0 - k1))
-		echo "{\"kind\":\"keys\",\"sched\":\"fairq\",\"target\":$target,\"connections\":$opened,\"processes\":$proc,\"keys\":$keys,\"setup_s\":$setup,\"error\":\"$error\",\"mem_available_kb_before\":$mem0,\"mem_available_kb\":$avail1,\"slab_bytes_at_start\":${slab0% *},\"slab_bytes_at_keys\":${slab1% *},\"keys_before_free\":$k0,\"keys_after_free\":$k1,\"slab_bytes_freed\":$((sb0 - sb1)),\"kmalloc192_freed\":$((kc0 - kc1)),\"slab_kb_freed\":$((slabkb0 - slabkb1))}" >>"$B_OUT/cells.jsonl"
+		echo "{\"kind\":\"keys\",\"sched\":\"fairq\",\"target\":$target,\"connections\":$opened,\"processes\":$proc,\"keys\":$keys,\"setup_s\":$setup,\"error\":\"$error\",\"mem_available_kb_before\":$mem0,\"mem_available_kb\":$avail1,\"mem_available_kb_stopped\":$avail2,\"slab_bytes_at_start\":${slab0% *},\"slab_bytes_at_keys\":${slab1% *},\"keys_before_free\":$k0,\"keys_after_free\":$k1,\"slab_bytes_freed\":$((sb0 - sb1)),\"kmalloc192_freed\":$((kc0 - kc1)),\"slab_kb_freed\":$((slabkb0 - slabkb1))}" >>"$B_OUT/cells.jsonl"
 		ncells=$((ncells + 1))
 		log "(c) $target: freeing $freed keys freed $((sb0 - sb1)) slab bytes ($((freed ? (sb0 - sb1) / freed : 0)) per key), kmalloc-192 objects $((kc0 - kc1))"
 		echo $D_US >/sys/module/fairq_svctime/parameters/delay_us
