@@ -11,7 +11,7 @@
 set -euo pipefail
 . "$(dirname "$0")/../vm/lib.sh"
 
-scenarios=${SCENARIO:-1 2 4 5 3}
+scenarios=${SCENARIO:-1 2 4 5 3 6}
 kernel=${KERNEL:-6.12}
 out=${BENCH_OUT:-$FAIRQ_TOP/build/bench}
 scale=${BENCH_SCALE:-1}
@@ -28,11 +28,12 @@ scenario_file() {
 	3) echo s3-real.sh ;;
 	4) echo s4-overhead.sh ;;
 	5) echo s5-threads.sh ;;
+	6) echo s6-keys.sh ;;
 	*) return 1 ;;
 	esac
 }
 for s in $scenarios; do
-	f=$(scenario_file "$s") || die "unknown scenario '$s' (1 to 5)"
+	f=$(scenario_file "$s") || die "unknown scenario '$s' (1 to 6)"
 	[ -f "$FAIRQ_TOP/tests/vm/guest/bench/$f" ] || die "scenario $s ($f) is not implemented"
 done
 mkdir -p "$out/raw"
