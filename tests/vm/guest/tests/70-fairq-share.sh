@@ -40,7 +40,7 @@ pkill -INT -x fio
 wait
 
 log "with a 16-connection greedy client: fifo $under_fifo, fairq $under_fairq requests in ${RUN}s"
-# 72-80% on a quiet host; 68-70% was seen with five guests on two cores, where the emulated
+# About 80% in earlier runs; 68-70% was seen with five guests on two cores, where the emulated
 # CPU, not thread time, starts to bound the light client.  fifo gives it about a quarter.
 [ $((under_fairq * 100)) -ge $((alone * 60)) ] ||
 	fail "under fairq the light client kept $under_fairq of its $alone requests (< 60%)"
