@@ -51,6 +51,7 @@ struct fq_key {
 	u32 weight;
 	u32 in_flight;
 	u32 handed;			/* dispatched, request not yet started */
+	unsigned long handed_at;	/* jiffies of the last dispatch */
 	s64 deficit;			/* ns of thread time it may still use this round */
 	u64 avg_cost;			/* ns, moving average per request */
 	u64 dispatches;
@@ -358,17 +359,29 @@ static void fq_exit_pool(struct fairq_pool *fp)
 }
 
 /*
- * Whether @k is at its in-flight cap.  Transports handed to threads count until their
- * request starts, or else a key's many connections would all be dispatched before the first
- * one starts; a hand-off that yields no request (part of a record) is over when one of the
- * key's transports comes back.  Every change here comes with an event (dispatch, enqueue,
- * start, completion), so a held key never becomes servable unseen.
+ * Transports handed to threads count against the cap until their request starts, or else a
+ * key's many connections (or one connection's deep window, back in the queue as soon as a
+ * request is read) would all be dispatched before the first request starts.  A hand-off that
+ * yields no request (part of a record) never starts: such counts expire after 20 ms.
+ */
+static u32 handed_recently(const struct fq_key *k)
+{
+	unsigned long expiry = max_t(unsigned long, 2, HZ / 50);
+
+	return time_before(jiffies, k->handed_at + expiry) ? k->handed : 0;
+}
+
+/*
+ * Whether @k is at its in-flight cap.  Only events (dispatch, start, completion, enqueue)
+ * re-evaluate it for a key; a held key that becomes servable by time alone (an expired
+ * hand-off, requests that ended unseen) is let go by the watchdog's tick, so has_work never
+ * changes without an event.
  */
 static bool capped_now(const struct fq_pool *p, const struct fq_key *k)
 {
 	u32 cap = READ_ONCE(fq_max_inflight);
 
-	return cap && k != &p->overflow && k->in_flight + k->handed >= cap;
+	return cap && k != &p->overflow && k->in_flight + handed_recently(k) >= cap;
 }
 
 /*
@@ -398,11 +411,9 @@ static void fq_enqueue(struct fairq_pool *fp, struct svc_xprt *xprt)
 	 * A transport comes back as soon as a thread has read a request from it, before that
 	 * request starts: a hand-off still outstanding means the key is busy, not newly active.
 	 */
-	bool busy = k->in_flight || k->handed;
+	bool busy = k->in_flight || handed_recently(k);
 
 	fairq_xlist_push(&k->queue, xprt);
-	if (k->handed)
-		k->handed--;
 	if (k->list == FQ_HELD && !capped_now(p, k))
 		release_held(p, k);
 	if (k->list == FQ_IDLE) {
@@ -452,7 +463,8 @@ static struct svc_xprt *dispatch(struct fq_pool *p, struct fq_key *k)
 {
 	struct svc_xprt *xprt = fairq_xlist_pop(&k->queue);
 
-	k->handed++;
+	k->handed = handed_recently(k) + 1;
+	k->handed_at = jiffies;
 	if (fairq_xlist_empty(&k->queue)) {
 		key_went_empty(p, k);
 	} else if (capped_now(p, k)) {
@@ -501,9 +513,10 @@ static bool fq_has_work(struct fairq_pool *fp)
 }
 
 /*
- * Requests can end unseen (the key was regrouped meanwhile, or 6.12+ inline svc_drop): a
- * held key that has neither started nor finished a request for a second has its counts
- * dropped and goes back into the rotation.  Called by the core's watchdog.
+ * Called by the core's watchdog: held keys whose hand-offs expired go back into the
+ * rotation, and so do keys whose requests ended unseen (the key was regrouped meanwhile, or
+ * 6.12+ inline svc_drop): a held key that has neither started nor finished a request for a
+ * second has its counts dropped.
  */
 static unsigned int fq_tick(struct fairq_pool *fp)
 {
@@ -512,10 +525,12 @@ static unsigned int fq_tick(struct fairq_pool *fp)
 	unsigned int released = 0;
 
 	list_for_each_entry_safe(k, tmp, &p->held_keys, link) {
-		if (!time_after(jiffies, k->last_busy + HZ))
+		if (time_after(jiffies, k->last_busy + HZ)) {
+			k->in_flight = 0;
+			k->handed = 0;
+		} else if (capped_now(p, k)) {
 			continue;
-		k->in_flight = 0;
-		k->handed = 0;
+		}
 		release_held(p, k);
 		released++;
 	}
