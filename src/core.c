@@ -509,6 +509,13 @@ int fairq_requeue_all(const struct fairq_sched_ops *ops)
 			if (fp->ops == ops)
 				pool_switch(fp, ops, ops);
 			spin_unlock_bh(&fp->lock);
+			/*
+			 * New settings can make held-back work servable at once (a cap lifted):
+			 * idle threads take it now, not at the watchdog's next tick.
+			 */
+			smp_mb();
+			while (fairq_kq_push(fp))
+				;
 		}
 	}
 	spin_unlock_bh(&fairq_servs_lock);
