@@ -52,8 +52,16 @@ fq_scheds() {
 	tr -d '[]' <"$FQ_SYSFS/scheduler"
 }
 
+# fq_rescues: watchdog rescues since this test started (the module may have been reloaded
+# meanwhile, which starts the count again)
 fq_rescues() {
-	cat "$FQ_SYSFS/rescues"
+	local now
+	now=$(cat "$FQ_SYSFS/rescues")
+	if [ "$now" -ge "${FQ_RESCUES_BASE:-0}" ]; then
+		echo $((now - ${FQ_RESCUES_BASE:-0}))
+	else
+		echo "$now"
+	fi
 }
 
 # fq_nfsd_up [THREADS]: start (or restart) nfsd with a short grace period.
