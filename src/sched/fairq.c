@@ -81,7 +81,7 @@ static u32 fq_prefix6 = 64;
 static u32 fq_quantum_us = 10000;
 static u32 fq_new_burst = 4;
 static u32 fq_idle_secs = 10;
-static u32 fq_max_inflight;		/* 0: no cap */
+static u32 fq_max_inflight;		/* 0: no cap (not yet a tunable, see below) */
 
 struct fq_rule {
 	struct fairq_key_id id;		/* an address or subnet (type ADDR or SUBNET) */
@@ -760,7 +760,11 @@ FQ_TUNABLE(prefix6, fq_prefix6, true)
 FQ_TUNABLE(quantum_us, fq_quantum_us, false)
 FQ_TUNABLE(new_burst, fq_new_burst, false)
 FQ_TUNABLE(idle_secs, fq_idle_secs, false)
-FQ_TUNABLE(max_inflight, fq_max_inflight, true)
+/*
+ * max_inflight is not offered yet: in the VM the cap held in two runs and had no effect in
+ * another (hand-offs expire by time, and how long a hand-off takes to start under TCG varies).
+ * The logic stays, unit-tested through fq_max_inflight, until the VM shows it reliable.
+ */
 
 static const struct fairq_tunable fq_tunables[] = {
 	{ "key", "group by 1 = client address, 2 = subnet, 3 = connection, 4 = NFSv4.1 client",
@@ -773,8 +777,6 @@ static const struct fairq_tunable fq_tunables[] = {
 	  fq_get_new_burst, fq_set_new_burst },
 	{ "idle_secs", "seconds an idle key is kept before it is freed", 1, 3600,
 	  fq_get_idle_secs, fq_set_idle_secs },
-	{ "max_inflight", "requests one key may have in processing at once (0 = no cap)", 0, 4096,
-	  fq_get_max_inflight, fq_set_max_inflight },
 	{ }
 };
 
