@@ -250,9 +250,6 @@ bool fairq_kq_push(struct fairq_pool *fp)
 	struct svc_rqst *rqstp;
 	bool fed = false, reserved;
 
-	/* no thread is woken for work the policy holds back (a key at its in-flight cap) */
-	if (!fairq_pool_has_work(fp))
-		return false;
 	/* the work stays queued when the cap is reached: a running thread pulls it */
 	reserved = fairq_waking_reserve(fp);
 	if (!reserved)
