@@ -29,12 +29,12 @@ static int pools_show(struct seq_file *m, void *v)
 			queued = fp->nr_queued;
 			spin_unlock_bh(&fp->lock);
 			seq_printf(m,
-				   "serv %u pool %u threads %u queued %u enqueued %llu fed_pull %llu fed_push %llu fed_bypass %llu wakeups %ld close_flushes %llu rescues %llu migrated %llu waking %u overloads_avoided %llu wakers_expired %llu",
+				   "serv %u pool %u threads %u queued %u enqueued %llu fed_pull %llu fed_push %llu fed_bypass %llu wakeups %ld close_flushes %llu rescues %llu migrated %llu waking %u overloads_avoided %llu wakers_expired %llu cap_waits %llu",
 				   fs->id, i, fairq_pool_threads(fp->pool), queued, st.enqueued,
 				   st.fed_pull, st.fed_push, st.fed_bypass,
 				   atomic_long_read(&fp->wakeups), st.close_flushes, st.rescues,
 				   st.migrated, READ_ONCE(fp->nr_waking), st.overloads_avoided,
-				   st.wakers_expired);
+				   st.wakers_expired, st.cap_waits);
 			spin_lock_bh(&fp->lock);
 			if (fp->ops && fp->ops->show_counters)
 				fp->ops->show_counters(fp, m);

@@ -194,7 +194,7 @@ static int pool_stats_put(struct sk_buff *skb, u32 serv, unsigned int idx,
 			  const struct pool_snap *s)
 {
 	/* a new counter belongs in this report too: docs/netlink/fairq.yaml, then below */
-	BUILD_BUG_ON(sizeof(struct fairq_pool_stats) != 9 * sizeof(u64));
+	BUILD_BUG_ON(sizeof(struct fairq_pool_stats) != 10 * sizeof(u64));
 
 	if (nla_put_u32(skb, FAIRQ_A_POOL_SERV_ID, serv) ||
 	    nla_put_u32(skb, FAIRQ_A_POOL_POOL_ID, idx) ||
@@ -213,7 +213,8 @@ static int pool_stats_put(struct sk_buff *skb, u32 serv, unsigned int idx,
 	    nla_put_u32(skb, FAIRQ_A_POOL_THREADS_WAKING, s->waking) ||
 	    put_u64(skb, FAIRQ_A_POOL_OVERLOADS_AVOIDED, s->st.overloads_avoided,
 		    FAIRQ_A_POOL_PAD) ||
-	    put_u64(skb, FAIRQ_A_POOL_WAKERS_EXPIRED, s->st.wakers_expired, FAIRQ_A_POOL_PAD))
+	    put_u64(skb, FAIRQ_A_POOL_WAKERS_EXPIRED, s->st.wakers_expired, FAIRQ_A_POOL_PAD) ||
+	    put_u64(skb, FAIRQ_A_POOL_CAP_WAITS, s->st.cap_waits, FAIRQ_A_POOL_PAD))
 		return -EMSGSIZE;
 	return 0;
 }

@@ -85,6 +85,7 @@ static void print_pool(const struct fq_pool *p, bool full)
 	out_num(FQ_ANY, "rescues", " %7s", p->rescues);
 	out_num(full ? FQ_ANY : FQ_JSON, "overloads_avoided", " %8s", p->overloads_avoided);
 	out_num(full ? FQ_ANY : FQ_JSON, "wakers_expired", " %8s", p->wakers_expired);
+	out_num(full ? FQ_ANY : FQ_JSON, "cap_waits", " %8s", p->cap_waits);
 	out_obj_end();
 	out_text("\n");
 }
@@ -95,7 +96,7 @@ static void print_pools(const struct fq_pools *p, bool full)
 
 	if (p->nr) {
 		if (full)
-			out_text("SERV POOL SCHED    THREADS IDLE WAKING QUEUED ENQUEUED     PULL     PUSH   BYPASS  WAKEUPS  FLUSHES MIGRATED RESCUES  AVOIDED  EXPIRED\n");
+			out_text("SERV POOL SCHED    THREADS IDLE WAKING QUEUED ENQUEUED     PULL     PUSH   BYPASS  WAKEUPS  FLUSHES MIGRATED RESCUES  AVOIDED  EXPIRED CAPWAITS\n");
 		else
 			out_text("SERV POOL SCHED    THREADS IDLE QUEUED DISPATCHED  WAKEUPS RESCUES\n");
 	}

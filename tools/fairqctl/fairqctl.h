@@ -100,7 +100,7 @@ struct fq_pool {
 	char sched[FAIRQ_SCHED_NAME_LEN + 1];
 	uint32_t threads, idle, waking, queued;
 	uint64_t enqueued, fed_pull, fed_push, fed_bypass, close_flushes, rescues, migrated;
-	uint64_t wakeups, overloads_avoided, wakers_expired;
+	uint64_t wakeups, overloads_avoided, wakers_expired, cap_waits;
 };
 
 struct fq_pools {

@@ -127,6 +127,7 @@ static int parse_pool(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 	p->waking = get_u32(tb[FAIRQ_A_POOL_THREADS_WAKING]);
 	p->overloads_avoided = get_u64(tb[FAIRQ_A_POOL_OVERLOADS_AVOIDED]);
 	p->wakers_expired = get_u64(tb[FAIRQ_A_POOL_WAKERS_EXPIRED]);
+	p->cap_waits = get_u64(tb[FAIRQ_A_POOL_CAP_WAITS]);
 	return 0;
 }
 
