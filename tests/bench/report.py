@@ -31,7 +31,7 @@ def max_gap(series, t0, t1):
 
 
 def color(s):
-    return COLORS.get(s, "tab:gray")
+    return COLORS.get(s.split(":")[0], "tab:gray")   # capped:N is capped at max_waking N
 
 
 def load(sc):

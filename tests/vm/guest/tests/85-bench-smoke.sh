@@ -4,7 +4,7 @@
 # tests/bench/report.py reads).  Numbers are judged by the benchmark, not here.
 . /fairq/lib.sh
 export B_SCALE=0.2 B_REPS=1
-export B1_KS=2 B1_WINDOWS=1 B2_KS=4 B2_NS=8 B4_ROUNDS=1 B4_K=4 B5_ROUNDS=1 B5_SLOW_ROUNDS=1 B5_THREADS=32 B5_K=4
+export B1_KS=2 B1_WINDOWS=1 B2_KS=4 B2_NS=8 B4_ROUNDS=1 B4_K=4 B5_ROUNDS=1 B5_SLOW_ROUNDS=1 B5_THREADS=32 B5_K=4 B5_CAPS=2
 export B3_FILES=60 B3_DIRS=3
 nsched=$(fq_scheds | wc -w)
 trap 'echo 0 >/sys/module/fairq_svctime/parameters/delay_us 2>/dev/null; rmmod fairq_svctime 2>/dev/null
