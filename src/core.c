@@ -225,6 +225,35 @@ static void close_flush(struct svc_xprt *xprt)
 	}
 }
 
+/*
+ * Queued work in @fp needs a context: an idle nfsd thread, or one of the policy's own
+ * contexts for policies that run requests themselves (those never hand their work to nfsd's
+ * threads, unless the service is stopping).  Returns whether one was started.
+ */
+static bool pool_push(struct fairq_pool *fp)
+{
+	const struct fairq_sched_ops *ops = READ_ONCE(fp->ops);
+	bool own = false, started = false;
+
+	if (ops && ops->kick) {
+		spin_lock_bh(&fp->lock);
+		own = fp->ops == ops && !fp->stopping;
+		if (own && fp->nr_queued)
+			started = ops->kick(fp);
+		spin_unlock_bh(&fp->lock);
+	}
+	return own ? started : fairq_kq_push(fp);
+}
+
+/* Start contexts for all of @fp's queued work (each one takes one transport). */
+static void pool_push_all(struct fairq_pool *fp)
+{
+	unsigned int n = READ_ONCE(fp->nr_queued);
+
+	while (n-- && pool_push(fp))
+		;
+}
+
 static void enqueue_native(struct svc_xprt *xprt)
 {
 	svc_xprt_enqueue(xprt);
@@ -278,7 +307,7 @@ void fairq_enqueue(struct svc_xprt *xprt)
 
 	/* publish before looking for an idle thread; pairs with the thread's idle publication */
 	smp_mb();
-	fairq_kq_push(fp);
+	pool_push(fp);
 out:
 	rcu_read_unlock();
 	return;
@@ -514,8 +543,7 @@ int fairq_requeue_all(const struct fairq_sched_ops *ops)
 			 * idle threads take it now, not at the watchdog's next tick.
 			 */
 			smp_mb();
-			while (fairq_kq_push(fp))
-				;
+			pool_push_all(fp);
 		}
 	}
 	spin_unlock_bh(&fairq_servs_lock);
@@ -546,7 +574,7 @@ static void requeue_list(struct fairq_serv *fs, struct fairq_pool *from, struct 
 		spin_unlock_bh(&fp->lock);
 		/* as in fairq_enqueue(): publish, then look for an idle thread */
 		smp_mb();
-		fairq_kq_push(fp);
+		pool_push(fp);
 	}
 }
 
@@ -587,6 +615,38 @@ out:
 	rcu_read_unlock();
 }
 
+/**
+ * fairq_serv_threads_changing - the number of nfsd threads of @serv is about to be set
+ * @serv: a managed service
+ * @to_none: to zero: its last thread goes, and nfsd then frees what requests use
+ *
+ * Going to zero, every request context a policy runs of its own for @serv finishes its
+ * request and stops first, none starts again, and the queued work goes to nfsd's threads
+ * while they are still there.  Sleeps.
+ */
+void fairq_serv_threads_changing(struct svc_serv *serv, bool to_none)
+{
+	struct fairq_serv *fs;
+	unsigned int i;
+
+	rcu_read_lock();
+	fs = serv_lookup(serv);
+	for (i = 0; fs && i < fs->nr_pools; i++) {
+		spin_lock_bh(&fs->pools[i].lock);
+		WRITE_ONCE(fs->pools[i].stopping, to_none);
+		spin_unlock_bh(&fs->pools[i].lock);
+	}
+	rcu_read_unlock();
+	if (!fs || !to_none)
+		return;
+	fairq_sched_quiesce(serv);
+	rcu_read_lock();
+	fs = serv_lookup(serv);
+	for (i = 0; fs && i < fs->nr_pools; i++)
+		pool_push_all(&fs->pools[i]);
+	rcu_read_unlock();
+}
+
 /* Everything a pool holds goes to the kernel queue, in policy order; the policy is left. */
 static void pool_drain_to_kernel(struct fairq_pool *fp)
 	__must_hold(&fp->lock)
@@ -623,6 +683,7 @@ void fairq_serv_destroyed(struct svc_serv *serv)
 	struct fairq_serv *fs;
 	unsigned int i;
 
+	fairq_serv_threads_changing(serv, true);
 	spin_lock_bh(&fairq_servs_lock);
 	fs = serv_lookup(serv);
 	if (fs)
@@ -724,10 +785,13 @@ int fairq_switch(const struct fairq_sched_ops *new_ops)
 				pool_switch(fp, new_ops, NULL);
 			spin_unlock_bh(&fp->lock);
 			if (!to_native)
-				fairq_kq_push(fp);
+				pool_push_all(fp);
 		}
 	}
 	spin_unlock_bh(&fairq_servs_lock);
+	/* contexts the old policy ran requests in finish them and go; before any pool is freed */
+	if (old_ops->quiesce)
+		old_ops->quiesce(NULL);
 	if (to_native) {
 		cancel_delayed_work_sync(&fairq_watchdog_work);
 		/* returns once no CPU or task can still be in fairq's enqueue or pull path */
@@ -757,6 +821,22 @@ bool fairq_pool_has_work(struct fairq_pool *fp)
 	return work;
 }
 
+/* Whether a context that could take @fp's work is idle: the policy's own, or an nfsd thread. */
+static bool pool_has_idle(struct fairq_pool *fp)
+{
+	const struct fairq_sched_ops *ops = READ_ONCE(fp->ops);
+	bool idle = false, own = false;
+
+	if (ops && ops->kick) {
+		spin_lock_bh(&fp->lock);
+		own = fp->ops == ops && !fp->stopping;
+		if (own)
+			idle = ops->has_idle(fp);
+		spin_unlock_bh(&fp->lock);
+	}
+	return own ? idle : fairq_kq_has_idle(fp->pool);
+}
+
 /*
  * The safety net.  Work a policy would hand out while its pool has an idle thread and an
  * empty kernel queue, with no hand-off since the previous tick, means a wakeup was lost: hand
@@ -773,28 +853,38 @@ static void fairq_watchdog(struct work_struct *work)
 			struct fairq_pool *fp = &fs->pools[i];
 			unsigned long progress = READ_ONCE(fp->progress);
 			unsigned int released = 0;
+			u64 avoided;
 			bool stalled;
 
 			spin_lock_bh(&fp->lock);
 			if (fp->ops && fp->ops->tick)
 				released = fp->ops->tick(fp);
 			spin_unlock_bh(&fp->lock);
-			while (released-- && fairq_kq_push(fp))
+			while (released-- && pool_push(fp))
 				;
 
 			stalled = READ_ONCE(fp->nr_queued) && progress == fp->watchdog_seen &&
-				  fairq_kq_empty(fp->pool) && fairq_kq_has_idle(fp->pool) &&
+				  fairq_kq_empty(fp->pool) && pool_has_idle(fp) &&
 				  fairq_pool_has_work(fp);
 			fp->watchdog_seen = progress;
 			if (!stalled)
 				continue;
-			if (fairq_kq_push(fp)) {
+			avoided = READ_ONCE(fp->stats.overloads_avoided);
+			if (pool_push(fp)) {
 				spin_lock_bh(&fp->lock);
 				fp->stats.rescues++;
 				spin_unlock_bh(&fp->lock);
 				atomic_long_inc(&fairq_rescues_total);
 				pr_warn_once("rescued a stalled transport in pool %u (a lost wakeup: please report)\n",
 					     fp->id);
+			} else if (READ_ONCE(fp->stats.overloads_avoided) != avoided) {
+				/*
+				 * Not lost, held back: the threads the cap waits for have not run
+				 * for a whole tick.  Their slots expire after a second.
+				 */
+				spin_lock_bh(&fp->lock);
+				fp->stats.cap_waits++;
+				spin_unlock_bh(&fp->lock);
 			}
 		}
 	}

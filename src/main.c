@@ -14,6 +14,7 @@ static const struct fairq_sched_ops *const builtin_scheds[] = {
 	&fairq_sched_qfifo,
 	&fairq_sched_fairq,
 	&fairq_sched_capped,
+	&fairq_sched_wq,
 };
 
 static void unregister_builtin(unsigned int n)

@@ -19,6 +19,7 @@
 struct fairq_pool;
 struct seq_file;
 struct svc_xprt;
+struct svc_serv;
 
 /* Room for a policy's per-pool state, inside struct fairq_pool: switching never allocates. */
 #define FAIRQ_SCHED_PRIV_BYTES	256
@@ -119,6 +120,16 @@ typedef int (*fairq_key_fn)(const struct fairq_key_stats *ks, void *arg);
  *	"name value" pairs on one line, for debugfs; pool lock held.  Optional.
  * @supported: whether the policy really does something on the running kernel.  A policy that
  *	would be a no-op is not offered.  Optional (default: supported).
+ * @kick: for policies that run requests in contexts of their own instead of nfsd's threads:
+ *	work is queued in @fp, start a context for it (wake or create one); return whether one
+ *	was started.  The core then never wakes an nfsd thread for the pool's work, except while
+ *	the service is stopping.  Pool lock held.  Optional; with it, @has_idle and @quiesce are
+ *	mandatory.
+ * @has_idle: whether such a context of @fp is idle (the watchdog's test for a lost wakeup).
+ * @quiesce: stop every context the policy runs for @serv (every service when NULL), each
+ *	after its current request; sleeps.  Called before a service loses its last nfsd thread,
+ *	before it is freed, and once the policy is no longer active.  No locks held but
+ *	possibly fairq_sched_mutex.
  *
  * Native policies (FAIRQ_SCHED_NATIVE) have no queue ops: selecting one turns fairq's hooks off.
  */
@@ -141,6 +152,9 @@ struct fairq_sched_ops {
 	void (*show_counters)(struct fairq_pool *fp, struct seq_file *m);
 	unsigned int (*tick)(struct fairq_pool *fp);
 	bool (*supported)(void);
+	bool (*kick)(struct fairq_pool *fp);
+	bool (*has_idle)(struct fairq_pool *fp);
+	void (*quiesce)(struct svc_serv *serv);
 };
 
 void *fairq_pool_priv(struct fairq_pool *fp);
@@ -156,5 +170,6 @@ extern const struct fairq_sched_ops fairq_sched_fifo;
 extern const struct fairq_sched_ops fairq_sched_qfifo;
 extern const struct fairq_sched_ops fairq_sched_fairq;
 extern const struct fairq_sched_ops fairq_sched_capped;
+extern const struct fairq_sched_ops fairq_sched_wq;
 
 #endif /* _FAIRQ_SCHED_H */
