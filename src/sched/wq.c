@@ -50,6 +50,7 @@ struct wq_worker {
 	struct fairq_pool *fp;
 	u64 gen;
 	bool counted;			/* in its pool's nr_workers */
+	bool fresh;			/* in its pool's nr_pending: has not run yet */
 	bool retired;			/* waits for kthread_stop; the manager reaps it */
 };
 
@@ -60,7 +61,8 @@ struct wq_pool {
 	u64 gen;
 	unsigned int nr_workers;	/* running, idle, or being started */
 	unsigned int nr_idle;
-	unsigned int nr_starting;	/* asked of the manager, not yet started */
+	unsigned int nr_starting;	/* asked of the manager, not yet picked up by it */
+	unsigned int nr_pending;	/* asked for, not yet running */
 	u64 started;
 	u64 stopped_idle;
 	u64 start_failures;
@@ -128,14 +130,26 @@ static bool wq_remove(struct fairq_pool *fp, struct svc_xprt *xprt)
 	return fairq_xlist_remove(&wq_pool(fp)->queue, xprt);
 }
 
+/* @w runs (or will never run): it no longer counts as on its way; pool lock held. */
+static void wq_ran(struct wq_worker *w)
+{
+	struct fairq_pool *fp = w->fp;
+
+	if (w->fresh && fp->ops == &fairq_sched_wq && wq_pool(fp)->gen == w->gen)
+		wq_pool(fp)->nr_pending--;
+	w->fresh = false;
+}
+
 /* @w no longer counts as one of its pool's workers (idempotent); pool lock held. */
 static void wq_uncount(struct wq_worker *w)
 {
 	struct fairq_pool *fp = w->fp;
+	bool mine = fp->ops == &fairq_sched_wq && wq_pool(fp)->gen == w->gen;
 
-	if (w->counted && fp->ops == &fairq_sched_wq && wq_pool(fp)->gen == w->gen)
+	if (w->counted && mine)
 		wq_pool(fp)->nr_workers--;
 	w->counted = false;
+	wq_ran(w);
 }
 
 /* Take @w off its pool's idle list if it is there; pool lock held. */
@@ -175,11 +189,15 @@ static bool wq_kick(struct fairq_pool *fp)
 		wake_up_process(w->task);
 		return true;
 	}
+	/* enough workers are on their way for everything queued (starting one takes a while) */
+	if (p->nr_pending >= fp->nr_queued)
+		return false;
 	if (p->nr_workers >= READ_ONCE(wq_max_workers)) {
 		p->at_max++;
 		return false;
 	}
 	p->nr_workers++;
+	p->nr_pending++;
 	p->nr_starting++;
 	queue_work(system_unbound_wq, &wq_manage_work);
 	return true;
@@ -213,6 +231,7 @@ static enum wq_next wq_worker_wait(struct wq_worker *w)
 	long left;
 
 	spin_lock_bh(&fp->lock);
+	wq_ran(w);
 	if (!wq_current(w))
 		goto retire_locked;
 	if ((fp->nr_queued && fp->ops->has_work(fp)) || !fairq_kq_empty(fp->pool)) {
@@ -341,6 +360,7 @@ static void wq_start(struct fairq_pool *fp, struct svc_serv *serv, u64 gen)
 		spin_lock_bh(&fp->lock);
 		if (fp->ops == &fairq_sched_wq && wq_pool(fp)->gen == gen) {
 			wq_pool(fp)->nr_workers--;
+			wq_pool(fp)->nr_pending--;
 			wq_pool(fp)->start_failures++;
 		}
 		spin_unlock_bh(&fp->lock);
@@ -353,6 +373,7 @@ static void wq_start(struct fairq_pool *fp, struct svc_serv *serv, u64 gen)
 	w->fp = fp;
 	w->gen = gen;
 	w->counted = true;
+	w->fresh = true;
 	list_add_rcu(&w->all, &wq_workers);
 
 	spin_lock_bh(&fp->lock);
