@@ -21,13 +21,11 @@ B5_SLOW_ROUNDS=${B5_SLOW_ROUNDS:-$((2 * B_REPS))}
 # with the rest: the sweep behind the default (docs/capped.md).
 B5_CAPS=${B5_CAPS-1 2 5 16}
 
-if [ -n "$B5_CAPS" ] && fq_scheds | tr ' ' '\n' | grep -qx capped; then
+if [ -n "$B5_CAPS" ] && bench_offered | grep -qx capped; then
 	bench_scheds() {
 		local s n
-		echo fifo
-		for s in $(fq_scheds); do
+		for s in $(bench_offered); do
 			case $s in
-			fifo) ;;
 			capped) for n in $B5_CAPS; do echo "capped:$n"; done ;;
 			*) echo "$s" ;;
 			esac
