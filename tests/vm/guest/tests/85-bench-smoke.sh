@@ -1,7 +1,7 @@
 #!/bin/bash
 # Every benchmark scenario of make bench (tests/vm/guest/bench), shrunk to seconds: it runs to
-# the end under every scheduler and its raw results are whole and well-formed (what
-# tests/bench/report.py reads).  Numbers are judged by the benchmark, not here.
+# the end under fifo, fairq and capped (where offered) and its raw results are whole and
+# well-formed (what tests/bench/report.py reads).  Numbers are judged by the benchmark, not here.
 . /fairq/lib.sh
 export B_SCALE=0.2 B_REPS=1
 export B1_KS=2 B1_WINDOWS=1 B2_KS=4 B2_NS=8 B4_ROUNDS=1 B4_K=4 B5_ROUNDS=1 B5_SLOW_ROUNDS=1 B5_THREADS=32 B5_K=4 B5_CAPS=2
