@@ -13,6 +13,8 @@ set -euo pipefail
 . "$(dirname "$0")/../vm/lib.sh"
 
 scenarios=${SCENARIO:-1 2 4 5 3 6}
+# a scenario is one guest boot; the VM suite's 40-minute limit per boot is too short for some
+export FAIRQ_VM_TIMEOUT=${FAIRQ_VM_TIMEOUT:-7200}
 kernel=${KERNEL:-6.12}
 out=${BENCH_OUT:-$FAIRQ_TOP/build/bench}
 scale=${BENCH_SCALE:-1}
