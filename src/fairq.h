@@ -113,6 +113,7 @@ int fairq_hooks_probe(void);
 int fairq_hooks_enable(void);
 void fairq_hooks_disable(void);
 void fairq_hooks_release(void);
+void fairq_hooks_wait_wrappers(void);
 
 /* kq.c: the kernel's own pool queue and idle threads, version by version */
 void fairq_kq_feed(struct svc_pool *pool, struct svc_xprt *xprt);

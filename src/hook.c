@@ -22,6 +22,7 @@
 #include <linux/module.h>
 #include <linux/sunrpc/svc.h>
 #include <linux/sunrpc/svc_xprt.h>
+#include <linux/wait.h>
 #include "fairq.h"
 
 #define FAIRQ_HOOK_FLAGS	(FTRACE_OPS_FL_RECURSION | FTRACE_OPS_FL_PERMANENT)
@@ -37,14 +38,45 @@ static bool notrace ip_is(unsigned long ip, void *func)
  * sleepable context (an ftrace callback does not), unlinks fairq's shadow of the service, waits
  * for those readers, and only then lets the real function free anything.
  */
+/*
+ * The wrappers below sleep inside the real functions (for as long as nfsd's threads take to
+ * stop) with a return address into fairq.  Removing the hooks does not wait for them (a
+ * sleeping task is quiescent for RCU-tasks), so unload waits for this count to drop.
+ */
+static atomic_t wrappers_running = ATOMIC_INIT(0);
+static DECLARE_WAIT_QUEUE_HEAD(wrappers_done);
+
+static void wrapper_enter(void)
+{
+	atomic_inc(&wrappers_running);
+}
+
+static void wrapper_leave(void)
+{
+	if (atomic_dec_and_test(&wrappers_running))
+		wake_up(&wrappers_done);
+}
+
+/**
+ * fairq_hooks_wait_wrappers - wait until no task runs in a wrapper a redirect sent it to
+ *
+ * For unload, after the hooks are off: a task sleeping in nfsd's shutdown through a wrapper
+ * returns into fairq's text.
+ */
+void fairq_hooks_wait_wrappers(void)
+{
+	wait_event(wrappers_done, !atomic_read(&wrappers_running));
+}
+
 static void fairq_svc_destroy(void *arg)
 {
 	struct svc_serv *serv = fairq_destroy_arg_serv((unsigned long)arg);
 
+	wrapper_enter();
 	if (fairq_serv_is_managed(serv))
 		fairq_serv_destroyed(serv);
 	svc_destroy(arg);
-	barrier();	/* a tail call would re-enter the redirect */
+	wrapper_leave();
 }
 
 #ifdef FAIRQ_HAVE_SVC_RQST_ALLOC
@@ -57,10 +89,11 @@ static int fairq_svc_set_num_threads(struct svc_serv *serv, struct svc_pool *poo
 {
 	int ret;
 
+	wrapper_enter();
 	if (fairq_serv_is_managed(serv))
 		fairq_serv_threads_changing(serv, !pool && nrservs <= 0);
 	ret = svc_set_num_threads(serv, pool, nrservs);
-	barrier();	/* a tail call would re-enter the redirect */
+	wrapper_leave();
 	return ret;
 }
 #endif
