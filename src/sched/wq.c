@@ -453,9 +453,13 @@ static void wq_quiesce(struct svc_serv *serv)
 		flush_work(&wq_manage_work);
 }
 
+/*
+ * Not offered yet: in one VM run of four, the watchdog rescued a transport that waited with a
+ * worker idle (a lost wakeup not found yet).  A policy that loses wakeups is not listed.
+ */
 static bool wq_supported(void)
 {
-	return true;
+	return false;
 }
 
 static u64 wq_get_max_workers(void)
