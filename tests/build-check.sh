@@ -26,7 +26,9 @@ for k in $kernels; do
 	say "build check: $k ($abi), W=1 C=1"
 	set +e
 	# the caller's make flags (-s) would hide the CHECK lines that prove sparse ran
-	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL chroot "$img/root" \
+	# compiler temporaries stay in the build dir: a guest packed from this root meanwhile must
+	# not catch them half-written in its /tmp
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL TMPDIR="$dir" chroot "$img/root" \
 		make -C "/lib/modules/$abi/build" M="$dir" W=1 C=1 modules >"$log" 2>&1
 	rc=$?
 	set -e

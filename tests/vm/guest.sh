@@ -143,8 +143,10 @@ echo "$abi" >"$out/abi"
 	-o -path ./var/cache/apt -o -path ./var/lib/apt/lists -o -path ./usr/share/doc \
 	-o -path ./usr/include -o -path ./usr/lib/x86_64-linux-gnu/perl \
 	-o -path ./usr/share/perl -o -path ./tmp/badpull -o -path ./tmp/svctime \) -prune -o -print |
-	cpio --quiet -o -H newc) >"$out/initrd"
+	cpio --quiet -o -H newc) >"$out/initrd.part"
 # usr-merged layouts need /lib/modules to resolve: it is a symlink into /usr/lib
 (cd "$out/mods" && { [ -L "$merged/lib" ] && mkdir -p usr && mv lib usr/ || true; } &&
-	find . -print | cpio --quiet -o -H newc) >>"$out/initrd"
+	find . -print | cpio --quiet -o -H newc) >>"$out/initrd.part"
+# complete or absent: the run harness reuses any guest whose initrd exists
+mv "$out/initrd.part" "$out/initrd"
 say "kernel $kernel: guest ready ($(du -h "$out/initrd" | cut -f1) initramfs)"
