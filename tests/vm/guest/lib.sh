@@ -54,6 +54,12 @@ fq_scheds() {
 
 # fq_rescues: watchdog rescues since this test started (the module may have been reloaded
 # meanwhile, which starts the count again)
+# fq_pool_sum FIELD: a debugfs pool counter (core or the scheduler's own), summed over every pool
+fq_pool_sum() {
+	awk -v f="$1" '$1 == "serv" { for (i = 1; i < NF; i++) if ($i == f) s += $(i + 1) } END { print s + 0 }' \
+		"$FQ_DEBUGFS/pools"
+}
+
 fq_rescues() {
 	local now
 	now=$(cat "$FQ_SYSFS/rescues")

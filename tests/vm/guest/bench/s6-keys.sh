@@ -50,8 +50,6 @@ has_part() { case " $B6_PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 has_fairq() { bench_scheds | grep -qx fairq; }
 elapsed() { awk -v a="$1" -v b="${2:-$EPOCHREALTIME}" 'BEGIN { printf "%.3f", b - a }'; }
 ns_of() { echo $((($1 - 1) % FQ_CLIENTS + 1)); }	# client I's namespace
-# debugfs pools: the sum of one counter over every pool
-pools_sum() { awk -v f="$1" '{ for (i = 1; i < NF; i++) if ($i == f) s += $(i + 1) } END { print s + 0 }' "$FQ_DEBUGFS/pools"; }
 # slab: active objects times object size over every cache, and the active objects of the
 # kmalloc-192 caches, where a struct fq_key (152 bytes) lives (one cache, or with
 # CONFIG_RANDOM_KMALLOC_CACHES one of kmalloc-rnd-NN-192)
@@ -241,7 +239,7 @@ dumps() {
 		times=$( { TIMEFORMAT='%U %S'; time fairqctl -j shares >"$out" 2>/tmp/s6-shares.err; } 2>&1) ||
 			fail "fairqctl -j shares: $(cat /tmp/s6-shares.err)"
 		wall=$(elapsed "$t0")
-		keys_now=$(pools_sum keys)
+		keys_now=$(fq_pool_sum keys)
 		# the JSON against the server's established connections, as fairq keys them
 		ss -Htn state established '( sport = :2049 )' | awk '{ print $4 }' >/tmp/s6-conns
 		check=$(python3 - "$out" /tmp/s6-conns <<'PY'
@@ -267,7 +265,7 @@ PY
 drained() {
 	local n
 	for n in $(seq 1 600); do
-		[ "$(pools_sum queued)" = 0 ] && return 0
+		[ "$(fq_pool_sum queued)" = 0 ] && return 0
 		sleep 0.1
 	done
 	return 1
@@ -336,7 +334,7 @@ if has_part c && has_fairq; then
 		error=""
 		for n in $(seq 1 $((B6_KEYS_WAIT * 2))); do
 			sleep 0.5
-			keys=$(pools_sum keys)
+			keys=$(fq_pool_sum keys)
 			[ "$keys" -ge "$target" ] && break
 			for p in "${KPIDS[@]}"; do
 				kill -0 "$p" 2>/dev/null || error="a load client exited: $(cat /tmp/s6-keys-*.err | sort | uniq -c | head -n 3 | xargs)"
@@ -345,7 +343,7 @@ if has_part c && has_fairq; then
 			[ $((n % 20)) = 0 ] && log "(c) $target: $(elapsed "$t0") s, $keys keys, $(ss -Htn state established '( sport = :2049 )' | wc -l) connections"
 		done
 		setup=$(elapsed "$t0")
-		keys=$(pools_sum keys)
+		keys=$(fq_pool_sum keys)
 		[ "$keys" -ge "$target" ] || error=${error:-"$keys keys after ${setup} s"}
 		slab1=$(slab_snap)
 		avail1=$(meminfo MemAvailable)
@@ -359,14 +357,14 @@ if has_part c && has_fairq; then
 		[ -n "$error" ] || dumps idle "$target"
 		# every key freed at once (the pools are rebuilt), every socket kept
 		sleep 0.5
-		k0=$(pools_sum keys)
+		k0=$(fq_pool_sum keys)
 		avail2=$(meminfo MemAvailable)
 		read -r sb0 kc0 <<<"$(slab_snap)"
 		slabkb0=$(meminfo Slab)
 		echo 3 >"$FQ_FAIRQ/key"
 		read -r sb1 kc1 <<<"$(slab_snap)"
 		slabkb1=$(meminfo Slab)
-		k1=$(pools_sum keys)
+		k1=$(fq_pool_sum keys)
 		freed=$((k0 - k1))
 		echo "{\"kind\":\"keys\",\"sched\":\"fairq\",\"target\":$target,\"connections\":$opened,\"processes\":$proc,\"keys\":$keys,\"setup_s\":$setup,\"error\":\"$error\",\"mem_available_kb_before\":$mem0,\"mem_available_kb\":$avail1,\"mem_available_kb_stopped\":$avail2,\"slab_bytes_at_start\":${slab0% *},\"slab_bytes_at_keys\":${slab1% *},\"keys_before_free\":$k0,\"keys_after_free\":$k1,\"slab_bytes_freed\":$((sb0 - sb1)),\"kmalloc192_freed\":$((kc0 - kc1)),\"slab_kb_freed\":$((slabkb0 - slabkb1))}" >>"$B_OUT/cells.jsonl"
 		ncells=$((ncells + 1))

@@ -34,11 +34,7 @@ for i in $(seq 1 100); do
 	[ "${w:-0}" -gt "$max" ] && max=$w
 	sleep 0.1
 done
-pool_sum() {	# pool_sum FIELD: the field summed over every pool
-	awk -v f="$1" '{ for (i = 1; i < NF; i++) if ($i == f) s += $(i + 1) } END { print s + 0 }' \
-		"$FQ_DEBUGFS/pools"
-}
-avoided=$(pool_sum overloads_avoided)
+avoided=$(fq_pool_sum overloads_avoided)
 wait "${pids[@]}"
 [ "$max" -le 2 ] || fail "$max threads were woken but not running (cap 2)"
 [ "${avoided:-0}" -gt 0 ] || fail "the cap never engaged: $(cat "$FQ_DEBUGFS/pools")"
@@ -49,6 +45,6 @@ for c in 1 2 3; do
 		{ cat /tmp/fio$c; fail "client $c: fio error"; }
 done
 [ "$(fq_rescues)" = 0 ] || fail "the watchdog rescued transports"
-cap_waits=$(pool_sum cap_waits)
+cap_waits=$(fq_pool_sum cap_waits)
 [ "$cap_waits" = 0 ] || fail "work waited $cap_waits times behind the cap for 500 ms with a thread idle"
 log "woken-not-running peaked at $max (cap 2); $avoided wakeups avoided"
