@@ -821,6 +821,15 @@ bool fairq_pool_has_work(struct fairq_pool *fp)
 	return work;
 }
 
+/* The pool policy's own counters into @out (none without a policy). */
+void fairq_pool_counters(struct fairq_pool *fp, struct fairq_counters *out)
+	__must_hold(&fp->lock)
+{
+	out->nr = 0;
+	if (fp->ops && fp->ops->counters)
+		fp->ops->counters(fp, out);
+}
+
 /* Whether a context that could take @fp's work is idle: the policy's own, or an nfsd thread. */
 static bool pool_has_idle(struct fairq_pool *fp)
 {

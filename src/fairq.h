@@ -85,6 +85,7 @@ extern struct list_head fairq_servs;
 extern spinlock_t fairq_servs_lock;
 void fairq_enqueue(struct svc_xprt *xprt);
 bool fairq_feed_one(struct fairq_pool *fp, bool only_if_empty, u64 *counter);
+void fairq_pool_counters(struct fairq_pool *fp, struct fairq_counters *out);
 bool fairq_pool_has_work(struct fairq_pool *fp);
 void fairq_thread_pull(struct svc_rqst *rqstp, struct svc_pool *pool);
 void fairq_serv_destroyed(struct svc_serv *serv);

@@ -26,7 +26,6 @@
  */
 #include <linux/in6.h>
 #include <linux/jiffies.h>
-#include <linux/seq_file.h>
 #include <linux/ktime.h>
 #include <linux/hash.h>
 #include <linux/jhash.h>
@@ -644,12 +643,13 @@ static void fq_complete(struct fairq_pool *fp, struct svc_xprt *xprt, u64 thread
 		release_held(p, k);
 }
 
-static void fq_show_counters(struct fairq_pool *fp, struct seq_file *m)
+static void fq_counters(struct fairq_pool *fp, struct fairq_counters *out)
 {
 	struct fq_pool *p = fqp(fp);
 
-	seq_printf(m, " keys %u key_alloc_failures %llu holds %llu", p->nr_keys,
-		   p->alloc_failures, p->holds);
+	fairq_counter_add(out, "keys", p->nr_keys);
+	fairq_counter_add(out, "key_alloc_failures", p->alloc_failures);
+	fairq_counter_add(out, "holds", p->holds);
 }
 
 static int report(struct fq_key *k, fairq_key_fn fn, void *arg)
@@ -666,20 +666,31 @@ static int report(struct fq_key *k, fairq_key_fn fn, void *arg)
 	return fn(&ks, arg);
 }
 
-static int fq_walk_keys(struct fairq_pool *fp, fairq_key_fn fn, void *arg)
+/* A walk's position: the bucket in the high bits, the key's place in its chain in the low ones. */
+#define FQ_CURSOR_SHIFT		20
+
+static int fq_walk_keys(struct fairq_pool *fp, unsigned long *cursor, fairq_key_fn fn,
+			void *arg)
 {
+	unsigned long in_chain = *cursor & ((1UL << FQ_CURSOR_SHIFT) - 1);
+	unsigned long bucket = *cursor >> FQ_CURSOR_SHIFT;
 	struct fq_pool *p = fqp(fp);
+	unsigned long n;
 	struct fq_key *k;
-	unsigned int i;
 	int ret;
 
 	if (!p->table)
 		return 0;
-	for (i = 0; i < (1 << FQ_HASH_BITS); i++) {
-		hlist_for_each_entry(k, &p->table[i], hash) {
+	for (; bucket < (1 << FQ_HASH_BITS); bucket++, in_chain = 0) {
+		n = 0;
+		hlist_for_each_entry(k, &p->table[bucket], hash) {
+			if (n++ < in_chain)
+				continue;
 			ret = report(k, fn, arg);
-			if (ret)
+			if (ret) {
+				*cursor = bucket << FQ_CURSOR_SHIFT | (n - 1);
 				return ret;
+			}
 		}
 	}
 	return 0;
@@ -794,7 +805,7 @@ const struct fairq_sched_ops fairq_sched_fairq = {
 	.complete	= fq_complete,
 	.for_each_key	= fq_walk_keys,
 	.set_weight	= fq_set_weight,
-	.show_counters	= fq_show_counters,
+	.counters	= fq_counters,
 	.tick		= fq_tick,
 	.tunables	= fq_tunables,
 };

@@ -208,13 +208,16 @@ static bool wq_has_idle(struct fairq_pool *fp)
 	return wq_pool(fp)->nr_idle;
 }
 
-static void wq_show_counters(struct fairq_pool *fp, struct seq_file *m)
+static void wq_counters(struct fairq_pool *fp, struct fairq_counters *out)
 {
 	struct wq_pool *p = wq_pool(fp);
 
-	seq_printf(m, " workers %u idle_workers %u started %llu stopped_idle %llu start_failures %llu at_max %llu",
-		   p->nr_workers, p->nr_idle, p->started, p->stopped_idle, p->start_failures,
-		   p->at_max);
+	fairq_counter_add(out, "workers", p->nr_workers);
+	fairq_counter_add(out, "idle_workers", p->nr_idle);
+	fairq_counter_add(out, "started", p->started);
+	fairq_counter_add(out, "stopped_idle", p->stopped_idle);
+	fairq_counter_add(out, "start_failures", p->start_failures);
+	fairq_counter_add(out, "at_max", p->at_max);
 }
 
 enum wq_next { WQ_RUN, WQ_RETIRE };
@@ -509,7 +512,7 @@ static bool wq_supported(void)
 #define wq_kick		NULL
 #define wq_has_idle	NULL
 #define wq_quiesce	NULL
-#define wq_show_counters NULL
+#define wq_counters	NULL
 #define wq_tunables	NULL
 #define wq_pool		fairq_qfifo_pool
 
@@ -529,6 +532,6 @@ const struct fairq_sched_ops fairq_sched_wq = {
 	.has_idle	= wq_has_idle,
 	.quiesce	= wq_quiesce,
 	.tunables	= wq_tunables,
-	.show_counters	= wq_show_counters,
+	.counters	= wq_counters,
 	.supported	= wq_supported,
 };

@@ -518,6 +518,63 @@ static void test_fairq_keys(void)
 	fq_key_type = FAIRQ_KEY_ADDR;
 }
 
+/* A walk that takes at most @room keys per call, as a netlink dump fills one skb at a time. */
+struct key_walk_probe {
+	unsigned int room;
+	unsigned int seen[NX];
+	unsigned int reported;
+};
+
+static int count_key(const struct fairq_key_stats *ks, void *arg)
+{
+	struct key_walk_probe *w = arg;
+	unsigned int port = ntohs(ks->id.port);
+
+	if (!w->room)
+		return -EMSGSIZE;
+	w->room--;
+	if (port >= 1000 && port < 1000 + NX)
+		w->seen[port - 1000]++;
+	w->reported++;
+	return 0;
+}
+
+/* Keys walked a few at a time from the cursor: each one exactly once, however the walk is cut. */
+static void test_fairq_key_walk(void)
+{
+	static struct key_walk_probe w;
+	static struct sim sm;
+	unsigned long cursor;
+	unsigned int i, calls, room, dup, missed;
+
+	fq_key_type = FAIRQ_KEY_CONN;
+	for (room = 1; room <= 7; room += 3) {
+		sim_init(&sm, 8);
+		for (i = 0; i < NX; i++) {
+			set_addr(&fx[i], "10.0.0.1", 1000 + i);
+			fairq_sched_fairq.enqueue(&sm.fp, &fx[i]);
+		}
+		memset(&w, 0, sizeof(w));
+		cursor = 0;
+		for (calls = 0; calls < 2 * NX; calls++) {
+			w.room = room;
+			if (!fairq_sched_fairq.for_each_key(&sm.fp, &cursor, count_key, &w))
+				break;
+		}
+		for (i = 0, dup = 0, missed = 0; i < NX; i++) {
+			dup += w.seen[i] > 1;
+			missed += !w.seen[i];
+		}
+		CHECK(!dup && !missed && w.reported == NX,
+		      "%u keys walked %u at a time: %u reported, %u twice, %u missed", NX, room,
+		      w.reported, dup, missed);
+		CHECK(calls <= NX / room + 1, "%u walks of %u for %u keys (no re-walk from the start)",
+		      calls + 1, room, NX);
+		sim_exit(&sm);
+	}
+	fq_key_type = FAIRQ_KEY_ADDR;
+}
+
 /*
  * NFSv4.1 client keys: connections from two addresses bound to one client are one key, an
  * unbound connection falls back to its address, and weights apply by client id or address.
@@ -681,6 +738,7 @@ int main(void)
 	for (i = 0; i < NX; i++)
 		fx[i].id = i;
 	test_fairq_keys();
+	test_fairq_key_walk();
 	test_fairq_connections();
 	test_fairq_cost();
 	test_fairq_ten_clients();
