@@ -225,24 +225,41 @@ static void close_flush(struct svc_xprt *xprt)
 	}
 }
 
-/*
- * Queued work in @fp needs a context: an idle nfsd thread, or one of the policy's own
- * contexts for policies that run requests themselves (those never hand their work to nfsd's
- * threads, unless the service is stopping).  Returns whether one was started.
- */
-static bool pool_push(struct fairq_pool *fp)
+/* Whether @fp's policy runs requests in contexts of its own (its work never waits for nfsd's). */
+static bool pool_runs_own(struct fairq_pool *fp)
 {
 	const struct fairq_sched_ops *ops = READ_ONCE(fp->ops);
-	bool own = false, started = false;
 
-	if (ops && ops->kick) {
-		spin_lock_bh(&fp->lock);
-		own = fp->ops == ops && !fp->stopping;
-		if (own && fp->nr_queued)
-			started = ops->kick(fp);
-		spin_unlock_bh(&fp->lock);
-	}
-	return own ? started : fairq_kq_push(fp);
+	return ops && ops->kick;
+}
+
+/*
+ * For policies that run requests in contexts of their own: start one for @fp's queued work
+ * (@kick), or say whether one is idle, in *@answer.  Returns false when nfsd's threads serve
+ * the pool instead: another policy, or the service is stopping (its work then goes to nfsd's
+ * threads while they are still there).
+ */
+static bool pool_ask_own(struct fairq_pool *fp, bool kick, bool *answer)
+{
+	const struct fairq_sched_ops *ops = READ_ONCE(fp->ops);
+	bool own;
+
+	if (!ops || !ops->kick)
+		return false;
+	spin_lock_bh(&fp->lock);
+	own = fp->ops == ops && !fp->stopping;
+	if (own)
+		*answer = kick ? fp->nr_queued && ops->kick(fp) : ops->has_idle(fp);
+	spin_unlock_bh(&fp->lock);
+	return own;
+}
+
+/* Queued work in @fp needs a context: start one.  Returns whether one was started. */
+static bool pool_push(struct fairq_pool *fp)
+{
+	bool started;
+
+	return pool_ask_own(fp, true, &started) ? started : fairq_kq_push(fp);
 }
 
 /* Start contexts for all of @fp's queued work (each one takes one transport). */
@@ -440,8 +457,13 @@ void fairq_thread_pull(struct svc_rqst *rqstp, struct svc_pool *pool)
 	if (rqstp->rq_xprt && !fairq_kq_has_idle(pool))
 		goto out;
 	waking_ran(fp);
-	if (READ_ONCE(fp->nr_queued))
-		fairq_feed_one(fp, true, &fp->stats.fed_pull);
+	/*
+	 * A policy with contexts of its own woke one for its work; if this context takes a
+	 * transport the kernel queue already had (a close, an accept), that work still needs one.
+	 */
+	if (READ_ONCE(fp->nr_queued) && !fairq_feed_one(fp, true, &fp->stats.fed_pull) &&
+	    pool_runs_own(fp))
+		pool_push(fp);
 	/* under a wake cap the pool self-clocks: a running thread that sees more work wakes one */
 	if (READ_ONCE(fp->max_waking) && READ_ONCE(fp->nr_queued))
 		fairq_kq_push(fp);
@@ -833,17 +855,9 @@ void fairq_pool_counters(struct fairq_pool *fp, struct fairq_counters *out)
 /* Whether a context that could take @fp's work is idle: the policy's own, or an nfsd thread. */
 static bool pool_has_idle(struct fairq_pool *fp)
 {
-	const struct fairq_sched_ops *ops = READ_ONCE(fp->ops);
-	bool idle = false, own = false;
+	bool idle;
 
-	if (ops && ops->kick) {
-		spin_lock_bh(&fp->lock);
-		own = fp->ops == ops && !fp->stopping;
-		if (own)
-			idle = ops->has_idle(fp);
-		spin_unlock_bh(&fp->lock);
-	}
-	return own ? idle : fairq_kq_has_idle(fp->pool);
+	return pool_ask_own(fp, false, &idle) ? idle : fairq_kq_has_idle(fp->pool);
 }
 
 /*

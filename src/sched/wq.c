@@ -51,6 +51,7 @@ struct wq_worker {
 	u64 gen;
 	bool counted;			/* in its pool's nr_workers */
 	bool fresh;			/* in its pool's nr_pending: has not run yet */
+	bool kicked;			/* in its pool's nr_woken: woken for work, not run yet */
 	bool retired;			/* waits for kthread_stop; the manager reaps it */
 };
 
@@ -63,10 +64,11 @@ struct wq_pool {
 	unsigned int nr_idle;
 	unsigned int nr_starting;	/* asked of the manager, not yet picked up by it */
 	unsigned int nr_pending;	/* asked for, not yet running */
+	unsigned int nr_woken;		/* idle ones woken for work, not yet running */
 	u64 started;
 	u64 stopped_idle;
 	u64 start_failures;
-	u64 at_max;			/* enqueues that found every worker busy and the set full */
+	u64 at_max;			/* work that found every worker busy and the set full */
 };
 
 static u32 wq_max_workers = 64;
@@ -134,10 +136,26 @@ static bool wq_remove(struct fairq_pool *fp, struct svc_xprt *xprt)
 static void wq_ran(struct wq_worker *w)
 {
 	struct fairq_pool *fp = w->fp;
+	bool mine = fp->ops == &fairq_sched_wq && wq_pool(fp)->gen == w->gen;
 
-	if (w->fresh && fp->ops == &fairq_sched_wq && wq_pool(fp)->gen == w->gen)
+	if (w->fresh && mine)
 		wq_pool(fp)->nr_pending--;
+	if (w->kicked && mine)
+		wq_pool(fp)->nr_woken--;
 	w->fresh = false;
+	w->kicked = false;
+}
+
+/*
+ * Contexts on their way to the queue: started or woken, not running yet.  Each takes a
+ * transport when it runs, so queued work beyond them is what still needs one.  Under load a
+ * woken worker can wait a long while for a CPU (more so in a VM whose vCPUs the host
+ * preempts); counting it keeps the watchdog from calling that wait a lost wakeup, and keeps
+ * enqueues from starting workers for work that already has one coming.
+ */
+static unsigned int wq_on_the_way(struct wq_pool *p)
+{
+	return p->nr_pending + p->nr_woken;
 }
 
 /* @w no longer counts as one of its pool's workers (idempotent); pool lock held. */
@@ -182,16 +200,18 @@ static bool wq_kick(struct fairq_pool *fp)
 	struct wq_pool *p = wq_pool(fp);
 	struct wq_worker *w;
 
+	/* enough workers are on their way for everything queued */
+	if (wq_on_the_way(p) >= fp->nr_queued)
+		return false;
 	w = list_first_entry_or_null(&p->idle, struct wq_worker, idle);
 	if (w) {
 		list_del_init(&w->idle);
 		p->nr_idle--;
+		w->kicked = true;
+		p->nr_woken++;
 		wake_up_process(w->task);
 		return true;
 	}
-	/* enough workers are on their way for everything queued (starting one takes a while) */
-	if (p->nr_pending >= fp->nr_queued)
-		return false;
 	if (p->nr_workers >= READ_ONCE(wq_max_workers)) {
 		p->at_max++;
 		return false;
@@ -203,9 +223,12 @@ static bool wq_kick(struct fairq_pool *fp)
 	return true;
 }
 
+/* For the watchdog: an idle worker, and queued work that no woken or new one is coming for. */
 static bool wq_has_idle(struct fairq_pool *fp)
 {
-	return wq_pool(fp)->nr_idle;
+	struct wq_pool *p = wq_pool(fp);
+
+	return p->nr_idle && fp->nr_queued > wq_on_the_way(p);
 }
 
 static void wq_counters(struct fairq_pool *fp, struct fairq_counters *out)
@@ -214,6 +237,7 @@ static void wq_counters(struct fairq_pool *fp, struct fairq_counters *out)
 
 	fairq_counter_add(out, "workers", p->nr_workers);
 	fairq_counter_add(out, "idle_workers", p->nr_idle);
+	fairq_counter_add(out, "woken_workers", p->nr_woken);
 	fairq_counter_add(out, "started", p->started);
 	fairq_counter_add(out, "stopped_idle", p->stopped_idle);
 	fairq_counter_add(out, "start_failures", p->start_failures);
@@ -250,6 +274,7 @@ static enum wq_next wq_worker_wait(struct wq_worker *w)
 	__set_current_state(TASK_RUNNING);
 
 	spin_lock_bh(&fp->lock);
+	wq_ran(w);
 	if (!wq_current(w))
 		goto retire_locked;
 	if (list_empty(&w->idle)) {
@@ -456,13 +481,9 @@ static void wq_quiesce(struct svc_serv *serv)
 		flush_work(&wq_manage_work);
 }
 
-/*
- * Not offered yet: in one VM run of four, the watchdog rescued a transport that waited with a
- * worker idle (a lost wakeup not found yet).  A policy that loses wakeups is not listed.
- */
 static bool wq_supported(void)
 {
-	return false;
+	return true;
 }
 
 static u64 wq_get_max_workers(void)
