@@ -856,6 +856,89 @@ def scenario6(data, md, res):
         md.append("![shares](s6-keys.png)\n")
 
 
+# ---- scenario 7 ----
+
+S7_PARTS = {"a": "tmpfs export", "b": "slow export (every request held %g ms)", "c": "tmpfs, a CPU soaker on every guest CPU (guest CPU per RPC includes the soaker's)"}
+
+
+def s7_cell(c):
+    """one window: fio over every client, and the server's counters"""
+    runs = c["runs"]
+    iops = sum(r["read"]["iops"] + r["write"]["iops"] for r in runs)
+    rpcs = c["rpcs"]
+    secs = c["wall_end"] - c["wall_start"]
+    return {"part": c["kind"], "sched": c["sched"], "rep": c["rep"], "iops": iops,
+            "read_p50_ms": statistics.mean(r["read"]["clat_p50_us"] for r in runs) / 1000,
+            "read_p99_ms": max(r["read"]["clat_p99_us"] for r in runs) / 1000,
+            "write_p99_ms": max(r["write"]["clat_p99_us"] for r in runs) / 1000,
+            "rpc_per_s": rpcs / secs if secs > 0 else None,
+            "cpu_us_per_rpc": c["busy_jiffies"] * 1e6 / USER_HZ / rpcs if rpcs else None,
+            "ctxt_per_rpc": c["ctxt"] / rpcs if rpcs else None}
+
+
+def scenario7(data, md, res):
+    m = data["meta"]
+    if m.get("skipped"):
+        md.append("## Scenario 7: who runs the requests (wq)\n")
+        md.append("Not run on %s: %s.\n" % (m["kernel"], m["skipped"]))
+        res["7"] = {"meta": m, "skipped": m["skipped"]}
+        return
+    scheds = m["schedulers"]
+    cells = [s7_cell(c) for c in data["cells"]]
+    for c in cells:   # pair each window with fifo's of the same part and repetition
+        f = [x for x in cells if x["sched"] == "fifo" and x["part"] == c["part"] and x["rep"] == c["rep"]]
+        c["iops_vs_fifo"] = c["iops"] / f[0]["iops"] - 1 if f and f[0]["iops"] else None
+        c["read_p99_minus_fifo_ms"] = c["read_p99_ms"] - f[0]["read_p99_ms"] if f else None
+    parts = [p for p in m["parts"].split() if any(c["part"] == p for c in cells)]
+    fields = ("iops", "iops_vs_fifo", "read_p50_ms", "read_p99_ms", "read_p99_minus_fifo_ms",
+              "write_p99_ms", "rpc_per_s", "cpu_us_per_rpc", "ctxt_per_rpc")
+    summ = {p: {s: {f: agg([c[f] for c in cells if c["part"] == p and c["sched"] == s]) for f in fields}
+                for s in scheds} for p in parts}
+    res["7"] = {"meta": m, "host": data["host"], "cells": cells, "summary": summ}
+    header(md, "Scenario 7: who runs the requests (wq)", data)
+    md.append("fio over NFS from %d kernel clients at once (NFSv3; NFSv4.1 on the last), 4 KiB random "
+              "50/50 read/write, direct, %d jobs × depth %d each, T=%d nfsd threads; one fio run per client "
+              "and window of %s s on a fresh mount. fifo is nfsd's own dispatch, qfifo fairq's queue "
+              "feeding nfsd's threads, wq the same queue served by fairq's own workers. IOPS over all "
+              "clients; latency percentiles are fio's completion latency (the worst client's p99), which "
+              "carries each path's queue-to-pickup delay on the same emulated machine; guest CPU per RPC "
+              "counts every CPU (server and clients, /proc/stat) over the server's RPCs. \"vs fifo\" pairs "
+              "each window with fifo's of the same repetition. Mean ± half the spread over %s repetitions.\n" %
+              (m["clients"], m["jobs"], m["depth"], m["threads"], m["secs"], m["reps"]))
+    for p in parts:
+        md.append("**(%s) %s**\n" % (p, S7_PARTS[p] % (m["slow_us"] / 1000) if p == "b" else S7_PARTS[p]))
+        rows = []
+        for s in scheds:
+            v = summ[p][s]
+            if not v["iops"]:
+                continue
+            rows.append([s, fmt(v["iops"], 0), pct(v["iops_vs_fifo"]) if s != "fifo" else "–",
+                         fmt(v["read_p50_ms"], 2), fmt(v["read_p99_ms"], 2),
+                         ("%+.2f" % v["read_p99_minus_fifo_ms"]["mean"]) if s != "fifo" and v["read_p99_minus_fifo_ms"] else "–",
+                         fmt(v["write_p99_ms"], 2), fmt(v["rpc_per_s"], 0), fmt(v["cpu_us_per_rpc"], 0),
+                         fmt(v["ctxt_per_rpc"], 2)])
+        table(md, ["scheduler", "IOPS", "IOPS vs fifo", "read p50 ms", "read p99 ms", "p99 − fifo ms",
+                   "write p99 ms", "server RPC/s", "guest CPU µs per RPC", "context switches per RPC"], rows)
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    width = 0.8 / max(1, len(scheds))
+    for i, s in enumerate(scheds):
+        xs = [j + (i - (len(scheds) - 1) / 2) * width for j in range(len(parts))]
+        for ax, f, scale in ((axes[0], "iops", 1), (axes[1], "read_p99_ms", 1)):
+            vals = [summ[p][s][f]["mean"] * scale if summ[p][s][f] else 0 for p in parts]
+            ax.bar(xs, vals, width=width, color=color(s), edgecolor="k", label=s)
+    for ax, yl in ((axes[0], "IOPS (all clients)"), (axes[1], "read completion p99 (ms)")):
+        ax.set_xticks(range(len(parts)))
+        ax.set_xticklabels(["(%s)" % p for p in parts])
+        ax.set_ylabel(yl)
+        ax.grid(alpha=0.3, axis="y")
+    axes[0].legend(fontsize=8)
+    fig.suptitle("Scenario 7: fio over NFS, nfsd threads vs wq workers (%s, TCG)" % m["kernel"])
+    fig.tight_layout()
+    fig.savefig(os.path.join(OUT, "s7-wq.png"), dpi=100)
+    plt.close(fig)
+    md.append("![wq](s7-wq.png)\n")
+
+
 def main():
     md = ["# fairq benchmarks\n",
           "Generated by `make bench` (tests/bench/report.py). Under TCG emulation absolute rates mean "
@@ -863,7 +946,7 @@ def main():
     res = {}
     done = []
     for sc, fn in ((1, scenario1), (2, scenario2), (3, scenario3), (4, scenario4), (5, scenario5),
-                    (6, scenario6)):
+                    (6, scenario6), (7, scenario7)):
         data = load(sc)
         if data is None:
             continue

@@ -12,10 +12,13 @@
 set -euo pipefail
 . "$(dirname "$0")/../vm/lib.sh"
 
-scenarios=${SCENARIO:-1 2 4 5 3 6}
 # a scenario is one guest boot; the VM suite's 40-minute limit per boot is too short for some
 export FAIRQ_VM_TIMEOUT=${FAIRQ_VM_TIMEOUT:-7200}
 kernel=${KERNEL:-6.12}
+# scenario 7 compares wq, which only 6.1 offers
+default_scenarios="1 2 4 5 3 6"
+[ "$kernel" = 6.1 ] && default_scenarios="$default_scenarios 7"
+scenarios=${SCENARIO:-$default_scenarios}
 out=${BENCH_OUT:-$FAIRQ_TOP/build/bench}
 scale=${BENCH_SCALE:-1}
 reps=${BENCH_REPS:-2}
@@ -32,11 +35,12 @@ scenario_file() {
 	4) echo s4-overhead.sh ;;
 	5) echo s5-threads.sh ;;
 	6) echo s6-keys.sh ;;
+	7) echo s7-wq.sh ;;
 	*) return 1 ;;
 	esac
 }
 for s in $scenarios; do
-	f=$(scenario_file "$s") || die "unknown scenario '$s' (1 to 6)"
+	f=$(scenario_file "$s") || die "unknown scenario '$s' (1 to 7)"
 	[ -f "$FAIRQ_TOP/tests/vm/guest/bench/$f" ] || die "scenario $s ($f) is not implemented"
 done
 mkdir -p "$out/raw"
