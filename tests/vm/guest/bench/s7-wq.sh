@@ -65,20 +65,24 @@ window() {
 	for i in $(seq 1 "$FQ_CLIENTS"); do
 		v=3
 		[ "$i" = "$FQ_CLIENTS" ] && [ "$FQ_CLIENTS" -gt 1 ] && v=4.1
-		rm -f "/tmp/s7-c$i.json"
-		fq_nfs "$i" "$v" "fio --name=s7 --size=$B7_SIZE --bs=4k --rw=randrw --rwmixread=50 \
+		rm -f "/tmp/s7-c$i.json" "/tmp/s7-go-c$i"
+		fq_nfs "$i" "$v" "touch /tmp/s7-go-c$i && fio --name=s7 --size=$B7_SIZE --bs=4k --rw=randrw --rwmixread=50 \
 			--ioengine=libaio --iodepth=$B7_DEPTH --direct=1 --numjobs=$B7_JOBS --group_reporting \
 			--time_based --runtime=$B7_RUNTIME --ramp_time=1 --output-format=json" \
 			>"/tmp/s7-c$i.json" 2>"/tmp/s7-c$i.err" &
 		pids+=($!)
 		files+=("/tmp/s7-c$i.json")
 	done
-	# the server's counters over the middle of the runs, when every client's fio is going
-	# (mounted, past its ramp)
-	sleep 3
+	# the server's counters over the middle of the runs: from when every client's fio is past
+	# its ramp (mounting takes a varying while under emulation) to before the first one ends
+	for i in $(seq 1 300); do
+		[ "$(ls /tmp/s7-go-c* 2>/dev/null | wc -l)" = "$FQ_CLIENTS" ] && break
+		sleep 0.1
+	done
+	sleep 1.5
 	c0=$(rpc_calls)
 	window_begin
-	sleep "$(awk -v s="$B7_RUNTIME" 'BEGIN { printf "%g", s > 2 ? s - 1.5 : 0.5 }')"
+	sleep "$(awk -v s="$B7_RUNTIME" 'BEGIN { printf "%g", (s > 3 ? s - 2 : 0.5) }')"
 	c1=$(rpc_calls)
 	window_end "$part" "$s" "$rep" "\"rpcs\":$((c1 - c0))"
 	for i in "${pids[@]}"; do wait "$i" || fail "fio under $s ($part): $(cat /tmp/s7-c*.err | tail -n 3)"; done

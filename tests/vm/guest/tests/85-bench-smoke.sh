@@ -40,6 +40,7 @@ for c in cells:
         if r["tool"] == "fio":
             assert r["error"] == 0 and r["read"]["iops"] > 0 and r["write"]["iops"] > 0, r
             assert r["read"]["clat_p99_us"] > 0 and c["rpcs"] > 0, (r, c["rpcs"])
+            assert c["wall_end"] - c["wall_start"] >= 0.4, c   # the window really lasted
             continue
         assert r["tool"] == "fairq-load" and r["client"]["ops"] > 0, r
         if r["burst"]:
