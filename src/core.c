@@ -167,7 +167,9 @@ bool fairq_feed_one(struct fairq_pool *fp, bool only_if_empty, u64 *counter)
 	struct svc_xprt *xprt = NULL;
 
 	spin_lock_bh(&fp->lock);
-	if (fp->ops && fp->nr_queued && (!only_if_empty || fairq_kq_empty(fp->pool))) {
+	/* queued work may wait on purpose (a key at its in-flight cap): ask the policy */
+	if (fp->ops && fp->nr_queued && fp->ops->has_work(fp) &&
+	    (!only_if_empty || fairq_kq_empty(fp->pool))) {
 		xprt = fp->ops->pick(fp);
 		if (!WARN_ON_ONCE(!xprt)) {
 			fp->nr_queued--;
@@ -223,6 +225,52 @@ static void close_flush(struct svc_xprt *xprt)
 	}
 }
 
+/* Whether @fp's policy runs requests in contexts of its own (its work never waits for nfsd's). */
+static bool pool_runs_own(struct fairq_pool *fp)
+{
+	const struct fairq_sched_ops *ops = READ_ONCE(fp->ops);
+
+	return ops && ops->kick;
+}
+
+/*
+ * For policies that run requests in contexts of their own: start one for @fp's queued work
+ * (@kick), or say whether one is idle, in *@answer.  Returns false when nfsd's threads serve
+ * the pool instead: another policy, or the service is stopping (its work then goes to nfsd's
+ * threads while they are still there).
+ */
+static bool pool_ask_own(struct fairq_pool *fp, bool kick, bool *answer)
+{
+	const struct fairq_sched_ops *ops = READ_ONCE(fp->ops);
+	bool own;
+
+	if (!ops || !ops->kick)
+		return false;
+	spin_lock_bh(&fp->lock);
+	own = fp->ops == ops && !fp->stopping;
+	if (own)
+		*answer = kick ? fp->nr_queued && ops->kick(fp) : ops->has_idle(fp);
+	spin_unlock_bh(&fp->lock);
+	return own;
+}
+
+/* Queued work in @fp needs a context: start one.  Returns whether one was started. */
+static bool pool_push(struct fairq_pool *fp)
+{
+	bool started;
+
+	return pool_ask_own(fp, true, &started) ? started : fairq_kq_push(fp);
+}
+
+/* Start contexts for all of @fp's queued work (each one takes one transport). */
+static void pool_push_all(struct fairq_pool *fp)
+{
+	unsigned int n = READ_ONCE(fp->nr_queued);
+
+	while (n-- && pool_push(fp))
+		;
+}
+
 static void enqueue_native(struct svc_xprt *xprt)
 {
 	svc_xprt_enqueue(xprt);
@@ -276,7 +324,7 @@ void fairq_enqueue(struct svc_xprt *xprt)
 
 	/* publish before looking for an idle thread; pairs with the thread's idle publication */
 	smp_mb();
-	fairq_kq_push(fp);
+	pool_push(fp);
 out:
 	rcu_read_unlock();
 	return;
@@ -409,8 +457,13 @@ void fairq_thread_pull(struct svc_rqst *rqstp, struct svc_pool *pool)
 	if (rqstp->rq_xprt && !fairq_kq_has_idle(pool))
 		goto out;
 	waking_ran(fp);
-	if (READ_ONCE(fp->nr_queued))
-		fairq_feed_one(fp, true, &fp->stats.fed_pull);
+	/*
+	 * A policy with contexts of its own woke one for its work; if this context takes a
+	 * transport the kernel queue already had (a close, an accept), that work still needs one.
+	 */
+	if (READ_ONCE(fp->nr_queued) && !fairq_feed_one(fp, true, &fp->stats.fed_pull) &&
+	    pool_runs_own(fp))
+		pool_push(fp);
 	/* under a wake cap the pool self-clocks: a running thread that sees more work wakes one */
 	if (READ_ONCE(fp->max_waking) && READ_ONCE(fp->nr_queued))
 		fairq_kq_push(fp);
@@ -507,6 +560,12 @@ int fairq_requeue_all(const struct fairq_sched_ops *ops)
 			if (fp->ops == ops)
 				pool_switch(fp, ops, ops);
 			spin_unlock_bh(&fp->lock);
+			/*
+			 * New settings can make held-back work servable at once (a cap lifted):
+			 * idle threads take it now, not at the watchdog's next tick.
+			 */
+			smp_mb();
+			pool_push_all(fp);
 		}
 	}
 	spin_unlock_bh(&fairq_servs_lock);
@@ -537,7 +596,7 @@ static void requeue_list(struct fairq_serv *fs, struct fairq_pool *from, struct 
 		spin_unlock_bh(&fp->lock);
 		/* as in fairq_enqueue(): publish, then look for an idle thread */
 		smp_mb();
-		fairq_kq_push(fp);
+		pool_push(fp);
 	}
 }
 
@@ -578,6 +637,38 @@ out:
 	rcu_read_unlock();
 }
 
+/**
+ * fairq_serv_threads_changing - the number of nfsd threads of @serv is about to be set
+ * @serv: a managed service
+ * @to_none: to zero: its last thread goes, and nfsd then frees what requests use
+ *
+ * Going to zero, every request context a policy runs of its own for @serv finishes its
+ * request and stops first, none starts again, and the queued work goes to nfsd's threads
+ * while they are still there.  Sleeps.
+ */
+void fairq_serv_threads_changing(struct svc_serv *serv, bool to_none)
+{
+	struct fairq_serv *fs;
+	unsigned int i;
+
+	rcu_read_lock();
+	fs = serv_lookup(serv);
+	for (i = 0; fs && i < fs->nr_pools; i++) {
+		spin_lock_bh(&fs->pools[i].lock);
+		WRITE_ONCE(fs->pools[i].stopping, to_none);
+		spin_unlock_bh(&fs->pools[i].lock);
+	}
+	rcu_read_unlock();
+	if (!fs || !to_none)
+		return;
+	fairq_sched_quiesce(serv);
+	rcu_read_lock();
+	fs = serv_lookup(serv);
+	for (i = 0; fs && i < fs->nr_pools; i++)
+		pool_push_all(&fs->pools[i]);
+	rcu_read_unlock();
+}
+
 /* Everything a pool holds goes to the kernel queue, in policy order; the policy is left. */
 static void pool_drain_to_kernel(struct fairq_pool *fp)
 	__must_hold(&fp->lock)
@@ -614,6 +705,7 @@ void fairq_serv_destroyed(struct svc_serv *serv)
 	struct fairq_serv *fs;
 	unsigned int i;
 
+	fairq_serv_threads_changing(serv, true);
 	spin_lock_bh(&fairq_servs_lock);
 	fs = serv_lookup(serv);
 	if (fs)
@@ -715,10 +807,13 @@ int fairq_switch(const struct fairq_sched_ops *new_ops)
 				pool_switch(fp, new_ops, NULL);
 			spin_unlock_bh(&fp->lock);
 			if (!to_native)
-				fairq_kq_push(fp);
+				pool_push_all(fp);
 		}
 	}
 	spin_unlock_bh(&fairq_servs_lock);
+	/* contexts the old policy ran requests in finish them and go; before any pool is freed */
+	if (old_ops->quiesce)
+		old_ops->quiesce(NULL);
 	if (to_native) {
 		cancel_delayed_work_sync(&fairq_watchdog_work);
 		/* returns once no CPU or task can still be in fairq's enqueue or pull path */
@@ -737,10 +832,38 @@ set:
 	return 0;
 }
 
+/* Whether @fp's policy would hand out a transport now; queued work may wait on purpose. */
+bool fairq_pool_has_work(struct fairq_pool *fp)
+{
+	bool work;
+
+	spin_lock_bh(&fp->lock);
+	work = fp->ops && fp->nr_queued && fp->ops->has_work(fp);
+	spin_unlock_bh(&fp->lock);
+	return work;
+}
+
+/* The pool policy's own counters into @out (none without a policy). */
+void fairq_pool_counters(struct fairq_pool *fp, struct fairq_counters *out)
+	__must_hold(&fp->lock)
+{
+	out->nr = 0;
+	if (fp->ops && fp->ops->counters)
+		fp->ops->counters(fp, out);
+}
+
+/* Whether a context that could take @fp's work is idle: the policy's own, or an nfsd thread. */
+static bool pool_has_idle(struct fairq_pool *fp)
+{
+	bool idle;
+
+	return pool_ask_own(fp, false, &idle) ? idle : fairq_kq_has_idle(fp->pool);
+}
+
 /*
- * The safety net.  Work held by a policy while its pool has an idle thread and an empty
- * kernel queue, with no hand-off since the previous tick, means a wakeup was lost: hand it
- * over, count it, and say so once.  Normal operation never gets here.
+ * The safety net.  Work a policy would hand out while its pool has an idle thread and an
+ * empty kernel queue, with no hand-off since the previous tick, means a wakeup was lost: hand
+ * it over, count it, and say so once.  Normal operation never gets here.
  */
 static void fairq_watchdog(struct work_struct *work)
 {
@@ -752,20 +875,39 @@ static void fairq_watchdog(struct work_struct *work)
 		for (i = 0; i < fs->nr_pools; i++) {
 			struct fairq_pool *fp = &fs->pools[i];
 			unsigned long progress = READ_ONCE(fp->progress);
+			unsigned int released = 0;
+			u64 avoided;
 			bool stalled;
 
+			spin_lock_bh(&fp->lock);
+			if (fp->ops && fp->ops->tick)
+				released = fp->ops->tick(fp);
+			spin_unlock_bh(&fp->lock);
+			while (released-- && pool_push(fp))
+				;
+
 			stalled = READ_ONCE(fp->nr_queued) && progress == fp->watchdog_seen &&
-				  fairq_kq_empty(fp->pool) && fairq_kq_has_idle(fp->pool);
+				  fairq_kq_empty(fp->pool) && pool_has_idle(fp) &&
+				  fairq_pool_has_work(fp);
 			fp->watchdog_seen = progress;
 			if (!stalled)
 				continue;
-			if (fairq_kq_push(fp)) {
+			avoided = READ_ONCE(fp->stats.overloads_avoided);
+			if (pool_push(fp)) {
 				spin_lock_bh(&fp->lock);
 				fp->stats.rescues++;
 				spin_unlock_bh(&fp->lock);
 				atomic_long_inc(&fairq_rescues_total);
 				pr_warn_once("rescued a stalled transport in pool %u (a lost wakeup: please report)\n",
 					     fp->id);
+			} else if (READ_ONCE(fp->stats.overloads_avoided) != avoided) {
+				/*
+				 * Not lost, held back: the threads the cap waits for have not run
+				 * for a whole tick.  Their slots expire after a second.
+				 */
+				spin_lock_bh(&fp->lock);
+				fp->stats.cap_waits++;
+				spin_unlock_bh(&fp->lock);
 			}
 		}
 	}

@@ -21,24 +21,24 @@ static int pools_show(struct seq_file *m, void *v)
 	list_for_each_entry_rcu(fs, &fairq_servs, list) {
 		for (i = 0; i < fs->nr_pools; i++) {
 			struct fairq_pool *fp = &fs->pools[i];
+			struct fairq_counters counters;
 			struct fairq_pool_stats st;
-			unsigned int queued;
+			unsigned int queued, c;
 
 			spin_lock_bh(&fp->lock);
 			st = fp->stats;
 			queued = fp->nr_queued;
+			fairq_pool_counters(fp, &counters);
 			spin_unlock_bh(&fp->lock);
 			seq_printf(m,
-				   "serv %u pool %u threads %u queued %u enqueued %llu fed_pull %llu fed_push %llu fed_bypass %llu wakeups %ld close_flushes %llu rescues %llu migrated %llu waking %u overloads_avoided %llu wakers_expired %llu",
+				   "serv %u pool %u threads %u queued %u enqueued %llu fed_pull %llu fed_push %llu fed_bypass %llu wakeups %ld close_flushes %llu rescues %llu migrated %llu waking %u overloads_avoided %llu wakers_expired %llu cap_waits %llu",
 				   fs->id, i, fairq_pool_threads(fp->pool), queued, st.enqueued,
 				   st.fed_pull, st.fed_push, st.fed_bypass,
 				   atomic_long_read(&fp->wakeups), st.close_flushes, st.rescues,
 				   st.migrated, READ_ONCE(fp->nr_waking), st.overloads_avoided,
-				   st.wakers_expired);
-			spin_lock_bh(&fp->lock);
-			if (fp->ops && fp->ops->show_counters)
-				fp->ops->show_counters(fp, m);
-			spin_unlock_bh(&fp->lock);
+				   st.wakers_expired, st.cap_waits);
+			for (c = 0; c < counters.nr; c++)
+				seq_printf(m, " %s %llu", counters.c[c].name, counters.c[c].value);
 			seq_putc(m, '\n');
 		}
 	}

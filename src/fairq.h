@@ -24,6 +24,7 @@ struct fairq_pool_stats {
 	u64 migrated;		/* moved to another pool because this one lost its last thread */
 	u64 overloads_avoided;	/* wakeups not made because max_waking threads were on their way */
 	u64 wakers_expired;	/* woken threads that did not run within a second: cap released */
+	u64 cap_waits;		/* a watchdog tick found work held back by the cap, a thread idle */
 };
 
 /* A thread fairq woke that has not run yet (the wake cap of the capped policy). */
@@ -41,6 +42,8 @@ struct fairq_waker {
  * @pool: the sunrpc pool this shadows.
  * @nr_queued: transports the policy holds.
  * @orphaned: the pool lost its last thread; new work goes elsewhere until a thread returns.
+ * @stopping: the service is stopping its threads: policies may not start contexts of their own
+ *	(@kick), and work goes to nfsd's threads.
  * @progress: bumped on every hand-off; the watchdog compares it across ticks.
  * @watchdog_seen: @progress at the previous watchdog tick.
  * @stats: counters, see struct fairq_pool_stats.
@@ -56,6 +59,7 @@ struct fairq_pool {
 	unsigned int id;
 	unsigned int nr_queued;
 	bool orphaned;
+	bool stopping;
 	unsigned long progress;
 	unsigned long watchdog_seen;
 	struct fairq_pool_stats stats;
@@ -81,9 +85,12 @@ extern struct list_head fairq_servs;
 extern spinlock_t fairq_servs_lock;
 void fairq_enqueue(struct svc_xprt *xprt);
 bool fairq_feed_one(struct fairq_pool *fp, bool only_if_empty, u64 *counter);
+void fairq_pool_counters(struct fairq_pool *fp, struct fairq_counters *out);
+bool fairq_pool_has_work(struct fairq_pool *fp);
 void fairq_thread_pull(struct svc_rqst *rqstp, struct svc_pool *pool);
 void fairq_serv_destroyed(struct svc_serv *serv);
 void fairq_thread_exiting(struct svc_rqst *rqstp);
+void fairq_serv_threads_changing(struct svc_serv *serv, bool to_none);
 void fairq_request_start(struct svc_rqst *rqstp);
 void fairq_request_done(struct svc_rqst *rqstp);
 bool fairq_serv_is_managed(const struct svc_serv *serv);
@@ -99,6 +106,7 @@ extern atomic_long_t fairq_rescues_total;
 const struct fairq_sched_ops *fairq_sched_find(const char *name, size_t len);
 int fairq_sched_for_each(int (*fn)(const struct fairq_sched_ops *ops, void *arg), void *arg);
 int fairq_sched_select(const char *name, size_t len);
+void fairq_sched_quiesce(struct svc_serv *serv);
 extern struct mutex fairq_sched_mutex;
 
 /* hook.c */
@@ -106,6 +114,7 @@ int fairq_hooks_probe(void);
 int fairq_hooks_enable(void);
 void fairq_hooks_disable(void);
 void fairq_hooks_release(void);
+void fairq_hooks_wait_wrappers(void);
 
 /* kq.c: the kernel's own pool queue and idle threads, version by version */
 void fairq_kq_feed(struct svc_pool *pool, struct svc_xprt *xprt);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The only place that diverts sunrpc: four hook points on two ftrace_ops, all on or all off.
+ * The only place that diverts sunrpc: its hook points on two ftrace_ops, all on or all off.
  *
  *  - svc_xprt_enqueue (exported): an IPMODIFY redirect to fairq_enqueue() for nfsd transports.
  *    Calls made from fairq itself are left alone, which is how fairq reaches the original.
@@ -9,6 +9,8 @@
  *  - svc_exit_thread (exported): entry callback, to move work off a pool losing its last thread.
  *  - svc_destroy (exported): redirected to a wrapper that drops fairq's state and waits for
  *    an RCU grace period before the real function frees the service's pools.
+ *  - svc_set_num_threads (exported; only where the wq policy exists): redirected to a wrapper
+ *    that stops wq's request contexts before nfsd's last thread goes.
  *
  * The ops are PERMANENT so that "sysctl kernel.ftrace_enabled=0" cannot silently strand
  * transports that fairq holds.  unregister_ftrace_function() waits for RCU-tasks, so once it
@@ -20,6 +22,7 @@
 #include <linux/module.h>
 #include <linux/sunrpc/svc.h>
 #include <linux/sunrpc/svc_xprt.h>
+#include <linux/wait.h>
 #include "fairq.h"
 
 #define FAIRQ_HOOK_FLAGS	(FTRACE_OPS_FL_RECURSION | FTRACE_OPS_FL_PERMANENT)
@@ -35,15 +38,65 @@ static bool notrace ip_is(unsigned long ip, void *func)
  * sleepable context (an ftrace callback does not), unlinks fairq's shadow of the service, waits
  * for those readers, and only then lets the real function free anything.
  */
+/*
+ * The wrappers below sleep inside the real functions (for as long as nfsd's threads take to
+ * stop) with a return address into fairq.  Removing the hooks does not wait for them (a
+ * sleeping task is quiescent for RCU-tasks), so unload waits for this count to drop.
+ */
+static atomic_t wrappers_running = ATOMIC_INIT(0);
+static DECLARE_WAIT_QUEUE_HEAD(wrappers_done);
+
+static void wrapper_enter(void)
+{
+	atomic_inc(&wrappers_running);
+}
+
+static void wrapper_leave(void)
+{
+	if (atomic_dec_and_test(&wrappers_running))
+		wake_up(&wrappers_done);
+}
+
+/**
+ * fairq_hooks_wait_wrappers - wait until no task runs in a wrapper a redirect sent it to
+ *
+ * For unload, after the hooks are off: a task sleeping in nfsd's shutdown through a wrapper
+ * returns into fairq's text.
+ */
+void fairq_hooks_wait_wrappers(void)
+{
+	wait_event(wrappers_done, !atomic_read(&wrappers_running));
+}
+
 static void fairq_svc_destroy(void *arg)
 {
 	struct svc_serv *serv = fairq_destroy_arg_serv((unsigned long)arg);
 
+	wrapper_enter();
 	if (fairq_serv_is_managed(serv))
 		fairq_serv_destroyed(serv);
 	svc_destroy(arg);
-	barrier();	/* a tail call would re-enter the redirect */
+	wrapper_leave();
 }
+
+#ifdef FAIRQ_HAVE_SVC_RQST_ALLOC
+/*
+ * Policies that run requests in contexts of their own (wq) must stop them before nfsd's last
+ * thread goes: nfsd then frees the state requests use.  Where such policies exist, the
+ * thread-count setter is wrapped, in its own sleepable context.
+ */
+static int fairq_svc_set_num_threads(struct svc_serv *serv, struct svc_pool *pool, int nrservs)
+{
+	int ret;
+
+	wrapper_enter();
+	if (fairq_serv_is_managed(serv))
+		fairq_serv_threads_changing(serv, !pool && nrservs <= 0);
+	ret = svc_set_num_threads(serv, pool, nrservs);
+	wrapper_leave();
+	return ret;
+}
+#endif
 
 static void notrace redirect(unsigned long ip, unsigned long parent_ip,
 			     struct ftrace_ops *op, struct ftrace_regs *fregs)
@@ -56,6 +109,12 @@ static void notrace redirect(unsigned long ip, unsigned long parent_ip,
 		fairq_fregs_set_ip(fregs, (unsigned long)fairq_svc_destroy);
 		return;
 	}
+#ifdef FAIRQ_HAVE_SVC_RQST_ALLOC
+	if (ip_is(ip, svc_set_num_threads)) {
+		fairq_fregs_set_ip(fregs, (unsigned long)fairq_svc_set_num_threads);
+		return;
+	}
+#endif
 	xprt = (struct svc_xprt *)fairq_fregs_arg0(fregs);
 	if (!fairq_serv_is_managed(xprt->xpt_server))
 		return;
@@ -148,6 +207,9 @@ struct fairq_hook_point {
 
 static struct fairq_hook_point points[] = {
 	{ "svc_destroy", &enqueue_ops, (unsigned long)svc_destroy },
+#ifdef FAIRQ_HAVE_SVC_RQST_ALLOC
+	{ "svc_set_num_threads", &enqueue_ops, (unsigned long)svc_set_num_threads },
+#endif
 	{ "svc_process", &entry_ops, 0, &process_addr },
 	{ "svc_send", &entry_ops, 0, &send_addr },
 	/*

@@ -14,6 +14,7 @@ static const struct fairq_sched_ops *const builtin_scheds[] = {
 	&fairq_sched_qfifo,
 	&fairq_sched_fairq,
 	&fairq_sched_capped,
+	&fairq_sched_wq,
 };
 
 static void unregister_builtin(unsigned int n)
@@ -70,6 +71,7 @@ static void __exit fairq_exit(void)
 	/* hands every held transport back to the kernel, then removes the hooks */
 	WARN_ON(fairq_switch(&fairq_sched_fifo));
 	mutex_unlock(&fairq_sched_mutex);
+	fairq_hooks_wait_wrappers();
 	fairq_core_exit();
 	fairq_debugfs_exit();
 	fairq_sysfs_exit();

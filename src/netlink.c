@@ -49,7 +49,7 @@ static bool fairq_nl_registered;
 struct fairq_nl_dump_pos {
 	unsigned long serv;	/* matching services sent completely */
 	unsigned long pool;	/* pools of the current service sent completely */
-	unsigned long key;	/* keys of the current pool sent */
+	unsigned long key;	/* the policy's cursor in the current pool's keys */
 };
 
 static struct fairq_nl_dump_pos *dump_pos(struct netlink_callback *cb)
@@ -163,6 +163,7 @@ static int filter_parse(struct fairq_nl_filter *f, struct nlattr **tb, const str
 /* One pool's numbers, copied under its lock so that they are consistent with each other. */
 struct pool_snap {
 	struct fairq_pool_stats st;
+	struct fairq_counters counters;
 	const char *sched;
 	unsigned int queued;
 	unsigned int waking;
@@ -179,6 +180,7 @@ static void pool_snap(struct fairq_pool *fp, struct pool_snap *s)
 	s->waking = fp->nr_waking;
 	/* a pool without a policy passes everything to the kernel, as fifo does */
 	s->sched = fp->ops ? fp->ops->name : fairq_sched_fifo.name;
+	fairq_pool_counters(fp, &s->counters);
 	spin_unlock_bh(&fp->lock);
 	s->wakeups = atomic_long_read(&fp->wakeups);
 	s->threads = fairq_pool_threads(fp->pool);
@@ -190,11 +192,25 @@ static int put_u64(struct sk_buff *skb, int attr, u64 val, int pad)
 	return nla_put_u64_64bit(skb, attr, val, pad);
 }
 
+static int counter_put(struct sk_buff *skb, const struct fairq_counter *c)
+{
+	struct nlattr *nest = nla_nest_start(skb, FAIRQ_A_POOL_SCHED_COUNTER);
+
+	if (!nest ||
+	    nla_put_string(skb, FAIRQ_A_COUNTER_NAME, c->name) ||
+	    put_u64(skb, FAIRQ_A_COUNTER_VALUE, c->value, FAIRQ_A_COUNTER_PAD))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
 static int pool_stats_put(struct sk_buff *skb, u32 serv, unsigned int idx,
 			  const struct pool_snap *s)
 {
+	unsigned int c;
+
 	/* a new counter belongs in this report too: docs/netlink/fairq.yaml, then below */
-	BUILD_BUG_ON(sizeof(struct fairq_pool_stats) != 9 * sizeof(u64));
+	BUILD_BUG_ON(sizeof(struct fairq_pool_stats) != 10 * sizeof(u64));
 
 	if (nla_put_u32(skb, FAIRQ_A_POOL_SERV_ID, serv) ||
 	    nla_put_u32(skb, FAIRQ_A_POOL_POOL_ID, idx) ||
@@ -213,8 +229,12 @@ static int pool_stats_put(struct sk_buff *skb, u32 serv, unsigned int idx,
 	    nla_put_u32(skb, FAIRQ_A_POOL_THREADS_WAKING, s->waking) ||
 	    put_u64(skb, FAIRQ_A_POOL_OVERLOADS_AVOIDED, s->st.overloads_avoided,
 		    FAIRQ_A_POOL_PAD) ||
-	    put_u64(skb, FAIRQ_A_POOL_WAKERS_EXPIRED, s->st.wakers_expired, FAIRQ_A_POOL_PAD))
+	    put_u64(skb, FAIRQ_A_POOL_WAKERS_EXPIRED, s->st.wakers_expired, FAIRQ_A_POOL_PAD) ||
+	    put_u64(skb, FAIRQ_A_POOL_CAP_WAITS, s->st.cap_waits, FAIRQ_A_POOL_PAD))
 		return -EMSGSIZE;
+	for (c = 0; c < s->counters.nr; c++)
+		if (counter_put(skb, &s->counters.c[c]))
+			return -EMSGSIZE;
 	return 0;
 }
 
@@ -553,8 +573,6 @@ struct key_walk {
 	const struct fairq_nl_filter *f;
 	u32 serv;
 	unsigned int pool;
-	unsigned long skip;	/* matching keys sent in earlier skbs */
-	unsigned long seen;	/* matching keys met in this walk */
 };
 
 /* ops->for_each_key() callback of the key dump: pool lock held, no sleeping. */
@@ -565,10 +583,6 @@ static int key_dump_one(const struct fairq_key_stats *ks, void *data)
 
 	if (w->f->has_key && !key_id_match(&ks->id, &w->f->key))
 		return 0;
-	if (w->seen < w->skip) {
-		w->seen++;
-		return 0;
-	}
 	hdr = genlmsg_put(w->skb, NETLINK_CB(w->cb->skb).portid, w->cb->nlh->nlmsg_seq,
 			  &fairq_nl_family, NLM_F_MULTI, FAIRQ_CMD_KEY_GET);
 	if (!hdr)
@@ -578,22 +592,21 @@ static int key_dump_one(const struct fairq_key_stats *ks, void *data)
 		return -EMSGSIZE;
 	}
 	genlmsg_end(w->skb, hdr);
-	w->seen++;
 	return 0;
 }
 
 /*
- * Walk one pool's keys; a keyless or native pool has none.  Return: 0, or -EMSGSIZE with
- * w->seen the keys sent so far.
+ * Walk one pool's keys from @cursor; a keyless or native pool has none.  Return: 0, or @fn's
+ * non-zero value with @cursor at the key it stopped at.
  */
-static int pool_keys(struct fairq_pool *fp, struct key_walk *w,
-		     int (*fn)(const struct fairq_key_stats *ks, void *data))
+static int pool_keys(struct fairq_pool *fp, unsigned long *cursor,
+		     int (*fn)(const struct fairq_key_stats *ks, void *data), void *data)
 {
 	int err = 0;
 
 	spin_lock_bh(&fp->lock);
 	if (fp->ops && fp->ops->for_each_key)
-		err = fp->ops->for_each_key(fp, fn, w);
+		err = fp->ops->for_each_key(fp, cursor, fn, data);
 	spin_unlock_bh(&fp->lock);
 	return err;
 }
@@ -645,13 +658,9 @@ int fairq_nl_key_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 			if (f.has_pool && pos->pool != f.pool)
 				continue;
 			w.pool = pos->pool;
-			w.skip = pos->key;
-			w.seen = 0;
-			err = pool_keys(&fs->pools[pos->pool], &w, key_dump_one);
-			if (err) {
-				pos->key = w.seen;
+			err = pool_keys(&fs->pools[pos->pool], &pos->key, key_dump_one, &w);
+			if (err)
 				goto full;
-			}
 			pos->key = 0;
 		}
 		pos->pool = 0;
@@ -709,12 +718,9 @@ int fairq_nl_key_get_doit(struct sk_buff *skb, struct genl_info *info)
 	rcu_read_lock();
 	fs = serv_find(&f);
 	if (fs && f.pool < fs->nr_pools) {
-		struct fairq_pool *fp = &fs->pools[f.pool];
+		unsigned long from_first = 0;
 
-		spin_lock_bh(&fp->lock);
-		if (fp->ops && fp->ops->for_each_key)
-			fp->ops->for_each_key(fp, key_find_one, &kf);
-		spin_unlock_bh(&fp->lock);
+		pool_keys(&fs->pools[f.pool], &from_first, key_find_one, &kf);
 	}
 	serv_id = fs ? fs->id : 0;
 	rcu_read_unlock();

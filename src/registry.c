@@ -20,6 +20,8 @@ static bool ops_complete(const struct fairq_sched_ops *ops)
 		return false;
 	if (ops->flags & FAIRQ_SCHED_NATIVE)
 		return true;
+	if (ops->kick && !(ops->has_idle && ops->quiesce))
+		return false;
 	return ops->init_pool && ops->enqueue && ops->pick && ops->has_work && ops->drain &&
 	       ops->remove && ops->priv_size <= FAIRQ_SCHED_PRIV_BYTES;
 }
@@ -131,4 +133,21 @@ int fairq_sched_select(const char *name, size_t len)
 	}
 	mutex_unlock(&fairq_sched_mutex);
 	return err;
+}
+
+/**
+ * fairq_sched_quiesce - stop the request contexts every policy runs of its own for @serv
+ * @serv: the service, or NULL for all
+ *
+ * Without fairq_sched_mutex: called from nfsd's thread-count and teardown paths, which a
+ * switch may be waiting on.  The list changes only at load and unload, when no hook is live.
+ */
+void fairq_sched_quiesce(struct svc_serv *serv)
+{
+	struct fairq_sched_entry *e;
+
+	list_for_each_entry(e, &fairq_scheds, list) {
+		if (e->ops->quiesce)
+			e->ops->quiesce(serv);
+	}
 }

@@ -17,7 +17,8 @@ for k in $kernels; do
 		rm -rf "$img/root" && mkdir -p "$img/root" && tar -xf "$img/base.tar" -C "$img/root"
 		touch "$img/root.stamp"
 	fi
-	dir=/tmp/fairq-build-check.$$
+	# under /usr/src: a guest packed from this root meanwhile leaves that tree out
+	dir=/usr/src/fairq-build-check.$$
 	log=$FAIRQ_CACHE/build-check-$k.$$.log	# concurrent checks must not share a log
 	rm -rf "$img/root$dir"
 	mkdir -p "$img/root$dir"
@@ -26,7 +27,8 @@ for k in $kernels; do
 	say "build check: $k ($abi), W=1 C=1"
 	set +e
 	# the caller's make flags (-s) would hide the CHECK lines that prove sparse ran
-	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL chroot "$img/root" \
+	# compiler temporaries stay in the build dir too (TMPDIR), out of the image's /tmp
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL TMPDIR="$dir" chroot "$img/root" \
 		make -C "/lib/modules/$abi/build" M="$dir" W=1 C=1 modules >"$log" 2>&1
 	rc=$?
 	set -e

@@ -11,14 +11,15 @@
 #ifndef _FAIRQ_SCHED_H
 #define _FAIRQ_SCHED_H
 
+#include <linux/bug.h>
 #include <linux/types.h>
 #include <linux/list.h>
 #include <linux/sysfs.h>
 #include <fairq/xlist.h>
 
 struct fairq_pool;
-struct seq_file;
 struct svc_xprt;
+struct svc_serv;
 
 /* Room for a policy's per-pool state, inside struct fairq_pool: switching never allocates. */
 #define FAIRQ_SCHED_PRIV_BYTES	256
@@ -84,6 +85,26 @@ struct fairq_key_stats {
 /* Receives one key's accounting; a non-zero return stops the walk. */
 typedef int (*fairq_key_fn)(const struct fairq_key_stats *ks, void *arg);
 
+/* One of a policy's own counters for a pool: @name is a stable identifier (snake_case). */
+struct fairq_counter {
+	const char *name;
+	u64 value;
+};
+
+/* At most this many counters per policy: reports copy them under the pool lock, on the stack. */
+#define FAIRQ_SCHED_COUNTERS_MAX	8
+
+struct fairq_counters {
+	unsigned int nr;
+	struct fairq_counter c[FAIRQ_SCHED_COUNTERS_MAX];
+};
+
+static inline void fairq_counter_add(struct fairq_counters *cs, const char *name, u64 value)
+{
+	if (!WARN_ON_ONCE(cs->nr >= FAIRQ_SCHED_COUNTERS_MAX))
+		cs->c[cs->nr++] = (struct fairq_counter){ name, value };
+}
+
 /* Scheduler flags. */
 #define FAIRQ_SCHED_NATIVE	BIT(0)	/* the kernel's own dispatch: fairq's hooks are off */
 
@@ -108,14 +129,32 @@ typedef int (*fairq_key_fn)(const struct fairq_key_stats *ks, void *arg);
  * @start: a thread starts processing a request read from @xprt.  Optional.
  * @complete: a thread finished a request of @xprt that used @thread_ns of thread time (for
  *	policies that charge measured cost), with a reply or by dropping it.  Optional.
- * @for_each_key: report every key of the pool to @fn (pool lock held, @fn must not sleep);
- *	stop early and return @fn's value when it is non-zero.  Optional (keyless policies).
+ * @for_each_key: report the pool's keys to @fn (pool lock held, @fn must not sleep), from
+ *	the position *@cursor (0: the first key; its encoding is the policy's); stop early and
+ *	return @fn's value when it is non-zero, with *@cursor at the key @fn stopped at, so that
+ *	a later walk (a netlink dump's next skb) starts with it instead of walking the keys
+ *	already reported again.  Keys that come or go in between may be missed or reported
+ *	twice.  Optional (keyless policies).
  * @set_weight: set the weight of the clients @id stands for, in every pool; 0 restores the
  *	default.  Called with fairq_sched_mutex held, may sleep.  Optional.
- * @show_counters: print the pool's policy counters (what it skipped or could not do) as
- *	"name value" pairs on one line, for debugfs; pool lock held.  Optional.
+ * @tick: periodic (the core's watchdog interval): let go of work the policy holds back
+ *	for reasons that can expire without an event; return how many were let go, and the
+ *	core wakes threads for them.  Pool lock held.  Optional.
+ * @counters: add the pool's own counters of the policy (what it skipped, could not do, or
+ *	runs of its own) to @out with fairq_counter_add(); for debugfs, netlink and fairqctl.
+ *	Pool lock held.  Optional.
  * @supported: whether the policy really does something on the running kernel.  A policy that
  *	would be a no-op is not offered.  Optional (default: supported).
+ * @kick: for policies that run requests in contexts of their own instead of nfsd's threads:
+ *	work is queued in @fp, start a context for it (wake or create one); return whether one
+ *	was started.  The core then never wakes an nfsd thread for the pool's work, except while
+ *	the service is stopping.  Pool lock held.  Optional; with it, @has_idle and @quiesce are
+ *	mandatory.
+ * @has_idle: whether such a context of @fp is idle (the watchdog's test for a lost wakeup).
+ * @quiesce: stop every context the policy runs for @serv (every service when NULL), each
+ *	after its current request; sleeps.  Called before a service loses its last nfsd thread,
+ *	before it is freed, and once the policy is no longer active.  No locks held but
+ *	possibly fairq_sched_mutex.
  *
  * Native policies (FAIRQ_SCHED_NATIVE) have no queue ops: selecting one turns fairq's hooks off.
  */
@@ -133,10 +172,15 @@ struct fairq_sched_ops {
 	const struct fairq_tunable *tunables;
 	void (*start)(struct fairq_pool *fp, struct svc_xprt *xprt);
 	void (*complete)(struct fairq_pool *fp, struct svc_xprt *xprt, u64 thread_ns);
-	int (*for_each_key)(struct fairq_pool *fp, fairq_key_fn fn, void *arg);
+	int (*for_each_key)(struct fairq_pool *fp, unsigned long *cursor, fairq_key_fn fn,
+			    void *arg);
 	int (*set_weight)(const struct fairq_key_id *id, u32 weight);
-	void (*show_counters)(struct fairq_pool *fp, struct seq_file *m);
+	void (*counters)(struct fairq_pool *fp, struct fairq_counters *out);
+	unsigned int (*tick)(struct fairq_pool *fp);
 	bool (*supported)(void);
+	bool (*kick)(struct fairq_pool *fp);
+	bool (*has_idle)(struct fairq_pool *fp);
+	void (*quiesce)(struct svc_serv *serv);
 };
 
 void *fairq_pool_priv(struct fairq_pool *fp);
@@ -152,5 +196,6 @@ extern const struct fairq_sched_ops fairq_sched_fifo;
 extern const struct fairq_sched_ops fairq_sched_qfifo;
 extern const struct fairq_sched_ops fairq_sched_fairq;
 extern const struct fairq_sched_ops fairq_sched_capped;
+extern const struct fairq_sched_ops fairq_sched_wq;
 
 #endif /* _FAIRQ_SCHED_H */

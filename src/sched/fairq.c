@@ -26,7 +26,6 @@
  */
 #include <linux/in6.h>
 #include <linux/jiffies.h>
-#include <linux/seq_file.h>
 #include <linux/ktime.h>
 #include <linux/hash.h>
 #include <linux/jhash.h>
@@ -81,7 +80,7 @@ static u32 fq_prefix6 = 64;
 static u32 fq_quantum_us = 10000;
 static u32 fq_new_burst = 4;
 static u32 fq_idle_secs = 10;
-static u32 fq_max_inflight;		/* 0: no cap */
+static u32 fq_max_inflight;		/* 0: no cap (not yet a tunable, see below) */
 
 struct fq_rule {
 	struct fairq_key_id id;		/* an address or subnet (type ADDR or SUBNET) */
@@ -358,15 +357,67 @@ static void fq_exit_pool(struct fairq_pool *fp)
 	p->table = NULL;
 }
 
+/*
+ * Transports handed to threads count against the cap until their request starts, or else a
+ * key's many connections (or one connection's deep window, back in the queue as soon as a
+ * request is read) would all be dispatched before the first request starts.  A hand-off that
+ * yields no request (part of a record) never starts: such counts expire after 20 ms.
+ */
+static u32 handed_recently(const struct fq_key *k)
+{
+	unsigned long expiry = max_t(unsigned long, 2, HZ / 50);
+
+	return time_before(jiffies, k->handed_at + expiry) ? k->handed : 0;
+}
+
+/*
+ * Whether @k is at its in-flight cap.  Only events (dispatch, start, completion, enqueue)
+ * re-evaluate it for a key; a held key that becomes servable by time alone (an expired
+ * hand-off, requests that ended unseen) is let go by the watchdog's tick, so has_work never
+ * changes without an event.
+ */
+static bool capped_now(const struct fq_pool *p, const struct fq_key *k)
+{
+	u32 cap = READ_ONCE(fq_max_inflight);
+
+	return cap && k != &p->overflow && k->in_flight + handed_recently(k) >= cap;
+}
+
+/*
+ * A key at its cap waits off the rotation until one of its requests ends, so that the new
+ * and old lists only ever hold keys that can be served: has_work is then exact and a pick
+ * never comes back empty while they are not.
+ */
+static void hold(struct fq_pool *p, struct fq_key *k)
+{
+	k->list = FQ_HELD;
+	list_move_tail(&k->link, &p->held_keys);
+	p->holds++;
+}
+
+static void release_held(struct fq_pool *p, struct fq_key *k)
+{
+	k->list = FQ_OLD;
+	list_move_tail(&k->link, &p->old_keys);
+}
+
 static void fq_enqueue(struct fairq_pool *fp, struct svc_xprt *xprt)
 {
 	struct fq_pool *p = fqp(fp);
 	struct fq_key *k = fq_key_get(p, xprt);
 
+	/*
+	 * A transport comes back as soon as a thread has read a request from it, before that
+	 * request starts: a hand-off still outstanding means the key is busy, not newly active.
+	 */
+	bool busy = k->in_flight || handed_recently(k);
+
 	fairq_xlist_push(&k->queue, xprt);
+	if (k->list == FQ_HELD && !capped_now(p, k))
+		release_held(p, k);
 	if (k->list == FQ_IDLE) {
 		list_del(&k->link);
-		if (k->in_flight) {
+		if (busy) {
 			/*
 			 * Still busy (its one transport went back to a thread): no new allowance.
 			 * With deficit left, its turn goes on at the head; else it waits a round.
@@ -384,6 +435,8 @@ static void fq_enqueue(struct fairq_pool *fp, struct svc_xprt *xprt)
 			k->deficit = quantum_ns(p, k);
 			list_add_tail(&k->link, &p->new_keys);
 		}
+		if (capped_now(p, k))
+			hold(p, k);
 	}
 	gc_idle(p);
 }
@@ -401,25 +454,6 @@ static void key_went_empty(struct fq_pool *p, struct fq_key *k)
 }
 
 /*
- * Transports handed to threads count against the cap until their request starts, or else a
- * key's many connections would all be dispatched before the first one starts.  A hand-off
- * that yields no request (part of a record) never starts: such counts expire in 20 ms.
- */
-static u32 handed_recently(const struct fq_key *k)
-{
-	unsigned long expiry = max_t(unsigned long, 2, HZ / 50);
-
-	return time_before(jiffies, k->handed_at + expiry) ? k->handed : 0;
-}
-
-/* A held key goes back into the rotation: below its cap again, or its counts are stale. */
-static bool held_may_go(const struct fq_key *k)
-{
-	return k->in_flight + handed_recently(k) < READ_ONCE(fq_max_inflight) ||
-	       time_after(jiffies, k->last_busy + HZ);
-}
-
-/*
  * Serve one request of @k.  A key that used up its deficit goes to the tail of the rotation
  * with its next quantum at once, so its next turn is a real one; a key whose queue ran empty
  * leaves the lists until its transport comes back.
@@ -432,6 +466,8 @@ static struct svc_xprt *dispatch(struct fq_pool *p, struct fq_key *k)
 	k->handed_at = jiffies;
 	if (fairq_xlist_empty(&k->queue)) {
 		key_went_empty(p, k);
+	} else if (capped_now(p, k)) {
+		hold(p, k);
 	} else if (k->deficit <= 0) {
 		k->deficit += quantum_ns(p, k);
 		k->list = FQ_OLD;
@@ -440,56 +476,23 @@ static struct svc_xprt *dispatch(struct fq_pool *p, struct fq_key *k)
 	return xprt;
 }
 
-/*
- * A key at its in-flight cap waits off the lists until one of its requests ends.  Requests
- * that end unseen (the key was regrouped meanwhile) must not hold it forever: one that has
- * neither started nor finished a request for a second is let go.
- */
-static bool hold_if_capped(struct fq_pool *p, struct fq_key *k)
-{
-	u32 cap = READ_ONCE(fq_max_inflight);
-
-	if (!cap || k->in_flight + handed_recently(k) < cap || k == &p->overflow ||
-	    time_after(jiffies, k->last_busy + HZ))
-		return false;
-	k->list = FQ_HELD;
-	list_move_tail(&k->link, &p->held_keys);
-	p->holds++;
-	return true;
-}
-
-static void release_held(struct fq_pool *p, struct fq_key *k)
-{
-	k->list = FQ_OLD;
-	list_move_tail(&k->link, &p->old_keys);
-}
-
 static struct svc_xprt *fq_pick(struct fairq_pool *fp)
 {
 	struct fq_pool *p = fqp(fp);
 	struct fq_key *k;
 
-	if (!list_empty(&p->held_keys)) {
-		k = list_first_entry(&p->held_keys, struct fq_key, link);
-		if (held_may_go(k))
-			release_held(p, k);
-	}
 	for (;;) {
 		bool old_waiting = !list_empty(&p->old_keys);
 
 		if (!list_empty(&p->new_keys) &&
 		    (!old_waiting || p->new_run < READ_ONCE(fq_new_burst))) {
 			k = list_first_entry(&p->new_keys, struct fq_key, link);
-			if (hold_if_capped(p, k))
-				continue;
 			p->new_run++;
 			return dispatch(p, k);
 		}
 		if (!old_waiting)
 			return NULL;
 		k = list_first_entry(&p->old_keys, struct fq_key, link);
-		if (hold_if_capped(p, k))
-			continue;
 		if (k->deficit <= 0) {
 			/* overspent while waiting (completions settle later): skip a turn */
 			k->deficit += quantum_ns(p, k);
@@ -505,13 +508,32 @@ static bool fq_has_work(struct fairq_pool *fp)
 {
 	struct fq_pool *p = fqp(fp);
 
-	struct fq_key *held;
+	return !list_empty(&p->new_keys) || !list_empty(&p->old_keys);
+}
 
-	if (!list_empty(&p->new_keys) || !list_empty(&p->old_keys))
-		return true;
-	/* a held key whose counts expired or went stale goes at the next pick */
-	held = list_first_entry_or_null(&p->held_keys, struct fq_key, link);
-	return held && held_may_go(held);
+/*
+ * Called by the core's watchdog: held keys whose hand-offs expired go back into the
+ * rotation, and so do keys whose requests ended unseen (the key was regrouped meanwhile, or
+ * 6.12+ inline svc_drop): a held key that has neither started nor finished a request for a
+ * second has its counts dropped.
+ */
+static unsigned int fq_tick(struct fairq_pool *fp)
+{
+	struct fq_pool *p = fqp(fp);
+	struct fq_key *k, *tmp;
+	unsigned int released = 0;
+
+	list_for_each_entry_safe(k, tmp, &p->held_keys, link) {
+		if (time_after(jiffies, k->last_busy + HZ)) {
+			k->in_flight = 0;
+			k->handed = 0;
+		} else if (capped_now(p, k)) {
+			continue;
+		}
+		release_held(p, k);
+		released++;
+	}
+	return released;
 }
 
 /*
@@ -582,7 +604,8 @@ static struct fq_key *fq_key_lookup(struct fq_pool *p, struct svc_xprt *xprt)
 /* A request starts: the key pays its average now, so a busy key yields its turn in time. */
 static void fq_start(struct fairq_pool *fp, struct svc_xprt *xprt)
 {
-	struct fq_key *k = fq_key_lookup(fqp(fp), xprt);
+	struct fq_pool *p = fqp(fp);
+	struct fq_key *k = fq_key_lookup(p, xprt);
 
 	if (!k)
 		return;
@@ -592,6 +615,8 @@ static void fq_start(struct fairq_pool *fp, struct svc_xprt *xprt)
 	k->in_flight++;
 	k->dispatches++;	/* requests, as the clients count them; not hand-offs */
 	k->last_busy = jiffies;
+	if ((k->list == FQ_NEW || k->list == FQ_OLD) && capped_now(p, k))
+		hold(p, k);
 }
 
 static void fq_complete(struct fairq_pool *fp, struct svc_xprt *xprt, u64 thread_ns)
@@ -614,16 +639,17 @@ static void fq_complete(struct fairq_pool *fp, struct svc_xprt *xprt, u64 thread
 	if (k->in_flight)
 		k->in_flight--;
 	/* this thread looks for work next, so the freed slot is taken without a wakeup */
-	if (k->list == FQ_HELD && held_may_go(k))
+	if (k->list == FQ_HELD && !capped_now(p, k))
 		release_held(p, k);
 }
 
-static void fq_show_counters(struct fairq_pool *fp, struct seq_file *m)
+static void fq_counters(struct fairq_pool *fp, struct fairq_counters *out)
 {
 	struct fq_pool *p = fqp(fp);
 
-	seq_printf(m, " keys %u key_alloc_failures %llu holds %llu", p->nr_keys,
-		   p->alloc_failures, p->holds);
+	fairq_counter_add(out, "keys", p->nr_keys);
+	fairq_counter_add(out, "key_alloc_failures", p->alloc_failures);
+	fairq_counter_add(out, "holds", p->holds);
 }
 
 static int report(struct fq_key *k, fairq_key_fn fn, void *arg)
@@ -640,20 +666,31 @@ static int report(struct fq_key *k, fairq_key_fn fn, void *arg)
 	return fn(&ks, arg);
 }
 
-static int fq_walk_keys(struct fairq_pool *fp, fairq_key_fn fn, void *arg)
+/* A walk's position: the bucket in the high bits, the key's place in its chain in the low ones. */
+#define FQ_CURSOR_SHIFT		20
+
+static int fq_walk_keys(struct fairq_pool *fp, unsigned long *cursor, fairq_key_fn fn,
+			void *arg)
 {
+	unsigned long in_chain = *cursor & ((1UL << FQ_CURSOR_SHIFT) - 1);
+	unsigned long bucket = *cursor >> FQ_CURSOR_SHIFT;
 	struct fq_pool *p = fqp(fp);
+	unsigned long n;
 	struct fq_key *k;
-	unsigned int i;
 	int ret;
 
 	if (!p->table)
 		return 0;
-	for (i = 0; i < (1 << FQ_HASH_BITS); i++) {
-		hlist_for_each_entry(k, &p->table[i], hash) {
+	for (; bucket < (1 << FQ_HASH_BITS); bucket++, in_chain = 0) {
+		n = 0;
+		hlist_for_each_entry(k, &p->table[bucket], hash) {
+			if (n++ < in_chain)
+				continue;
 			ret = report(k, fn, arg);
-			if (ret)
+			if (ret) {
+				*cursor = bucket << FQ_CURSOR_SHIFT | (n - 1);
 				return ret;
+			}
 		}
 	}
 	return 0;
@@ -734,7 +771,11 @@ FQ_TUNABLE(prefix6, fq_prefix6, true)
 FQ_TUNABLE(quantum_us, fq_quantum_us, false)
 FQ_TUNABLE(new_burst, fq_new_burst, false)
 FQ_TUNABLE(idle_secs, fq_idle_secs, false)
-FQ_TUNABLE(max_inflight, fq_max_inflight, true)
+/*
+ * max_inflight is not offered yet: in the VM the cap held in two runs and had no effect in
+ * another (hand-offs expire by time, and how long a hand-off takes to start under TCG varies).
+ * The logic stays, unit-tested through fq_max_inflight, until the VM shows it reliable.
+ */
 
 static const struct fairq_tunable fq_tunables[] = {
 	{ "key", "group by 1 = client address, 2 = subnet, 3 = connection, 4 = NFSv4.1 client",
@@ -747,8 +788,6 @@ static const struct fairq_tunable fq_tunables[] = {
 	  fq_get_new_burst, fq_set_new_burst },
 	{ "idle_secs", "seconds an idle key is kept before it is freed", 1, 3600,
 	  fq_get_idle_secs, fq_set_idle_secs },
-	{ "max_inflight", "requests one key may have in processing at once (0 = no cap)", 0, 4096,
-	  fq_get_max_inflight, fq_set_max_inflight },
 	{ }
 };
 
@@ -766,6 +805,7 @@ const struct fairq_sched_ops fairq_sched_fairq = {
 	.complete	= fq_complete,
 	.for_each_key	= fq_walk_keys,
 	.set_weight	= fq_set_weight,
-	.show_counters	= fq_show_counters,
+	.counters	= fq_counters,
+	.tick		= fq_tick,
 	.tunables	= fq_tunables,
 };

@@ -31,7 +31,7 @@ def max_gap(series, t0, t1):
 
 
 def color(s):
-    return COLORS.get(s, "tab:gray")
+    return COLORS.get(s.split(":")[0], "tab:gray")   # capped:N is capped at max_waking N
 
 
 def load(sc):
@@ -537,13 +537,416 @@ def scenario3(data, md, res):
     md.append("![walk](s3-walk.png)\n")
 
 
+# ---- scenario 6 ----
+
+def window_rates(data, c, cache):
+    """each load client's RPC rate over a window, and the longest gap in their ticks"""
+    rates, gap = [], 0.0
+    for name in c["series"]:
+        if name not in cache:
+            cache[name] = benchcalc.load_series(os.path.join(data["dir"], name + ".series"), "wall")
+        rates.append(benchcalc.rate(cache[name], c["wall_start"], c["wall_end"]))
+        gap = max(gap, max_gap(cache[name], c["wall_start"], c["wall_end"]))
+    return rates, gap
+
+
+def jain(xs):
+    return sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs)) if any(xs) else None
+
+
+def s6_fair(data, cache):
+    out = []
+    for c in data["cells"]:
+        if c["kind"] != "fair":
+            continue
+        rates, gap = window_rates(data, c, cache)
+        total = sum(rates)
+        shares = [r / total for r in rates]
+        fair = [w / sum(c["weights"]) for w in c["weights"]]
+        norm = [s / f for s, f in zip(shares, fair)]
+        out.append({"sched": c["sched"], "rep": c["rep"], "stall_s": gap, "conns": c["conns"],
+                    "addrs": c["addrs"], "ops_per_s": total, "shares": shares, "fair_shares": fair,
+                    "deviation": [x - 1 for x in norm], "max_deviation": max(abs(x - 1) for x in norm),
+                    "jain": jain(norm)})
+    return out
+
+
+def s6_subnet(data, cache):
+    out = []
+    for c in data["cells"]:
+        if c["kind"] != "subnet":
+            continue
+        rates, gap = window_rates(data, c, cache)
+        total = sum(rates)
+        mine = [n == c["weighted"] for n in c["subnets"]]
+        w = sum(r for r, x in zip(rates, mine) if x)
+        conns = sum(k for k, x in zip(c["conns"], mine) if x)
+        out.append({"sched": c["sched"], "rep": c["rep"], "stall_s": gap, "ops_per_s": total,
+                    "weighted": c["weighted"], "weight": c["weight"], "weight_set": c["weight_set"],
+                    "weighted_share": w / total, "conn_share": conns / sum(c["conns"]),
+                    "weight_share": c["weight"] / (c["weight"] + 1)})
+    return out
+
+
+def s6_keys(data):
+    ticks = None
+    path = os.path.join(data["dir"], "keys-ticks.series")
+    if os.path.exists(path):
+        ticks = benchcalc.load_series(path, "wall")
+    steps = []
+    for c in data["cells"]:
+        if c["kind"] != "keys":
+            continue
+        s = dict(c)
+        if "keys_before_free" in c:
+            freed = c["keys_before_free"] - c["keys_after_free"]
+            s["keys_freed"] = freed
+            s["slab_bytes_per_key"] = c["slab_bytes_freed"] / freed if freed > 0 else None
+            s["kmalloc192_per_key"] = c["kmalloc192_freed"] / freed if freed > 0 else None
+            s["slab_kb_per_key"] = c["slab_kb_freed"] / freed if freed > 0 else None
+            s["mem_kb_per_conn"] = (c["mem_available_kb_before"] - c["mem_available_kb"]) / c["connections"]
+            if "mem_available_kb_stopped" in c:
+                s["mem_kb_per_conn_stopped"] = ((c["mem_available_kb_before"] - c["mem_available_kb_stopped"]) /
+                                                c["connections"])
+        dumps = [d for d in data["cells"] if d["kind"] == "dump" and d["target"] == c["target"]]
+        for d in dumps:
+            d["stall_s"] = max_gap(ticks, d["dump_start"], d["dump_start"] + d["wall_s"]) if ticks else 0.0
+            d["complete"] = (d["json_keys"] >= d["conns"] and not d["conns_missing"] and not d["duplicates"])
+        s["dumps"] = dumps
+        for state in ("busy", "idle"):
+            ok = [d for d in dumps if d["state"] == state and d["stall_s"] < STALL_S]
+            stalled = len([d for d in dumps if d["state"] == state]) - len(ok)
+            if not ok:     # better a number marked as stalled than none
+                ok = [d for d in dumps if d["state"] == state]
+            s[state] = {"n": len(ok), "stalled": stalled, "all_stalled": stalled == len(ok) > 0,
+                        "wall_ms_median": 1e3 * statistics.median(d["wall_s"] for d in ok) if ok else None,
+                        "user_ms_median": 1e3 * statistics.median(d["user_s"] for d in ok) if ok else None,
+                        "sys_ms_median": 1e3 * statistics.median(d["sys_s"] for d in ok) if ok else None,
+                        "json_keys": max((d["json_keys"] for d in ok), default=None),
+                        "json_bytes": max((d["json_bytes"] for d in ok), default=None)}
+        s["json_complete"] = bool(dumps) and all(d["complete"] for d in dumps)
+        steps.append(s)
+    return steps
+
+
+def s6_watch(data):
+    cells = rate_cells(dict(data, cells=[c for c in data["cells"] if c["kind"] == "watch"]))
+    for c in cells:
+        c.pop("ops_vs_fifo", None)
+        c.pop("cpu_vs_fifo", None)
+        c["watch_cpu"] = (c["watch_utime"] + c["watch_stime"]) / USER_HZ / c["secs"]
+    pairs = []
+    by = {(c["sched"], c["rep"], c["pair"], c["watch"]): c for c in cells}
+    for (s, rep, pair, on), c in sorted(by.items()):
+        off = by.get((s, rep, pair, 0))
+        if not on or not off or c["stall_s"] >= STALL_S or off["stall_s"] >= STALL_S:
+            continue
+        pairs.append({"sched": s, "rep": rep, "pair": pair, "ops_with": c["ops_per_s"],
+                      "ops_without": off["ops_per_s"], "cost": 1 - c["ops_per_s"] / off["ops_per_s"],
+                      "watch_cpu": c["watch_cpu"]})
+    return cells, pairs
+
+
+def scenario6(data, md, res):
+    m = data["meta"]
+    scheds = m["schedulers"]
+    cache = {}
+    fair = s6_fair(data, cache)
+    subnet = s6_subnet(data, cache)
+    steps = s6_keys(data)
+    watch, pairs = s6_watch(data)
+    r6 = res["6"] = {"meta": m, "host": data["host"], "fair": fair, "subnet": subnet, "keys": steps,
+                     "watch": watch, "watch_pairs": pairs}
+    header(md, "Scenario 6: keys and reports", data)
+    md.append("T=%d nfsd threads, D=%g ms per request (fairq_svctime) in (a) to (c), D=0 in (d). Loads "
+              "run throughout while the scheduler is switched live; windows of %s s after %s s of "
+              "settling, %d rounds in rotated order. Mean over windows ± half the spread (max − min); "
+              "windows during which the guest stood still for %g s or more are left out.\n" %
+              (m["threads"], m["delay_us"] / 1000, m["secs"], m["settle"], m["rounds"], STALL_S))
+
+    summ = {}
+    if fair:
+        md.append("### (a) Ten backlogged clients of 1 to 32 connections\n")
+        conns, addrs = fair[0]["conns"], fair[0]["addrs"]
+        md.append("Each client is one fairq-load from its own address, K connections of window %d of NFSv3 "
+                  "GETATTR; fairq keyed by client address (key=1). Every client is backlogged, so its "
+                  "max-min fair share is 1/%d. Deviation: share ÷ fair share − 1; Jain's index over the "
+                  "shares normalised to the fair share (1 = perfectly fair). Target under fairq: every "
+                  "client within 10%% of its fair share and Jain ≥ 0.98, in every window.\n" %
+                  (m["window"], len(conns)))
+        for s in scheds:
+            ok = [c for c in fair if c["sched"] == s and c["stall_s"] < STALL_S]
+            if ok:
+                summ[s] = {"share": [agg([c["shares"][i] for c in ok]) for i in range(len(conns))],
+                           "max_deviation": agg([c["max_deviation"] for c in ok]),
+                           "jain": agg([c["jain"] for c in ok]),
+                           "ops_per_s": agg([c["ops_per_s"] for c in ok]),
+                           "worst_deviation": max(c["max_deviation"] for c in ok),
+                           "worst_jain": min(c["jain"] for c in ok)}
+        ss = [s for s in scheds if s in summ]
+        rows = []
+        for i, (k, a) in enumerate(zip(conns, addrs)):
+            rows.append([a, k, "%.1f%%" % (100 * fair[0]["fair_shares"][i])] +
+                        ["%s%% (%+.0f%%)" % (fmt(summ[s]["share"][i], 1, pct=True),
+                                             100 * (summ[s]["share"][i]["mean"] / fair[0]["fair_shares"][i] - 1))
+                         for s in ss])
+        table(md, ["client", "connections", "fair share"] + ["%s share (vs fair)" % s for s in ss], rows)
+        rows = []
+        for s in ss:
+            v = summ[s]
+            met = v["worst_deviation"] <= 0.10 and v["worst_jain"] >= 0.98
+            rows.append([s, fmt(v["ops_per_s"], 0), fmt(v["max_deviation"], 1, pct=True),
+                         "%.1f%%" % (100 * v["worst_deviation"]), fmt(v["jain"], 3), "%.3f" % v["worst_jain"],
+                         ("yes" if met else "**no**") if s == "fairq" else "–"])
+        table(md, ["scheduler", "total RPC/s", "max deviation %", "worst window", "Jain", "worst window",
+                   "fairq target met"], rows)
+        md.append("For reference, shares in proportion to connections (what per-connection FIFO turns "
+                  "give) would put the %d-connection client at %.1f%% and the 1-connection one at %.1f%%; "
+                  "Jain %.3f.\n" % (max(conns), 100 * max(conns) / sum(conns), 100 / sum(conns),
+                                    jain([k / sum(conns) * len(conns) for k in conns])))
+        stall_note(md, fair)
+        r6["fair_summary"] = {s: {k: v for k, v in summ[s].items()} for s in ss}
+
+    ssum = {}
+    if subnet:
+        c0 = subnet[0]
+        md.append("### (b) Two subnets weighted %d:1\n" % c0["weight"])
+        sc = [c for c in data["cells"] if c["kind"] == "subnet"][0]
+        md.append("Subnet %s (clients of %s connections) has weight %d (`fairqctl weight %s %d`), the "
+                  "other subnet (clients of %s connections) weight 1; window %d, all backlogged; fairq "
+                  "keyed by subnet (key=2, prefix4=24). Its weighted fair share is %.0f%%; what its "
+                  "connections would get is %.1f%%. Target under fairq: %.0f%% ± 3 in every window.\n" %
+                  (c0["weighted"], ", ".join(str(k) for k, n in zip(sc["conns"], sc["subnets"]) if n == c0["weighted"]),
+                   c0["weight"], c0["weighted"], c0["weight"],
+                   ", ".join(str(k) for k, n in zip(sc["conns"], sc["subnets"]) if n != c0["weighted"]),
+                   m["window"], 100 * c0["weight_share"], 100 * c0["conn_share"], 100 * c0["weight_share"]))
+        rows = []
+        for s in scheds:
+            ok = [c for c in subnet if c["sched"] == s and c["stall_s"] < STALL_S]
+            if not ok:
+                continue
+            ssum[s] = {"weighted_share": agg([c["weighted_share"] for c in ok]),
+                       "ops_per_s": agg([c["ops_per_s"] for c in ok]),
+                       "worst_error": max(abs(c["weighted_share"] - c["weight_share"]) for c in ok)}
+            met = ssum[s]["worst_error"] <= 0.03
+            rows.append([s, fmt(ssum[s]["weighted_share"], 1, pct=True) + "%",
+                         "%.1f" % (100 * max(abs(c["weighted_share"] - c["weight_share"]) for c in ok)),
+                         fmt(ssum[s]["ops_per_s"], 0), ("yes" if met else "**no**") if s == "fairq" else "–"])
+        table(md, ["scheduler", "%s share" % c0["weighted"], "worst window's distance from %.0f%% (points)" %
+                   (100 * c0["weight_share"]), "total RPC/s", "fairq target met"], rows)
+        stall_note(md, subnet)
+        r6["subnet_summary"] = ssum
+
+    if steps:
+        md.append("### (c) Many keys\n")
+        md.append("fairq keyed by connection (key=3, idle_secs=3600); N connections of NFSv3 NULL of window 1 "
+                  "from the client namespaces (fairq-load, at most 4096 connections each), D=%g ms, opened in "
+                  "steps; a step lasts until the pools hold N keys (debugfs `keys`, summed over pools). "
+                  "Dump: one `fairqctl -j shares`, wall clock in the guest, median of up to %d (within a "
+                  "time budget), under the running load (\"busy\") and with the clients stopped and the "
+                  "server drained (\"idle\"); user and system CPU of the fairqctl process (system: the "
+                  "kernel's netlink dump). Complete: every dump's JSON has one key for each established "
+                  "connection (`ss` on the server), no duplicates. Slab per key: with the clients stopped, "
+                  "rewriting the key tunable rebuilds the pools and frees every key while every socket "
+                  "stays; the fall of the slab caches' active bytes (/proc/slabinfo), of kmalloc-192's "
+                  "active objects (where a struct fq_key lives) and of /proc/meminfo Slab, over the keys "
+                  "freed. Memory per connection: the fall of MemAvailable since before the first step, "
+                  "over the connections open, when the step's keys were all there and again with the "
+                  "clients stopped after the dumps (both TCP ends, nfsd's and fairq-load's state); a "
+                  "step that the memory left would not hold at the larger figure is skipped. The target for a dump of 10,000 keys is "
+                  "50 ms on hardware; TCG is much slower.\n" % (m["delay_us"] / 1000, m["dumps"]))
+        rows = []
+        for s in steps:
+            if s.get("skipped"):
+                rows.append([s["target"], "skipped: %s" % s["skipped"]] + [""] * 7)
+                continue
+
+            def dump(st):
+                v = s[st]
+                if not v["n"]:
+                    return "–"
+                return "%.0f ms (user %.0f, sys %.0f; n=%d%s)" % (
+                    v["wall_ms_median"], v["user_ms_median"], v["sys_ms_median"], v["n"],
+                    ", every one stalled" if v["all_stalled"] else
+                    ", %d stalled left out" % v["stalled"] if v["stalled"] else "")
+            rows.append([s["target"], "%d in %d processes" % (s["connections"], s["processes"]),
+                         "%d%s" % (s["keys"], " (%s)" % s["error"] if s["error"] else ""),
+                         "%.0f" % s["setup_s"], dump("busy"), dump("idle"),
+                         ("yes (%d keys, %.1f MB)" % (s["busy"]["json_keys"] or s["idle"]["json_keys"],
+                                                      (s["busy"]["json_bytes"] or s["idle"]["json_bytes"]) / 1e6)
+                          if s["json_complete"] else "**no**"),
+                         "%s B (kmalloc-192 %.2f objects, Slab %.0f B)" % (
+                             "%.0f" % s["slab_bytes_per_key"] if s["slab_bytes_per_key"] is not None else "–",
+                             s["kmalloc192_per_key"] or 0, 1024 * (s["slab_kb_per_key"] or 0)),
+                         "%.0f kB%s" % (s["mem_kb_per_conn"], ", %.0f kB after the dumps" % s["mem_kb_per_conn_stopped"]
+                                        if "mem_kb_per_conn_stopped" in s else "")])
+        table(md, ["connections", "opened", "keys", "setup s", "dump busy, median", "dump idle, median",
+                   "JSON complete", "slab per key", "memory per connection"], rows)
+        dumps = [d for s in steps for d in s["dumps"]]
+        bad = [d for d in dumps if not d["complete"]]
+        if bad:
+            md.append("Incomplete dumps: %s.\n" % "; ".join(
+                "%d %s #%d: %d keys for %d connections, %d missing, %d duplicates" %
+                (d["target"], d["state"], d["n"], d["json_keys"], d["conns"], d["conns_missing"], d["duplicates"])
+                for d in bad))
+
+    wsum = {}
+    if watch:
+        md.append("### (d) The cost of `fairqctl watch -i 0.1`\n")
+        md.append("D=0, %d clients × %d connections × window %d of NFSv3 GETATTR as fast as the server answers "
+                  "(as scenario 4). One `fairqctl watch -i 0.1 >/dev/null` runs on the server throughout, "
+                  "stopped (SIGSTOP) in the windows without it. Per round and scheduler (%s s after the "
+                  "switch), %d pairs of windows of %s s back to back, one with the watch and one without, "
+                  "in alternating order; %d rounds. Cost: 1 − RPC/s with ÷ RPC/s without: over all pairs "
+                  "(sums), the median pair, and the mean ± half the spread. Watch CPU: the watch's user + "
+                  "system time in its windows (one CPU = 100%%). Target: a cost of at most 1%%.\n" %
+                  (m["watch_clients"], m["watch_k"], m["watch_w"], m["watch_settle"], m["watch_pairs"],
+                   m["watch_secs"], m["watch_rounds"]))
+        rows = []
+        for s in scheds + ["all"]:
+            ps = [p for p in pairs if p["sched"] == s or s == "all"]
+            if not ps:
+                continue
+            wsum[s] = {f: agg([p[f] for p in ps]) for f in ("ops_without", "ops_with", "cost", "watch_cpu")}
+            v = wsum[s]
+            # over all pairs: the total with over the total without, steadier than a mean of ratios
+            v["cost_pooled"] = 1 - sum(p["ops_with"] for p in ps) / sum(p["ops_without"] for p in ps)
+            v["cost_median"] = statistics.median(p["cost"] for p in ps)
+            rows.append([s, fmt(v["ops_without"], 0), fmt(v["ops_with"], 0), "%+.1f%%" % (100 * v["cost_pooled"]),
+                         "%+.1f%%" % (100 * v["cost_median"]), pct(v["cost"]),
+                         "%.1f%%" % (100 * v["watch_cpu"]["mean"]), v["cost"]["n"]])
+        table(md, ["scheduler", "RPC/s without", "RPC/s with watch", "cost (all pairs)", "cost, median pair",
+                   "cost, mean ± half spread", "watch CPU", "pairs"], rows)
+        stall_note(md, watch)
+        r6["watch_summary"] = wsum
+
+    if summ or ssum:
+        fig, axes = plt.subplots(1, 2, figsize=(13, 4.3), gridspec_kw={"width_ratios": [3, 1]})
+        ax = axes[0]
+        ss = [s for s in scheds if s in summ]
+        if ss:
+            n = len(fair[0]["conns"])
+            width = 0.8 / len(ss)
+            for j, s in enumerate(ss):
+                ax.bar([i + (j - (len(ss) - 1) / 2) * width for i in range(n)],
+                       [100 * a["mean"] for a in summ[s]["share"]], width,
+                       yerr=[50 * a["spread"] for a in summ[s]["share"]], color=color(s), label=s, capsize=2)
+            ax.axhline(100 / n, color="k", ls="--", lw=1, label="fair share")
+            ax.axhspan(90 / n, 110 / n, color="k", alpha=0.08)
+            ax.set_xticks(range(n))
+            ax.set_xticklabels(["%s\n%d conn." % (a.rsplit(".", 1)[-1], k)
+                                for a, k in zip(fair[0]["addrs"], fair[0]["conns"])], fontsize=8)
+            ax.set_ylabel("share of completed RPCs (%)")
+            ax.set_title("(a) ten backlogged clients (client address, connections)")
+            ax.grid(alpha=0.3, axis="y")
+            ax.legend(fontsize=8)
+        ax = axes[1]
+        ss = [s for s in scheds if s in ssum]
+        if ss:
+            bars(ax, ss, ssum, "weighted_share", "weighted subnet's share (%)", 100)
+            ax.axhline(100 * subnet[0]["weight_share"], color="k", ls="--", lw=1)
+            ax.axhspan(100 * subnet[0]["weight_share"] - 3, 100 * subnet[0]["weight_share"] + 3, color="k", alpha=0.08)
+            ax.axhline(100 * subnet[0]["conn_share"], color="tab:red", ls=":", lw=1)
+            ax.set_ylim(0, 100)
+            ax.set_title("(b) weight %d:1 (dashed), connections (dotted)" % subnet[0]["weight"], fontsize=9)
+        fig.suptitle("Scenario 6: shares (T=%d, D=%g ms, %s under TCG)" % (m["threads"], m["delay_us"] / 1000, m["kernel"]))
+        fig.tight_layout()
+        fig.savefig(os.path.join(OUT, "s6-keys.png"), dpi=100)
+        plt.close(fig)
+        md.append("![shares](s6-keys.png)\n")
+
+
+# ---- scenario 7 ----
+
+S7_PARTS = {"a": "tmpfs export", "b": "slow export (every request held %g ms)", "c": "tmpfs, a CPU soaker on every guest CPU (guest CPU per RPC includes the soaker's)"}
+
+
+def s7_cell(c):
+    """one window: fio over every client, and the server's counters"""
+    runs = c["runs"]
+    iops = sum(r["read"]["iops"] + r["write"]["iops"] for r in runs)
+    rpcs = c["rpcs"]
+    secs = c["wall_end"] - c["wall_start"]
+    return {"part": c["kind"], "sched": c["sched"], "rep": c["rep"], "iops": iops,
+            "read_p50_ms": statistics.mean(r["read"]["clat_p50_us"] for r in runs) / 1000,
+            "read_p99_ms": max(r["read"]["clat_p99_us"] for r in runs) / 1000,
+            "write_p99_ms": max(r["write"]["clat_p99_us"] for r in runs) / 1000,
+            "rpc_per_s": rpcs / secs if secs > 0 else None,
+            "cpu_us_per_rpc": c["busy_jiffies"] * 1e6 / USER_HZ / rpcs if rpcs else None,
+            "ctxt_per_rpc": c["ctxt"] / rpcs if rpcs else None}
+
+
+def scenario7(data, md, res):
+    m = data["meta"]
+    if m.get("skipped"):
+        md.append("## Scenario 7: who runs the requests (wq)\n")
+        md.append("Not run on %s: %s.\n" % (m["kernel"], m["skipped"]))
+        res["7"] = {"meta": m, "skipped": m["skipped"]}
+        return
+    scheds = m["schedulers"]
+    cells = [s7_cell(c) for c in data["cells"]]
+    for c in cells:   # pair each window with fifo's of the same part and repetition
+        f = [x for x in cells if x["sched"] == "fifo" and x["part"] == c["part"] and x["rep"] == c["rep"]]
+        c["iops_vs_fifo"] = c["iops"] / f[0]["iops"] - 1 if f and f[0]["iops"] else None
+        c["read_p99_minus_fifo_ms"] = c["read_p99_ms"] - f[0]["read_p99_ms"] if f else None
+    parts = [p for p in m["parts"].split() if any(c["part"] == p for c in cells)]
+    fields = ("iops", "iops_vs_fifo", "read_p50_ms", "read_p99_ms", "read_p99_minus_fifo_ms",
+              "write_p99_ms", "rpc_per_s", "cpu_us_per_rpc", "ctxt_per_rpc")
+    summ = {p: {s: {f: agg([c[f] for c in cells if c["part"] == p and c["sched"] == s]) for f in fields}
+                for s in scheds} for p in parts}
+    res["7"] = {"meta": m, "host": data["host"], "cells": cells, "summary": summ}
+    header(md, "Scenario 7: who runs the requests (wq)", data)
+    md.append("fio over NFS from %d kernel clients at once (NFSv3; NFSv4.1 on the last), 4 KiB random "
+              "50/50 read/write, direct, %d jobs × depth %d each, T=%d nfsd threads; one fio run per client "
+              "and window of %s s on a fresh mount. fifo is nfsd's own dispatch, qfifo fairq's queue "
+              "feeding nfsd's threads, wq the same queue served by fairq's own workers. IOPS over all "
+              "clients; latency percentiles are fio's completion latency (the worst client's p99), which "
+              "carries each path's queue-to-pickup delay on the same emulated machine; guest CPU per RPC "
+              "counts every CPU (server and clients, /proc/stat) over the server's RPCs. \"vs fifo\" pairs "
+              "each window with fifo's of the same repetition. Mean ± half the spread over %s repetitions.\n" %
+              (m["clients"], m["jobs"], m["depth"], m["threads"], m["secs"], m["reps"]))
+    for p in parts:
+        md.append("**(%s) %s**\n" % (p, S7_PARTS[p] % (m["slow_us"] / 1000) if p == "b" else S7_PARTS[p]))
+        rows = []
+        for s in scheds:
+            v = summ[p][s]
+            if not v["iops"]:
+                continue
+            rows.append([s, fmt(v["iops"], 0), pct(v["iops_vs_fifo"]) if s != "fifo" else "–",
+                         fmt(v["read_p50_ms"], 2), fmt(v["read_p99_ms"], 2),
+                         ("%+.2f" % v["read_p99_minus_fifo_ms"]["mean"]) if s != "fifo" and v["read_p99_minus_fifo_ms"] else "–",
+                         fmt(v["write_p99_ms"], 2), fmt(v["rpc_per_s"], 0), fmt(v["cpu_us_per_rpc"], 0),
+                         fmt(v["ctxt_per_rpc"], 2)])
+        table(md, ["scheduler", "IOPS", "IOPS vs fifo", "read p50 ms", "read p99 ms", "p99 − fifo ms",
+                   "write p99 ms", "server RPC/s", "guest CPU µs per RPC", "context switches per RPC"], rows)
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    width = 0.8 / max(1, len(scheds))
+    for i, s in enumerate(scheds):
+        xs = [j + (i - (len(scheds) - 1) / 2) * width for j in range(len(parts))]
+        for ax, f, scale in ((axes[0], "iops", 1), (axes[1], "read_p99_ms", 1)):
+            vals = [summ[p][s][f]["mean"] * scale if summ[p][s][f] else 0 for p in parts]
+            ax.bar(xs, vals, width=width, color=color(s), edgecolor="k", label=s)
+    for ax, yl in ((axes[0], "IOPS (all clients)"), (axes[1], "read completion p99 (ms)")):
+        ax.set_xticks(range(len(parts)))
+        ax.set_xticklabels(["(%s)" % p for p in parts])
+        ax.set_ylabel(yl)
+        ax.grid(alpha=0.3, axis="y")
+    axes[0].legend(fontsize=8)
+    fig.suptitle("Scenario 7: fio over NFS, nfsd threads vs wq workers (%s, TCG)" % m["kernel"])
+    fig.tight_layout()
+    fig.savefig(os.path.join(OUT, "s7-wq.png"), dpi=100)
+    plt.close(fig)
+    md.append("![wq](s7-wq.png)\n")
+
+
 def main():
     md = ["# fairq benchmarks\n",
           "Generated by `make bench` (tests/bench/report.py). Under TCG emulation absolute rates mean "
           "little; compare the schedulers side by side within one table. See docs/benchmarks.md.\n"]
     res = {}
     done = []
-    for sc, fn in ((1, scenario1), (2, scenario2), (3, scenario3), (4, scenario4), (5, scenario5)):
+    for sc, fn in ((1, scenario1), (2, scenario2), (3, scenario3), (4, scenario4), (5, scenario5),
+                    (6, scenario6), (7, scenario7)):
         data = load(sc)
         if data is None:
             continue

@@ -7,12 +7,18 @@
 # every scheduler the kernel offers side by side in that boot; unpacks each scenario's raw
 # results into BENCH_OUT/raw/sN/ and writes BENCH_OUT/results.json, bench.md and the plots
 # (tests/bench/report.py).  BENCH_SCALE scales every measured interval (0.2 for a quick look);
-# B1_KS, B2_NS, ... narrow a scenario (see tests/vm/guest/bench/sN-*.sh).
+# B1_KS, B2_NS, ... narrow a scenario (see tests/vm/guest/bench/sN-*.sh); B_SCHEDS="fairq wq"
+# runs only those schedulers beside fifo.
 set -euo pipefail
 . "$(dirname "$0")/../vm/lib.sh"
 
-scenarios=${SCENARIO:-1 2 4 5 3}
+# a scenario is one guest boot; the VM suite's 40-minute limit per boot is too short for some
+export FAIRQ_VM_TIMEOUT=${FAIRQ_VM_TIMEOUT:-7200}
 kernel=${KERNEL:-6.12}
+# scenario 7 compares wq, which only 6.1 offers
+default_scenarios="1 2 4 5 3 6"
+[ "$kernel" = 6.1 ] && default_scenarios="$default_scenarios 7"
+scenarios=${SCENARIO:-$default_scenarios}
 out=${BENCH_OUT:-$FAIRQ_TOP/build/bench}
 scale=${BENCH_SCALE:-1}
 reps=${BENCH_REPS:-2}
@@ -28,11 +34,13 @@ scenario_file() {
 	3) echo s3-real.sh ;;
 	4) echo s4-overhead.sh ;;
 	5) echo s5-threads.sh ;;
+	6) echo s6-keys.sh ;;
+	7) echo s7-wq.sh ;;
 	*) return 1 ;;
 	esac
 }
 for s in $scenarios; do
-	f=$(scenario_file "$s") || die "unknown scenario '$s' (1 to 5)"
+	f=$(scenario_file "$s") || die "unknown scenario '$s' (1 to 7)"
 	[ -f "$FAIRQ_TOP/tests/vm/guest/bench/$f" ] || die "scenario $s ($f) is not implemented"
 done
 mkdir -p "$out/raw"
@@ -48,7 +56,7 @@ for s in $scenarios; do
 		echo '#!/bin/bash'
 		echo "export B_SCALE=$scale B_REPS=$reps"
 		# the scenarios' own knobs (B1_KS, B2_NS, ...) pass through
-		env | grep -E '^B[0-9]_[A-Z_]+=' | sed 's/^/export /; s/=\(.*\)$/="\1"/' || true
+		env | grep -E '^B([0-9]_[A-Z_]+|_SCHEDS)=' | sed 's/^/export /; s/=\(.*\)$/="\1"/' || true
 		echo '. /fairq/lib.sh'
 		echo '. /fairq/bench/lib.sh'
 		echo "cd /tmp && . /fairq/bench/$f"

@@ -193,13 +193,13 @@ echo "$abi" >"$out/abi"
 	-o -path ./var/cache/apt -o -path ./var/lib/apt/lists -o -path ./usr/share/doc \
 	-o -path ./usr/include -o -path ./usr/lib/x86_64-linux-gnu/perl \
 	-o -path ./usr/share/perl -o -path ./tmp/badpull -o -path ./tmp/svctime \) -prune -o -print |
-	cpio --quiet -o -H newc) >"$out/initrd"
-stat -c %s "$out/initrd" >"$out/userland-bytes"
+	cpio --quiet -o -H newc) >"$out/initrd.part"
+stat -c %s "$out/initrd.part" >"$out/userland-bytes"
 # usr-merged layouts need /lib/modules to resolve: it is a symlink into /usr/lib
 for d in mods mods-sysd; do
 	(cd "$out/$d" && { [ -L "$merged/lib" ] && mkdir -p usr && mv lib usr/ || true; })
 done
-(cd "$out/mods" && find . -print | cpio --quiet -o -H newc) >>"$out/initrd"
+(cd "$out/mods" && find . -print | cpio --quiet -o -H newc) >>"$out/initrd.part"
 
 # The systemd guest: the same userland and modules, with fairq.ko as DKMS installed it, and
 # what the initramfs leaves out that the packages own or use: the DKMS tree and the module
@@ -220,4 +220,6 @@ echo "$next" >"$out/mods-sysd/fairq/pkg/version-next"
 (cd "$merged" && { echo ./usr/src; find ./var/lib/dkms "./usr/src/fairq-$ver" -print; } |
 	cpio --quiet -o -H newc) >>"$out/sysd.cpio"
 rm -rf "$out/mods-sysd"
+# complete or absent: the run harness reuses any guest whose initrd exists
+mv "$out/initrd.part" "$out/initrd"
 say "kernel $kernel: guest ready ($(du -h "$out/initrd" | cut -f1) initramfs)"

@@ -4,6 +4,7 @@
  * its pool's, next to the fair share its weight owes it (weight over the sum of the weights of
  * the pool's keys), since each key appeared.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,23 +60,48 @@ static int by_use(const void *a, const void *b)
 }
 
 /* share and fair share of each key of @rows, within its own pool of @all */
-static void compute_shares(struct fq_keys *rows, const struct fq_keys *all)
-{
-	unsigned int i, j;
+/* One pool's totals; a server has few pools, so a short array searched linearly will do. */
+struct pool_sum {
+	uint32_t serv, pool;
+	uint64_t ns, weight;
+};
 
+static struct pool_sum *pool_sum_of(struct pool_sum *sums, unsigned int *nr, uint32_t serv,
+				    uint32_t pool)
+{
+	unsigned int i;
+
+	for (i = 0; i < *nr; i++) {
+		if (sums[i].serv == serv && sums[i].pool == pool)
+			return &sums[i];
+	}
+	sums[*nr] = (struct pool_sum){ .serv = serv, .pool = pool };
+	return &sums[(*nr)++];
+}
+
+/* Each pool is summed once: a dump of 50,000 keys must not cost 50,000 passes over it. */
+static int compute_shares(struct fq_keys *rows, const struct fq_keys *all)
+{
+	struct pool_sum *sums = calloc(all->nr + rows->nr + 1, sizeof(*sums));
+	unsigned int i, nr = 0;
+
+	if (!sums)
+		return -ENOMEM;
+	for (i = 0; i < all->nr; i++) {
+		struct pool_sum *ps = pool_sum_of(sums, &nr, all->k[i].serv, all->k[i].pool);
+
+		ps->ns += all->k[i].thread_ns;
+		ps->weight += all->k[i].weight;
+	}
 	for (i = 0; i < rows->nr; i++) {
 		struct fq_key *k = &rows->k[i];
-		uint64_t ns = 0, w = 0;
+		struct pool_sum *ps = pool_sum_of(sums, &nr, k->serv, k->pool);
 
-		for (j = 0; j < all->nr; j++) {
-			if (all->k[j].serv == k->serv && all->k[j].pool == k->pool) {
-				ns += all->k[j].thread_ns;
-				w += all->k[j].weight;
-			}
-		}
-		k->share = ns ? (double)k->thread_ns / ns : 0;
-		k->fair = w ? (double)k->weight / w : 0;
+		k->share = ps->ns ? (double)k->thread_ns / ps->ns : 0;
+		k->fair = ps->weight ? (double)k->weight / ps->weight : 0;
 	}
+	free(sums);
+	return 0;
 }
 
 static const struct fq_sched *find_active(const struct fq_scheds *s)
@@ -127,7 +153,11 @@ int cmd_shares(int argc, char **argv)
 		goto out;
 	}
 	active = find_active(&s);
-	compute_shares(&keys, &pool_keys);
+	if (compute_shares(&keys, &pool_keys)) {
+		fq_err("out of memory");
+		rc = FQ_EXIT_FAIL;
+		goto out;
+	}
 	qsort(keys.k, keys.nr, sizeof(*keys.k), by_use);
 
 	out_doc_start();

@@ -62,6 +62,25 @@ static void print_idle(const struct fq_scheds *s, const struct fq_kpools *kp, in
 	fq_print_kpools(kp, NULL, 0);
 }
 
+/*
+ * The scheduler's own counters: a JSON object by name, and with @full an indented line under
+ * the pool's row ("wq: workers 3 idle_workers 1 ...").
+ */
+static void print_sched_counters(const struct fq_pool *p, bool full)
+{
+	unsigned int i;
+
+	out_obj_start("sched_counters");
+	if (full && p->nr_counters)
+		out_text("\n          %s:", p->sched);
+	for (i = 0; i < p->nr_counters; i++) {
+		if (full)
+			out_text(" %s", p->counters[i].name);
+		out_exact(full ? FQ_ANY : FQ_JSON, p->counters[i].name, " %s", p->counters[i].value);
+	}
+	out_obj_end();
+}
+
 /* One pool as a table row (the summary, or every counter with @full) and as a JSON object. */
 static void print_pool(const struct fq_pool *p, bool full)
 {
@@ -85,6 +104,8 @@ static void print_pool(const struct fq_pool *p, bool full)
 	out_num(FQ_ANY, "rescues", " %7s", p->rescues);
 	out_num(full ? FQ_ANY : FQ_JSON, "overloads_avoided", " %8s", p->overloads_avoided);
 	out_num(full ? FQ_ANY : FQ_JSON, "wakers_expired", " %8s", p->wakers_expired);
+	out_num(full ? FQ_ANY : FQ_JSON, "cap_waits", " %8s", p->cap_waits);
+	print_sched_counters(p, full);
 	out_obj_end();
 	out_text("\n");
 }
@@ -95,7 +116,7 @@ static void print_pools(const struct fq_pools *p, bool full)
 
 	if (p->nr) {
 		if (full)
-			out_text("SERV POOL SCHED    THREADS IDLE WAKING QUEUED ENQUEUED     PULL     PUSH   BYPASS  WAKEUPS  FLUSHES MIGRATED RESCUES  AVOIDED  EXPIRED\n");
+			out_text("SERV POOL SCHED    THREADS IDLE WAKING QUEUED ENQUEUED     PULL     PUSH   BYPASS  WAKEUPS  FLUSHES MIGRATED RESCUES  AVOIDED  EXPIRED CAPWAITS\n");
 		else
 			out_text("SERV POOL SCHED    THREADS IDLE QUEUED DISPATCHED  WAKEUPS RESCUES\n");
 	}

@@ -23,7 +23,7 @@ enum {
 
 /* The version of the -j documents; bump the minor for additions, the major for changes. */
 #define FQ_JSON_MAJOR	1
-#define FQ_JSON_MINOR	0
+#define FQ_JSON_MINOR	1
 
 struct fq_opts {
 	bool json;
@@ -95,12 +95,20 @@ struct fq_scheds {
 	struct fq_sched sched[16];
 };
 
+/* One of the pool scheduler's own counters (fairq's keys, wq's workers). */
+struct fq_counter {
+	char name[32];
+	uint64_t value;
+};
+
 struct fq_pool {
 	uint32_t serv, pool;
 	char sched[FAIRQ_SCHED_NAME_LEN + 1];
 	uint32_t threads, idle, waking, queued;
 	uint64_t enqueued, fed_pull, fed_push, fed_bypass, close_flushes, rescues, migrated;
-	uint64_t wakeups, overloads_avoided, wakers_expired;
+	uint64_t wakeups, overloads_avoided, wakers_expired, cap_waits;
+	unsigned int nr_counters;
+	struct fq_counter counters[8];
 };
 
 struct fq_pools {

@@ -98,12 +98,27 @@ static void *grow(void *arr, unsigned int nr, unsigned int *cap, size_t size)
 	return p;
 }
 
+static void parse_counter(struct nlattr *nest, struct fq_pool *p)
+{
+	struct nlattr *tb[FAIRQ_A_COUNTER_MAX + 1];
+	struct fq_counter *c;
+
+	if (p->nr_counters >= ARRAY_SIZE(p->counters) ||
+	    nla_parse_nested(tb, FAIRQ_A_COUNTER_MAX, nest, NULL) || !tb[FAIRQ_A_COUNTER_NAME])
+		return;
+	c = &p->counters[p->nr_counters++];
+	get_str(c->name, sizeof(c->name), tb[FAIRQ_A_COUNTER_NAME]);
+	c->value = get_u64(tb[FAIRQ_A_COUNTER_VALUE]);
+}
+
 static int parse_pool(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 {
+	struct genlmsghdr *gh = nlmsg_data(nlh);
 	struct fq_pools *all = arg;
 	struct fq_pool *p, *arr;
+	struct nlattr *a;
+	int rem;
 
-	(void)nlh;
 	arr = grow(all->p, all->nr, &all->cap, sizeof(*p));
 	if (!arr)
 		return -ENOMEM;
@@ -127,6 +142,12 @@ static int parse_pool(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 	p->waking = get_u32(tb[FAIRQ_A_POOL_THREADS_WAKING]);
 	p->overloads_avoided = get_u64(tb[FAIRQ_A_POOL_OVERLOADS_AVOIDED]);
 	p->wakers_expired = get_u64(tb[FAIRQ_A_POOL_WAKERS_EXPIRED]);
+	p->cap_waits = get_u64(tb[FAIRQ_A_POOL_CAP_WAITS]);
+	/* one FAIRQ_A_POOL_SCHED_COUNTER per counter: every attribute, in order */
+	nla_for_each_attr(a, genlmsg_attrdata(gh, 0), genlmsg_attrlen(gh, 0), rem) {
+		if (nla_type(a) == FAIRQ_A_POOL_SCHED_COUNTER)
+			parse_counter(a, p);
+	}
 	return 0;
 }
 

@@ -76,8 +76,22 @@ fq_scheds() {
 	tr -d '[]' <"$FQ_SYSFS/scheduler"
 }
 
+# fq_rescues: watchdog rescues since this test started (the module may have been reloaded
+# meanwhile, which starts the count again)
+# fq_pool_sum FIELD: a debugfs pool counter (core or the scheduler's own), summed over every pool
+fq_pool_sum() {
+	awk -v f="$1" '$1 == "serv" { for (i = 1; i < NF; i++) if ($i == f) s += $(i + 1) } END { print s + 0 }' \
+		"$FQ_DEBUGFS/pools"
+}
+
 fq_rescues() {
-	cat "$FQ_SYSFS/rescues"
+	local now
+	now=$(cat "$FQ_SYSFS/rescues")
+	if [ "$now" -ge "${FQ_RESCUES_BASE:-0}" ]; then
+		echo $((now - ${FQ_RESCUES_BASE:-0}))
+	else
+		echo "$now"
+	fi
 }
 
 # fq_nfsd_up [THREADS]: start (or restart) nfsd with a short grace period.

@@ -19,11 +19,18 @@ secs() {
 	awk -v s="$1" -v k="$B_SCALE" 'BEGIN { v = s * k; if (v < 0.5) v = 0.5; printf "%g", v }'
 }
 
-# the schedulers this kernel offers, fifo first
-bench_scheds() {
+# the schedulers this kernel offers, fifo first; with B_SCHEDS, only those of them
+bench_offered() {
 	local s
 	echo fifo
-	for s in $(fq_scheds); do [ "$s" = fifo ] || echo "$s"; done
+	for s in $(fq_scheds); do
+		[ "$s" = fifo ] && continue
+		[ -z "${B_SCHEDS:-}" ] || [[ " $B_SCHEDS " == *" $s "* ]] || continue
+		echo "$s"
+	done
+}
+bench_scheds() {
+	bench_offered
 }
 
 # rotated N: the schedulers, rotated by N (repetitions do not always run in the same order).

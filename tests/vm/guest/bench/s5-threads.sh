@@ -17,6 +17,31 @@ B5_SETTLE=$(secs 0.5)
 B5_ROUNDS=${B5_ROUNDS:-$((3 * B_REPS))}
 B5_SLOW_US=${B5_SLOW_US:-10000}
 B5_SLOW_ROUNDS=${B5_SLOW_ROUNDS:-$((2 * B_REPS))}
+# Where capped is offered, it runs once per max_waking value here, as "capped:N", side by side
+# with the rest: the sweep behind the default (docs/capped.md).
+B5_CAPS=${B5_CAPS-1 2 5 16}
+
+if [ -n "$B5_CAPS" ] && bench_offered | grep -qx capped; then
+	bench_scheds() {
+		local s n
+		for s in $(bench_offered); do
+			case $s in
+			capped) for n in $B5_CAPS; do echo "capped:$n"; done ;;
+			*) echo "$s" ;;
+			esac
+		done
+	}
+fi
+# b5_set_sched NAME: a scheduler, or capped:N (capped with max_waking N)
+b5_set_sched() {
+	case $1 in
+	capped:*)
+		echo "${1#capped:}" >"$FQ_SYSFS/capped/max_waking" || fail "max_waking ${1#capped:} refused"
+		fq_set_sched capped
+		;;
+	*) fq_set_sched "$1" ;;
+	esac
+}
 
 svctime_off
 rpc.nfsd "$B5_THREADS"
@@ -34,7 +59,7 @@ load_start load "$B5_CLIENTS" "$B5_K" "$B5_W"
 # b5_window KIND SCHED REP: one measured window of the running load under SCHED
 b5_window() {
 	local kind=$1 s=$2 rep=$3 sampler load1 sum=0 n=0 r runnable t0 rpcinfo_ms
-	fq_set_sched "$s"
+	b5_set_sched "$s"
 	sleep "$B5_SETTLE"
 	# runnable tasks, sampled while the window lasts
 	(while :; do
@@ -74,6 +99,7 @@ for rep in $(seq 1 "$B5_SLOW_ROUNDS"); do
 done
 svctime_off
 fq_set_sched fifo
+[ -w "$FQ_SYSFS/capped/max_waking" ] && echo 5 >"$FQ_SYSFS/capped/max_waking"
 load_stop
 rpc.nfsd "$FQ_THREADS"
 bench_expect $(((B5_ROUNDS + B5_SLOW_ROUNDS) * $(bench_scheds | wc -l)))

@@ -1,23 +1,32 @@
 #!/bin/bash
 # Every benchmark scenario of make bench (tests/vm/guest/bench), shrunk to seconds: it runs to
-# the end under every scheduler and its raw results are whole and well-formed (what
-# tests/bench/report.py reads).  Numbers are judged by the benchmark, not here.
+# the end under fifo, fairq and capped (where offered) and its raw results are whole and
+# well-formed (what tests/bench/report.py reads).  Numbers are judged by the benchmark, not here.
 . /fairq/lib.sh
 export B_SCALE=0.2 B_REPS=1
-export B1_KS=2 B1_WINDOWS=1 B2_KS=4 B2_NS=8 B4_ROUNDS=1 B4_K=4 B5_ROUNDS=1 B5_SLOW_ROUNDS=1 B5_THREADS=32 B5_K=4
+export B1_KS=2 B1_WINDOWS=1 B2_KS=4 B2_NS=8 B4_ROUNDS=1 B4_K=4 B5_ROUNDS=1 B5_SLOW_ROUNDS=1 B5_THREADS=32 B5_K=4 B5_CAPS=2
 export B3_FILES=60 B3_DIRS=3
-nsched=$(fq_scheds | wc -w)
+# completeness does not need every scheduler: fifo and two queueing ones (capped where offered,
+# which scenario 5 sweeps), so that the smoke test stays within the CI budget
+export B_SCHEDS="fairq capped"
+nsched=$((1 + $(fq_scheds | tr ' ' '\n' | grep -cxE 'fairq|capped')))
 trap 'echo 0 >/sys/module/fairq_svctime/parameters/delay_us 2>/dev/null; rmmod fairq_svctime 2>/dev/null
 	pkill -INT -x fairq-load; pkill -INT -x fio; fq_set_sched fifo; rpc.nfsd $FQ_THREADS' EXIT
-for sc in s1-greedy s2-burst s3-real s4-overhead s5-threads; do
+# scenario 7 compares wq with nfsd's threads: where wq is offered, wq beside fifo, part (a)
+scenarios="s1-greedy s2-burst s3-real s4-overhead s5-threads"
+fq_scheds | grep -qw wq && scenarios="$scenarios s7-wq"
+for sc in $scenarios; do
 	(
 		export B_OUT=/tmp/smoke/$sc
+		[ "$sc" = s7-wq ] && export B_SCHEDS=wq B7_PARTS=a B7_SECS=15
 		. /fairq/bench/lib.sh
 		cd /tmp && . "/fairq/bench/$sc.sh"
 		greedy_stop
 		[ ${#LOAD_PIDS[@]} = 0 ] || load_stop
 	) >/tmp/smoke-$sc.log 2>&1 || { tail -n 20 /tmp/smoke-$sc.log; fail "scenario $sc failed"; }
-	python3 - "/tmp/smoke/$sc" "$nsched" <<'PY' || fail "scenario $sc: incomplete or malformed results"
+	n=$nsched
+	[ "$sc" = s7-wq ] && n=2
+	python3 - "/tmp/smoke/$sc" "$n" <<'PY' || fail "scenario $sc: incomplete or malformed results"
 import glob, json, os, sys
 sys.path.insert(0, "/fairq/bench")
 import benchcalc
@@ -28,6 +37,11 @@ cells = [json.loads(l) for l in open(out + "/cells.jsonl")]
 assert cells and {c["sched"] for c in cells} == set(meta["schedulers"]), cells
 for c in cells:
     for r in c.get("runs", []):
+        if r["tool"] == "fio":
+            assert r["error"] == 0 and r["read"]["iops"] > 0 and r["write"]["iops"] > 0, r
+            assert r["read"]["clat_p99_us"] > 0 and c["rpcs"] > 0, (r, c["rpcs"])
+            assert c["wall_end"] - c["wall_start"] >= 0.4, c   # the window really lasted
+            continue
         assert r["tool"] == "fairq-load" and r["client"]["ops"] > 0, r
         if r["burst"]:
             assert r["client"]["bursts"]["count"] > 0, r

@@ -7,19 +7,22 @@
 . /fairq/fairqctl-lib.sh
 trap 'fq_set_sched fifo' EXIT
 
-fq_set_sched qfifo
-fq_traffic 1 || fail "NFS traffic failed"
-
-# the same numbers as debugfs, taken while nothing moves (read until two debugfs reads agree)
-for try in 1 2 3 4 5; do
-	cat "$FQ_DEBUGFS/pools" >/tmp/dbg1
-	fairqctl -j pools >/tmp/pools.json || fail "fairqctl -j pools failed"
-	cat "$FQ_DEBUGFS/pools" >/tmp/dbg2
-	cmp -s /tmp/dbg1 /tmp/dbg2 && break
-	sleep 1
-done
-python3 - /tmp/dbg1 /tmp/pools.json <<'PY' || fail "fairqctl and debugfs disagree"
+# the same numbers as debugfs, taken while nothing moves (read until two debugfs reads agree);
+# a scheduler's own counters (fairq's keys) are the pairs debugfs prints after the core's
+agree_with_debugfs() {	# agree_with_debugfs SCHED
+	local try
+	for try in 1 2 3 4 5; do
+		cat "$FQ_DEBUGFS/pools" >/tmp/dbg1
+		fairqctl -j pools >/tmp/pools.json || fail "fairqctl -j pools failed"
+		cat "$FQ_DEBUGFS/pools" >/tmp/dbg2
+		cmp -s /tmp/dbg1 /tmp/dbg2 && break
+		sleep 1
+	done
+	python3 - /tmp/dbg1 /tmp/pools.json "$1" <<'PY' || fail "fairqctl and debugfs disagree under $1"
 import json, sys
+core = ("serv", "pool", "threads", "queued", "enqueued", "fed_pull", "fed_push", "fed_bypass",
+        "wakeups", "close_flushes", "rescues", "migrated", "waking", "overloads_avoided",
+        "wakers_expired", "cap_waits")
 dbg = {}
 for line in open(sys.argv[1]):
     f = line.split()
@@ -34,12 +37,27 @@ for p in pools:
     d["threads_waking"] = d["waking"]
     for k in ("threads", "threads_waking", "queued", "enqueued", "fed_pull", "fed_push",
               "fed_bypass", "wakeups", "close_flushes", "rescues", "migrated",
-              "overloads_avoided", "wakers_expired"):
+              "overloads_avoided", "wakers_expired", "cap_waits"):
         assert p[k] == d[k], (k, p[k], d[k])
-    assert p["sched"] == "qfifo", p["sched"]
+    own = {k: v for k, v in d.items() if k not in core and k != "threads_waking"}
+    assert p["sched_counters"] == own, (p["sched_counters"], own)
+    assert p["sched"] == sys.argv[3], p["sched"]
     assert 0 <= p["threads_idle"] <= p["threads"], p
-print("# %d pool(s) agree with debugfs" % len(pools))
+    if sys.argv[3] == "fairq":
+        assert p["sched_counters"]["keys"] >= 1, p
+print("# %s: %d pool(s) agree with debugfs, scheduler counters %s" %
+      (sys.argv[3], len(pools), pools[0]["sched_counters"]))
 PY
+}
+fq_set_sched fairq
+fq_traffic 1 || fail "NFS traffic failed"
+agree_with_debugfs fairq
+fairqctl pools >/tmp/pools.txt || fail "fairqctl pools failed"
+grep -qE '^ +fairq: keys [0-9]+ key_alloc_failures [0-9]+ holds [0-9]+$' /tmp/pools.txt ||
+	fail "fairqctl pools does not list fairq's counters: $(cat /tmp/pools.txt)"
+fq_set_sched qfifo
+fq_traffic 1 || fail "NFS traffic failed"
+agree_with_debugfs qfifo
 
 # the pool-get do request (fairqctl dumps) answers the same for one pool
 # (no process substitution: the guest has no /dev/fd)
