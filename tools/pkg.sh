@@ -9,11 +9,17 @@
 #        tools/pkg.sh deb       .deb, .dsc, .changes (source + fairq-dkms without tools/fairqctl)
 #        tools/pkg.sh rpm       .rpm and .src.rpm (fairq-dkms only without tools/fairqctl)
 #        tools/pkg.sh lint      lintian on the .changes: fails on errors and warnings
+#
+# FAIRQ_PKG_VERSION=V tools/pkg.sh deb   packages of release V built from this tree (a
+#        changelog entry and src/version.h are rewritten in the staged copy only): the VM
+#        harness's upgrade test needs a version newer than the tree's.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=${FAIRQ_PKG_OUT:-$top/build/pkg}
 ver=$(sh "$top/tools/version.sh")
+tree_ver=$ver
+[ -z "${FAIRQ_PKG_VERSION:-}" ] || ver=$FAIRQ_PKG_VERSION
 
 say() {
 	printf 'pkg: %s\n' "$*" >&2
@@ -70,8 +76,26 @@ check_versions() {
 	local deb spec
 	deb=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)
 	spec=$(sed -n 's/^Version:[[:space:]]*//p' "$top/rpm/fairq.spec")
-	[ "$deb" = "$ver" ] || die "debian/changelog is at $deb, src/version.h at $ver: add a changelog entry"
-	[ "$spec" = "$ver" ] || die "rpm/fairq.spec is at $spec, src/version.h at $ver: update Version and %changelog"
+	[ "$deb" = "$tree_ver" ] || die "debian/changelog is at $deb, src/version.h at $tree_ver: add a changelog entry"
+	[ "$spec" = "$tree_ver" ] || die "rpm/fairq.spec is at $spec, src/version.h at $tree_ver: update Version and %changelog"
+}
+
+# restamp DIR: the staged tree of FAIRQ_PKG_VERSION carries that release everywhere the
+# package build reads it (debian/rules checks src/version.h against the changelog).
+restamp() {
+	[ "$ver" != "$tree_ver" ] || return 0
+	dpkg --compare-versions "$ver" gt "$tree_ver" ||
+		die "FAIRQ_PKG_VERSION=$ver is not newer than the tree's $tree_ver"
+	sed -i "s/^#define FAIRQ_VERSION \".*\"$/#define FAIRQ_VERSION \"$ver\"/" "$1/src/version.h"
+	{
+		printf 'fairq (%s) unstable; urgency=medium\n\n' "$ver"
+		printf '  * Test build of %s as release %s.\n\n' "$tree_ver" "$ver"
+		printf ' -- %s  %s\n\n' "$(dpkg-parsechangelog -l "$1/debian/changelog" -S Maintainer)" \
+			"$(date -R -d "@$(dpkg-parsechangelog -l "$1/debian/changelog" -S Timestamp)")"
+		cat "$1/debian/changelog"
+	} >"$1/debian/changelog.new"
+	mv "$1/debian/changelog.new" "$1/debian/changelog"
+	[ "$(sh "$1/tools/version.sh")" = "$ver" ] || die "could not restamp src/version.h to $ver"
 }
 
 deb() {
@@ -81,6 +105,7 @@ deb() {
 	rm -f "$out"/fairq*.deb "$out"/fairq_*.dsc "$out"/fairq_*.tar.* "$out"/fairq_*.changes \
 		"$out"/fairq_*.buildinfo
 	stage "$out/fairq-$ver"
+	restamp "$out/fairq-$ver"
 	if ! have_fairqctl; then
 		say "tools/fairqctl/Makefile absent: source and fairq-dkms only, no fairqctl"
 		build=("--build=source,all")
@@ -96,6 +121,7 @@ deb() {
 
 rpm_() {
 	local top_rpm=$out/rpmbuild opts=()
+	[ "$ver" = "$tree_ver" ] || die "FAIRQ_PKG_VERSION is for make deb only"
 	check_versions
 	mkdir -p "$out"
 	rm -f "$out"/*.rpm

@@ -28,7 +28,14 @@ echo 0 >"$FAIRQ_SYSFS/qfifo/depth"
 ln -s /dev/full "$FAIRQ_SYSFS/qfifo/refuses"
 MP
 chmod +x "$tmp/bin/modprobe"
-export PATH=$tmp/bin:$PATH FAKE_LOG=$tmp/modprobe.log
+# The fake fairqctl records the weights it is asked to set, or refuses them as the kernel would.
+cat >"$tmp/bin/fairqctl" <<'CTL'
+#!/bin/sh
+[ -z "${FAKE_FAIRQCTL_REFUSES:-}" ] || { echo "fairqctl: the active scheduler has no per-key weights" >&2; exit 1; }
+echo "$*" >>"$FAKE_CTL_LOG"
+CTL
+chmod +x "$tmp/bin/fairqctl"
+export PATH=$tmp/bin:$PATH FAKE_LOG=$tmp/modprobe.log FAKE_CTL_LOG=$tmp/fairqctl.log
 
 pass=0
 failed=0
@@ -45,8 +52,9 @@ not_ok() {
 
 # fresh [loaded]: no module, or the module loaded with its defaults
 fresh() {
-	rm -rf "$FAIRQ_SYSFS" "$FAKE_LOG"
-	unset FAKE_MODPROBE_FAILS
+	rm -rf "$FAIRQ_SYSFS" "$FAKE_LOG" "$FAKE_CTL_LOG"
+	unset FAKE_MODPROBE_FAILS FAKE_FAIRQCTL_REFUSES
+	chmod +x "$tmp/bin/fairqctl"
 	[ "${1:-}" != loaded ] || modprobe fairq && rm -f "$FAKE_LOG"
 }
 
@@ -176,6 +184,41 @@ expect "--reset switches back to fifo" 0 "fifo wd=100 depth=0" no
 fresh
 run "" --reset
 expect "--reset without the module does nothing" 0 unloaded no "not loaded"
+
+fresh
+run $'WEIGHT=10.0.0.0/24:3\nSCHEDULER=qfifo\nWEIGHT=fd00::7:12\n'
+expect "weights are set through fairqctl" 0 "qfifo wd=100 depth=0" yes "weight fd00::7 = 12"
+if [ "$(cat "$FAKE_CTL_LOG")" = $'weight 10.0.0.0/24 3\nweight fd00::7 12' ] &&
+	grep -n . "$tmp/out" | grep -E 'scheduler|weight' | cut -d: -f2- | head -n1 | grep -q 'scheduler = qfifo'; then
+	ok "weights come after the scheduler switch, in file order"
+else
+	cat "$FAKE_CTL_LOG" >>"$tmp/out" 2>/dev/null || true
+	not_ok "weights come after the scheduler switch, in file order"
+fi
+
+# shellcheck disable=SC2016 # a command substitution must stay text
+for bad in 10.0.0.1 10.0.0.1: :3 10.0.0.1:x 'a b:3' '$(id):1'; do
+	fresh
+	run "SCHEDULER=qfifo"$'\n'"WEIGHT=$bad"$'\n'
+	expect "WEIGHT=$bad fails before anything is loaded" 1 unloaded no "bad WEIGHT"
+	[ ! -s "$FAKE_CTL_LOG" ] || not_ok "WEIGHT=$bad ran fairqctl"
+done
+
+fresh
+chmod -x "$tmp/bin/fairqctl"
+run $'SCHEDULER=qfifo\nWEIGHT=10.0.0.1:2\n'
+expect "WEIGHT without fairqctl fails before anything is loaded" 1 unloaded no "need fairqctl"
+
+fresh
+FAKE_FAIRQCTL_REFUSES=1
+export FAKE_FAIRQCTL_REFUSES
+run $'SCHEDULER=qfifo\nWEIGHT=10.0.0.1:2\n'
+expect "a refused weight fails with status 4, with fairqctl's reason" 4 "qfifo wd=100 depth=0" yes "no per-key weights"
+
+fresh
+run $'SCHEDULER=qfifo\nWEIGHT=10.0.0.1:2\n' -n
+expect "a dry run sets no weight" 0 unloaded no "would run: fairqctl weight 10.0.0.1 2"
+[ ! -s "$FAKE_CTL_LOG" ] || not_ok "a dry run ran fairqctl"
 
 fresh
 run "" --bogus

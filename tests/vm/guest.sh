@@ -7,6 +7,10 @@
 # into an uncompressed initramfs.
 #
 # usage: guest.sh KERNEL OUTDIR     (writes OUTDIR/vmlinuz, OUTDIR/initrd, OUTDIR/abi)
+#
+# For the packaging tests, which boot systemd (tests/vm/guest/systemd/), it also writes
+# OUTDIR/sysd.cpio: what the first OUTDIR/userland-bytes of the initrd are completed with
+# instead of the suite's modules (see there).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -43,6 +47,9 @@ mount -t proc proc "$merged/proc"	# 7.x objtool reads /proc
 debs=${FAIRQ_DEBS:-$FAIRQ_TOP/build/pkg}
 [ -f "$debs/fairq-dkms_${ver}_all.deb" ] && [ -f "$debs/fairqctl_${ver}_amd64.deb" ] ||
 	die "no packages of version $ver in $debs (make deb)"
+# Every path before the install, for the purge test to compare against.
+(cd "$merged" && find . -path ./proc -prune -o -print | sed 's/^\.//' | sort) >"$out/files-before"
+
 say "kernel $kernel: apt install fairq-dkms and fairqctl $ver (DKMS builds for $abi)"
 mkdir -p "$merged/tmp/debs"
 cp "$debs/fairq-dkms_${ver}_all.deb" "$debs/fairqctl_${ver}_amd64.deb" "$merged/tmp/debs/"
@@ -54,6 +61,38 @@ if ! chroot "$merged" sh -c "DEBIAN_FRONTEND=noninteractive apt-get install -y -
 	die "kernel $kernel: the fairq-dkms package did not build the module for $abi"
 fi
 rm -rf "$merged/tmp/debs"
+
+# The upgrade test installs the next release's packages (FAIRQ_DEBS_NEXT) under a running
+# nfsd.  Compiling the module under TCG takes minutes, so DKMS builds it here, in this very
+# userland against the same headers, and archives it as a binaries-only DKMS tarball; the
+# package's postinst loads such a tarball from /usr/share/fairq-dkms instead of building
+# (dkms ldtarball), and everything else of the upgrade runs in the guest as on a server.
+next=""
+if [ -n "${FAIRQ_DEBS_NEXT:-}" ]; then
+	next=$(cd "$FAIRQ_DEBS_NEXT" && ls fairq-dkms_*_all.deb | sed 's/^fairq-dkms_\(.*\)_all\.deb$/\1/')
+	[ -n "$next" ] && [ -f "$FAIRQ_DEBS_NEXT/fairqctl_${next}_amd64.deb" ] ||
+		die "no next release's packages in $FAIRQ_DEBS_NEXT"
+	say "kernel $kernel: DKMS builds release $next for the upgrade test"
+	rm -rf "$out/next" "$merged/tmp/next"
+	mkdir -p "$out/next" "$merged/tmp/next"
+	dpkg-deb -x "$FAIRQ_DEBS_NEXT/fairq-dkms_${next}_all.deb" "$out/next"
+	cp -a "$out/next/usr/src/fairq-$next" "$merged/tmp/next/"
+	rm -rf "$out/next"
+	mkdir -p "$out/next"
+	if ! chroot "$merged" sh -c "dkms add --sourcetree /tmp/next -m fairq -v $next &&
+		dkms build --sourcetree /tmp/next -m fairq -v $next -k $abi &&
+		dkms mktarball --sourcetree /tmp/next -m fairq -v $next -k $abi --binaries-only \
+			--archive /tmp/fairq-$next.dkms.tar.gz &&
+		dkms remove -m fairq -v $next --all" >"$out/dkms-next.log" 2>&1; then
+		cat "$out/dkms-next.log" >&2
+		die "kernel $kernel: DKMS did not build release $next"
+	fi
+	mv "$merged/tmp/fairq-$next.dkms.tar.gz" "$out/next/"
+	cp "$FAIRQ_DEBS_NEXT/fairq-dkms_${next}_all.deb" "$FAIRQ_DEBS_NEXT/fairqctl_${next}_amd64.deb" "$out/next/"
+	rm -rf "$merged/tmp/next"
+	chroot "$merged" dkms status -m fairq -v "$ver" -k "$abi" | grep -q installed ||
+		die "kernel $kernel: building release $next disturbed release $ver"
+fi
 
 # Test-only builds: a module whose pull hook names a function this kernel lacks must refuse
 # to load; it is built by hand next to the real one and never installed.
@@ -107,6 +146,7 @@ moddir=usr/lib/modules/$abi
 [ -d "$merged/$moddir" ] || moddir=lib/modules/$abi
 want="fairq nfsd nfsv3 nfsv4 nfs veth bridge"
 declare -A seen=()
+rm -rf "$out/mods-sysd"
 queue=($want)
 while [ ${#queue[@]} -gt 0 ]; do
 	m=${queue[0]}
@@ -122,6 +162,11 @@ while [ ${#queue[@]} -gt 0 ]; do
 	dst=$out/mods/lib/modules/$abi/${rel%.xz}
 	dst=${dst%.zst}
 	mkdir -p "$(dirname "$dst")"
+	# The systemd boot (packaging tests) gets the modules as the packages installed them,
+	# compressed where the kernel's are: DKMS removes fairq.ko.xz on upgrade and installs the
+	# next release compressed only if the kernel's other modules are (its module suffix).
+	mkdir -p "$(dirname "$out/mods-sysd/lib/modules/$abi/$rel")"
+	cp "$merged$f" "$out/mods-sysd/lib/modules/$abi/$rel"
 	case "$f" in
 	*.xz) xz -dc "$merged$f" >"$dst" ;;
 	*.zst) zstd -qdc "$merged$f" >"$dst" ;;
@@ -132,7 +177,12 @@ while [ ${#queue[@]} -gt 0 ]; do
 	done
 done
 cp "$merged/$moddir"/modules.{order,builtin,builtin.modinfo} "$out/mods/lib/modules/$abi/" 2>/dev/null || true
+cp "$merged/$moddir"/modules.{order,builtin,builtin.modinfo} "$out/mods-sysd/lib/modules/$abi/" 2>/dev/null || true
+# The headers' links: DKMS's postinst installs only for kernels that have a build link (the
+# headers themselves stay out; the next release comes prebuilt, see above).
+cp -P "$merged/$moddir/build" "$merged/$moddir/source" "$out/mods-sysd/lib/modules/$abi/"
 depmod -b "$out/mods" "$abi"
+depmod -b "$out/mods-sysd" "$abi"
 
 say "kernel $kernel: packing the initramfs (modules: ${!seen[*]})"
 cp "$merged/boot/vmlinuz-$abi" "$out/vmlinuz" 2>/dev/null || cp "$merged/$moddir/vmlinuz" "$out/vmlinuz"
@@ -144,9 +194,32 @@ echo "$abi" >"$out/abi"
 	-o -path ./usr/include -o -path ./usr/lib/x86_64-linux-gnu/perl \
 	-o -path ./usr/share/perl -o -path ./tmp/badpull -o -path ./tmp/svctime \) -prune -o -print |
 	cpio --quiet -o -H newc) >"$out/initrd.part"
+stat -c %s "$out/initrd.part" >"$out/userland-bytes"
 # usr-merged layouts need /lib/modules to resolve: it is a symlink into /usr/lib
-(cd "$out/mods" && { [ -L "$merged/lib" ] && mkdir -p usr && mv lib usr/ || true; } &&
-	find . -print | cpio --quiet -o -H newc) >>"$out/initrd.part"
+for d in mods mods-sysd; do
+	(cd "$out/$d" && { [ -L "$merged/lib" ] && mkdir -p usr && mv lib usr/ || true; })
+done
+(cd "$out/mods" && find . -print | cpio --quiet -o -H newc) >>"$out/initrd.part"
+
+# The systemd guest: the same userland and modules, with fairq.ko as DKMS installed it, and
+# what the initramfs leaves out that the packages own or use: the DKMS tree and the module
+# source (the purge test checks they go), the kernel config (dkms install reads it), the
+# listing before the install and the next release (the upgrade test).
+mkdir -p "$out/mods-sysd/fairq/pkg" "$out/mods-sysd/boot"
+cp "$out/files-before" "$out/mods-sysd/fairq/pkg/"
+cp "$merged/boot/config-$abi" "$out/mods-sysd/boot/" 2>/dev/null ||
+	cp "$merged/$moddir/config" "$out/mods-sysd/boot/config-$abi"
+[ -z "$next" ] || cp "$out/next"/* "$out/mods-sysd/fairq/pkg/"
+# what an admin sets up before booting: fairq.conf, the export; and the tests' unit
+cp -a "$FAIRQ_TOP/tests/vm/guest/systemd/root/." "$out/mods-sysd/"
+echo "$ver" >"$out/mods-sysd/fairq/pkg/version"
+echo "$next" >"$out/mods-sysd/fairq/pkg/version-next"
+(cd "$out/mods-sysd" && find . -print | cpio --quiet -o -H newc) >"$out/sysd.cpio"
+# /usr/src is pruned from the userland above: the directory itself comes first, or the kernel's
+# unpacker drops everything beneath it.
+(cd "$merged" && { echo ./usr/src; find ./var/lib/dkms "./usr/src/fairq-$ver" -print; } |
+	cpio --quiet -o -H newc) >>"$out/sysd.cpio"
+rm -rf "$out/mods-sysd"
 # complete or absent: the run harness reuses any guest whose initrd exists
 mv "$out/initrd.part" "$out/initrd"
 say "kernel $kernel: guest ready ($(du -h "$out/initrd" | cut -f1) initramfs)"

@@ -85,8 +85,19 @@ flock 8
 refresh_indexes
 abi=$(resolve_abi)
 flock -u 8
+# systemd: the packaging tests boot it as PID 1, as on a server (bookworm's minbase lacks it).
+pkgs=(
+	nfs-kernel-server nfs-common rpcbind fio kmod iproute2 procps busybox util-linux
+	psmisc dkms build-essential sparse pkgconf libnl-3-dev libnl-genl-3-dev libnl-3-200 libnl-genl-3-200
+	systemd systemd-sysv
+	"linux-image-$abi" "linux-headers-$abi"
+)
+# A backports kernel needs the backports linux-base (its PreDepends); nothing else moves.
+[ "$pkg_suite" != "$suite" ] && pkgs+=("linux-base/$pkg_suite")
+# The image is rebuilt when the ABI or the package list changes.
+key="$abi $(echo "${pkgs[*]}" | sha256sum | cut -c1-12)"
 dir=$(image_dir "$kernel")
-if [ -f "$dir/abi" ] && [ "$(cat "$dir/abi")" = "$abi" ] && [ -f "$dir/base.tar" ]; then
+if [ -f "$dir/key" ] && [ "$(cat "$dir/key")" = "$key" ] && [ -f "$dir/base.tar" ]; then
 	say "kernel $kernel: $abi (cached image)"
 	echo "$dir"
 	exit 0
@@ -95,13 +106,6 @@ fi
 say "kernel $kernel: $abi (building the $suite userland with mmdebstrap, a few minutes)"
 rm -rf "$dir.new"
 mkdir -p "$dir.new"
-pkgs=(
-	nfs-kernel-server nfs-common rpcbind fio kmod iproute2 procps busybox util-linux
-	psmisc dkms build-essential sparse pkgconf libnl-3-dev libnl-genl-3-dev libnl-3-200 libnl-genl-3-200
-	"linux-image-$abi" "linux-headers-$abi"
-)
-# A backports kernel needs the backports linux-base (its PreDepends); nothing else moves.
-[ "$pkg_suite" != "$suite" ] && pkgs+=("linux-base/$pkg_suite")
 mapfile -t srcs < <(sources_for "$suite")
 # The kernel packages' own initramfs is never booted (the harness builds its own), so the
 # hook that makes it is turned off to save minutes under mmdebstrap.
@@ -121,6 +125,7 @@ mmdebstrap --variant=minbase --mode=root --aptopt='Acquire::Retries "3"' \
 		die "mmdebstrap failed for kernel $kernel (log: $dir.new/mmdebstrap.log)"
 	}
 echo "$abi" >"$dir.new/abi"
+echo "$key" >"$dir.new/key"
 rm -rf "$dir"
 mv "$dir.new" "$dir"
 say "kernel $kernel: image ready ($(du -sh "$dir/base.tar" | cut -f1))"

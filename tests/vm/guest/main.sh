@@ -2,13 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Runs in the guest after init: standard set-up, then the selected tests (TAP) or one script.
 # Every test is followed by a kernel health check: a warning, oops or new taint fails it.
+# Under systemd (fq_systemd=1, run by fairq-vmtest.service) the tests are those of
+# /fairq/systemd/ and the set-up leaves nfsd and fairq to the boot.
 cd /fairq
+FQ_TESTDIR=/fairq/tests
+FQ_SETUP=/fairq/setup.sh
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	fq_tests=*) FQ_TESTS=${arg#fq_tests=} ;;
 	fq_clients=*) export FQ_CLIENTS=${arg#fq_clients=} ;;
 	fq_threads=*) export FQ_THREADS=${arg#fq_threads=} ;;
 	fq_script=*) FQ_SCRIPT=${arg#fq_script=} ;;
+	fq_systemd=1) FQ_TESTDIR=/fairq/systemd FQ_SETUP=/fairq/setup-systemd.sh ;;
 	esac
 done
 . /fairq/lib.sh
@@ -23,7 +28,7 @@ dmesg_problems() {
 }
 
 echo "FQ-BOOT kernel $(uname -r) clients $FQ_CLIENTS threads $FQ_THREADS"
-if ! bash -e /fairq/setup.sh >/tmp/setup.log 2>&1; then
+if ! bash -e "$FQ_SETUP" >/tmp/setup.log 2>&1; then
 	echo "FQ-SETUP-FAILED"
 	sed 's/^/# /' /tmp/setup.log
 	dmesg | tail -n 40 | sed 's/^/# dmesg: /'
@@ -47,12 +52,12 @@ tests=()
 if [ -n "${FQ_TESTS:-}" ]; then
 	IFS=, read -r -a names <<<"$FQ_TESTS"
 	for n in "${names[@]}"; do
-		f=$(ls /fairq/tests/*-"$n".sh 2>/dev/null | head -n1)
-		[ -n "$f" ] || f=/fairq/tests/missing-$n
+		f=$(ls "$FQ_TESTDIR"/*-"$n".sh 2>/dev/null | head -n1)
+		[ -n "$f" ] || f=$FQ_TESTDIR/missing-$n
 		tests+=("$f")
 	done
 else
-	tests=(/fairq/tests/*.sh)
+	tests=("$FQ_TESTDIR"/*.sh)
 fi
 
 echo "1..${#tests[@]}"

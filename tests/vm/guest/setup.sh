@@ -23,25 +23,7 @@ mkdir -p /var/lib/nfs/nfsdcld
 nfsdcld
 fq_nfsd_up "$FQ_THREADS"
 
-ip link add br0 type bridge
-ip addr add "$FQ_SERVER/24" dev br0
-ip link set br0 up
-for i in $(seq 1 "$FQ_CLIENTS"); do
-	ip netns add "c$i"
-	ip link add "veth$i" type veth peer name eth0 netns "c$i"
-	ip link set "veth$i" master br0 up
-	ip -n "c$i" addr add "10.99.0.$((10 + i))/24" dev eth0
-	ip -n "c$i" link set eth0 up
-	ip -n "c$i" link set lo up
-done
-# Every namespace shares the guest's hostname, so without a per-namespace identifier all
-# their NFSv4 clients would present one client owner and the server would take each new
-# mount for a reboot of the others' client, expiring their state (as nfs-utils' udev rule
-# does for containers, see the kernel's filesystems/nfs/client-identifier).
-modprobe nfs
-for i in $(seq 1 "$FQ_CLIENTS"); do
-	ip netns exec "c$i" sh -c "echo fairq-guest-c$i >/sys/fs/nfs/net/nfs_client/identifier"
-done
+fq_net_up
 
 if [ -z "${FQ_NO_MODULE:-}" ]; then
 	modprobe fairq
