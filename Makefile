@@ -103,6 +103,7 @@ pkg-check: deb rpm
 	bash tests/pkg/fairq-apply.sh
 	bash tests/pkg/contents.sh
 	bash tools/pkg.sh lint
+	bash tests/pkg/build-trixie.sh
 
 pkg-install-check: prereqs deb rpm
 	bash tests/pkg/dkms-install.sh $(DEMO_KERNEL)
