@@ -137,6 +137,8 @@ rm -rf "$merged/tmp/fairq-load"
 # The test suite and its helpers.
 mkdir -p "$merged/fairq/tests"
 cp -a "$FAIRQ_TOP/tests/vm/guest/." "$merged/fairq/"
+# the packages' autopkgtests, which the systemd boot runs (they need a machine)
+cp -a "$FAIRQ_TOP/debian/tests" "$merged/fairq/autopkgtest"
 echo "$kernel" >"$merged/fairq/kernel"
 echo "$abi" >"$merged/fairq/abi"
 umount "$merged/proc"
@@ -213,6 +215,9 @@ cp "$merged/boot/config-$abi" "$out/mods-sysd/boot/" 2>/dev/null ||
 # what an admin sets up before booting: fairq.conf, the export; and the tests' unit
 cp -a "$FAIRQ_TOP/tests/vm/guest/systemd/root/." "$out/mods-sysd/"
 echo "$ver" >"$out/mods-sysd/fairq/pkg/version"
+# the fairq.conf the installed package shipped, for its autopkgtests (they expect it)
+dpkg-deb --fsys-tarfile "$debs/fairq-dkms_${ver}_all.deb" | tar -xO ./etc/fairq/fairq.conf \
+	>"$out/mods-sysd/fairq/pkg/fairq.conf.shipped"
 echo "$next" >"$out/mods-sysd/fairq/pkg/version-next"
 (cd "$out/mods-sysd" && find . -print | cpio --quiet -o -H newc) >"$out/sysd.cpio"
 # /usr/src is pruned from the userland above: the directory itself comes first, or the kernel's
