@@ -4,8 +4,10 @@
 # well-formed (what tests/bench/report.py reads).  Numbers are judged by the benchmark, not here.
 . /fairq/lib.sh
 export B_SCALE=0.2 B_REPS=1
-export B1_KS=2 B1_WINDOWS=1 B2_KS=4 B2_NS=8 B4_ROUNDS=1 B4_K=4 B5_ROUNDS=1 B5_SLOW_ROUNDS=1 B5_THREADS=32 B5_K=4 B5_CAPS=2
+export B1_KS=2 B1_WINDOWS=1 B2_KS=4 B2_NS=8 B4_ROUNDS=1 B4_K=4 B5_ROUNDS=1 B5_SLOW_ROUNDS=0 B5_THREADS=32 B5_K=4 B5_CAPS=2
 export B3_FILES=60 B3_DIRS=3
+# Scenario 5's slow rounds repeat its windows with a service time.  Each window costs tens of
+# seconds in CI (rpcinfo and python under a saturating load), so they are left to make bench.
 # Completeness does not need every scheduler: fifo and one queueing scheduler per scenario,
 # the one it is about (capped for scenario 5's sweep where offered, wq for scenario 7, fairq
 # for the rest), so that the smoke test stays within the CI budget.
@@ -26,7 +28,9 @@ for sc in $scenarios; do
 	(
 		export B_OUT=/tmp/smoke/$sc B_SCHEDS
 		B_SCHEDS=$(smoke_sched "$sc")
-		[ "$sc" = s7-wq ] && export B7_PARTS=a B7_SECS=15
+		# 30 s scaled is a 6 s fio run and a 4 s server window: a 0.5 s window (B7_SECS=15)
+		# once caught no RPC at all on a crowded host
+		[ "$sc" = s7-wq ] && export B7_PARTS=a B7_SECS=30
 		. /fairq/bench/lib.sh
 		cd /tmp && . "/fairq/bench/$sc.sh"
 		greedy_stop
