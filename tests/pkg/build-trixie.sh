@@ -19,16 +19,8 @@ dsc=$out/fairq_${ver}.dsc
 [ -f "$dsc" ] || { echo "build-trixie.sh: no $dsc: make deb first" >&2; exit 1; }
 img=$(bash "$top/tests/vm/image.sh" 6.12)
 
-tmp=$(mktemp -d /var/tmp/fairq-trixie.XXXXXX)
-root=$tmp/root
-cleanup() {
-	umount "$root/proc" 2>/dev/null || true
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-mkdir "$root"
-tar -xf "$img/base.tar" -C "$root"
-mount -t proc proc "$root/proc"
+. "$top/tests/pkg/lib.sh"
+scratch_root "$img"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
 mkdir "$root/tmp/src"
 # the .dsc and the files it lists

@@ -26,16 +26,8 @@ if [ -z "$deb" ] || [ -z "$rpmf" ]; then
 	exit 1
 fi
 
-tmp=$(mktemp -d /var/tmp/fairq-pkg.XXXXXX)
-root=$tmp/root
-cleanup() {
-	umount "$root/proc" 2>/dev/null || true
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-mkdir "$root"
-tar -xf "$img/base.tar" -C "$root"
-mount -t proc proc "$root/proc"	# kbuild and objtool read /proc
+. "$top/tests/pkg/lib.sh"
+scratch_root "$img"
 
 n=0 pass=0 failed=0
 check() {
