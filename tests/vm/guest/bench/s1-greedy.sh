@@ -11,7 +11,9 @@ B1_WINDOWS=${B1_WINDOWS:-1 8}
 B1_GREEDY_W=${B1_GREEDY_W:-8}
 B1_SECS=$(secs "${B1_SECS:-3}")
 B1_WARM=$(secs 1)
-D_US=10000
+# B1_D_US: another service time, to tell the emulated CPU's share of a shortfall from the
+# scheduler's (at a longer D the same ceiling T/D costs the emulation less per second)
+D_US=${B1_D_US:-10000}
 
 rpc.nfsd "$FQ_THREADS"
 svctime_on $D_US
