@@ -67,7 +67,7 @@ for s in $scenarios; do
 		>"$work/s$s.out" 2> >(sed -u 's/^/  /' >&2) &
 	vm=$!
 	( tail -n +1 -F --pid=$vm "$FAIRQ_CACHE/runs/$kernel-$vm/results.log" 2>/dev/null |
-		tr -d '\r' | grep --line-buffered -a '^# ' | sed -u "s/^# /  [s$s] /" >&2 ) &
+		sed -u 's/\r//g' | grep --line-buffered -a '^# ' | sed -u "s/^# /  [s$s] /" >&2 ) &
 	tailer=$!
 	rc=0
 	wait $vm || rc=$?
