@@ -32,6 +32,8 @@ if [ -n "$B5_CAPS" ] && bench_offered | grep -qx capped; then
 		done
 	}
 fi
+# the default, put back at the end
+B5_CAP0=$(cat "$FQ_SYSFS/capped/max_waking" 2>/dev/null || true)
 # b5_set_sched NAME: a scheduler, or capped:N (capped with max_waking N)
 b5_set_sched() {
 	case $1 in
@@ -99,7 +101,7 @@ for rep in $(seq 1 "$B5_SLOW_ROUNDS"); do
 done
 svctime_off
 fq_set_sched fifo
-[ -w "$FQ_SYSFS/capped/max_waking" ] && echo 5 >"$FQ_SYSFS/capped/max_waking"
+[ -n "${B5_CAP0:-}" ] && echo "$B5_CAP0" >"$FQ_SYSFS/capped/max_waking"
 load_stop
 rpc.nfsd "$FQ_THREADS"
 bench_expect $(((B5_ROUNDS + B5_SLOW_ROUNDS) * $(bench_scheds | wc -l)))

@@ -12,10 +12,13 @@ if ! fq_scheds | tr ' ' '\n' | grep -qx capped; then
 fi
 C=$FQ_SYSFS/capped
 wd=$(cat "$FQ_SYSFS/watchdog_ms")
-trap 'echo 5 > $C/max_waking; echo $wd > $FQ_SYSFS/watchdog_ms; echo fifo > $FQ_SYSFS/scheduler; rpc.nfsd $FQ_THREADS' EXIT
+cap=$(cat "$C/max_waking")
+trap 'echo $cap > $C/max_waking; echo $wd > $FQ_SYSFS/watchdog_ms; echo fifo > $FQ_SYSFS/scheduler; rpc.nfsd $FQ_THREADS' EXIT
 # the bound asserted below: nothing held by the cap for 500 ms while a thread is idle
 echo 500 >"$FQ_SYSFS/watchdog_ms" || fail "watchdog_ms 500 refused"
 for bad in 0 33 -1 x; do fq_expect_write_fails "$C/max_waking" "$bad"; done
+echo 7 >"$C/max_waking" || fail "max_waking 7 refused"
+[ "$(cat "$C/max_waking")" = 7 ] || fail "max_waking reads $(cat "$C/max_waking") after storing 7"
 echo 2 >$C/max_waking || fail "max_waking 2 refused"
 rpc.nfsd 32
 fq_set_sched capped
