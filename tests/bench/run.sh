@@ -8,7 +8,7 @@
 # results into BENCH_OUT/raw/sN/ and writes BENCH_OUT/results.json, bench.md and the plots
 # (tests/bench/report.py).  BENCH_SCALE scales every measured interval (0.2 for a quick look);
 # B1_KS, B2_NS, ... narrow a scenario (see tests/vm/guest/bench/sN-*.sh); B_SCHEDS="fairq wq"
-# runs only those schedulers beside fifo.
+# runs only those schedulers beside fifo; B_TUNE="fairq/new_burst=128" sets tunables first.
 set -euo pipefail
 . "$(dirname "$0")/../vm/lib.sh"
 
@@ -56,7 +56,7 @@ for s in $scenarios; do
 		echo '#!/bin/bash'
 		echo "export B_SCALE=$scale B_REPS=$reps"
 		# the scenarios' own knobs (B1_KS, B2_NS, ...) pass through
-		env | grep -E '^B([0-9]_[A-Z_]+|_SCHEDS)=' | sed 's/^/export /; s/=\(.*\)$/="\1"/' || true
+		env | grep -E '^B([0-9]_[A-Z_]+|_SCHEDS|_TUNE)=' | sed 's/^/export /; s/=\(.*\)$/="\1"/' || true
 		echo '. /fairq/lib.sh'
 		echo '. /fairq/bench/lib.sh'
 		echo "cd /tmp && . /fairq/bench/$f"

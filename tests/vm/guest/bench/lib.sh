@@ -14,6 +14,15 @@ GREEDY_PID=""
 mkdir -p "$B_OUT"
 : >"$B_OUT/cells.jsonl"
 
+# B_TUNE="fairq/new_burst=128 ...": scheduler tunables (under /sys/kernel/fairq) for the whole
+# run, to measure a setting other than the defaults; meta.json records them as "tune"
+for b_tune in ${B_TUNE:-}; do
+	case $b_tune in
+	*/*=*) echo "${b_tune#*=}" >"$FQ_SYSFS/${b_tune%%=*}" || fail "B_TUNE: $b_tune refused" ;;
+	*) fail "B_TUNE takes SCHEDULER/TUNABLE=VALUE, not '$b_tune'" ;;
+	esac
+done
+
 # secs S: S scaled by B_SCALE
 secs() {
 	awk -v s="$1" -v k="$B_SCALE" 'BEGIN { v = s * k; if (v < 0.5) v = 0.5; printf "%g", v }'
@@ -52,7 +61,7 @@ bench_meta() {	# bench_meta SCENARIO KEY=VALUE... (numbers or strings)
 			printf '"%s"' "$s"
 			first=0
 		done
-		printf '],"cpus":%s' "$(nproc)"
+		printf '],"cpus":%s,"tune":"%s"' "$(nproc)" "${B_TUNE:-}"
 		for kv in "$@"; do
 			case "${kv#*=}" in
 			'' | *[!0-9.]*) printf ',"%s":"%s"' "${kv%%=*}" "${kv#*=}" ;;
