@@ -11,7 +11,7 @@
 # make nl-check     the committed netlink code is what docs/netlink/fairq.yaml generates
 # make fairq-load   the RPC load generator (tools/fairq-load); make load-test: its host-side tests
 # make bench [SCENARIO="1 2 4"] [KERNEL=6.12]   the benchmarks in the VM, into build/bench/
-#                   (docs/benchmarks.md; about 30 minutes; never part of make check)
+#                   (docs/benchmarks.md; 15 min to 2 h with the schedulers compared; never in make check)
 #
 # The kernel module itself is described in Kbuild (kbuild reads it in preference to this file).
 
