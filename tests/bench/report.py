@@ -70,6 +70,8 @@ def header(md, title, data):
               "commit %s, %s. Watchdog rescues during the run: %s.\n" %
               (m["kernel"], m["abi"], m["cpus"], ", ".join(m["schedulers"]), m["scale"], m["reps"],
                h.get("commit", "?"), h.get("date", "?"), data["end"].get("rescues", "?")))
+    if m.get("tune"):
+        md.append("**Tunables other than the defaults** (`B_TUNE`): `%s`.\n" % m["tune"])
     if h.get("health"):
         md.append("**The guest kernel reported problems during this scenario** (the numbers are kept; "
                   "see docs/benchmarks.md on emulation stalls):\n\n```\n%s\n```\n" % h["health"])

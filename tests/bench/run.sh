@@ -26,6 +26,12 @@ scenarios=${scenarios//,/ }
 kernel_valid "$kernel" || die "unknown kernel '$kernel' (known: $KERNELS_ALL)"
 case "$scale" in '' | *[!0-9.]* | .) die "BENCH_SCALE takes a number" ;; esac
 case "$reps" in '' | *[!0-9]* | 0) die "BENCH_REPS takes a positive whole number" ;; esac
+for t in ${B_TUNE:-}; do
+	case "$t" in
+	[a-z]*/[a-z]*=[0-9]*) ;;
+	*) die "B_TUNE takes SCHEDULER/TUNABLE=VALUE words (fairq/new_burst=128), not '$t'" ;;
+	esac
+done
 
 scenario_file() {
 	case "$1" in
