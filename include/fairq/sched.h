@@ -22,7 +22,7 @@ struct svc_xprt;
 struct svc_serv;
 
 /* Room for a policy's per-pool state, inside struct fairq_pool: switching never allocates. */
-#define FAIRQ_SCHED_PRIV_BYTES	256
+#define FAIRQ_SCHED_PRIV_BYTES	384
 
 #define FAIRQ_SCHED_NAME_MAX	16
 

@@ -10,13 +10,17 @@
  * thus get equal thread time, not equal calls, and a client's share no longer grows with the
  * number of connections it opens: each key is one DRR flow, however many transports it has.
  *
- * Latency floor without starvation (fq_codel's new-flow list, bounded): a key that becomes
- * active after being idle (nothing queued and nothing in flight) joins the "new" list and is
- * served ahead with one quantum of allowance; then it joins the "old" rotation.  A key whose
- * queue ran empty while its requests still run (a deep window on one connection) rejoins the
- * rotation with the deficit it had: being busy never earns priority.  While old keys wait, at most
- * new_burst consecutive dispatches go to new keys, so a crowd of light clients cannot
- * starve a backlogged one.
+ * Latency floor without starvation (fq_codel's new-flow list, with a burst allowance): a key
+ * that becomes active after being idle (nothing queued and nothing in flight) joins the "new"
+ * list, served first, for one quantum; it also gets an allowance of burst_ms of the whole
+ * pool's thread time.  A user's command is a burst of calls, not one (a directory walk, a build
+ * step), and one quantum only speeds the first few; so after its first turn the key goes on in
+ * the "burst" list, served after new keys but before the "old" rotation, even as its transports
+ * come back from the threads, until the allowance is spent.  A key that never idles (a
+ * backlog, a deep window on one connection) gets the allowance once: being busy never earns
+ * priority.  While old keys wait, at most new_burst consecutive dispatches go to new and
+ * bursting keys, so however many clients burst at once, the rotation keeps 1/(new_burst + 1)
+ * of the dispatches.
  *
  * Every key has its own object (no shared buckets: an unlucky client never shares another's
  * turn), allocated at its first appearance (GFP_ATOMIC, under the pool lock).  If that fails,
@@ -39,11 +43,11 @@
 #define FQ_HASH_BITS	10
 #define FQ_MAX_RULES	64
 
-enum fq_list { FQ_IDLE, FQ_NEW, FQ_OLD, FQ_HELD };
+enum fq_list { FQ_IDLE, FQ_NEW, FQ_BURST, FQ_OLD, FQ_HELD };
 
 struct fq_key {
 	struct hlist_node hash;
-	struct list_head link;		/* new, old or idle list */
+	struct list_head link;		/* new, burst, old, held or idle list */
 	struct fairq_xlist queue;
 	struct fairq_key_id id;
 	u8 list;			/* enum fq_list */
@@ -52,6 +56,7 @@ struct fq_key {
 	u32 handed;			/* dispatched, request not yet started */
 	unsigned long handed_at;	/* jiffies of the last dispatch */
 	s64 deficit;			/* ns of thread time it may still use this round */
+	s64 burst_left;			/* ns it may still use ahead of the rotation */
 	u64 avg_cost;			/* ns, moving average per request */
 	u64 dispatches;
 	u64 thread_ns;
@@ -62,14 +67,17 @@ struct fq_key {
 struct fq_pool {
 	struct hlist_head *table;	/* 1 << FQ_HASH_BITS buckets, allocated on first use */
 	struct list_head new_keys;
+	struct list_head burst_keys;	/* past their first turn, allowance left */
 	struct list_head old_keys;
 	struct list_head idle_keys;	/* oldest first */
 	struct list_head held_keys;	/* at their in-flight cap, with work queued */
 	struct fq_key overflow;		/* when a key cannot be allocated */
 	unsigned int new_run;		/* consecutive dispatches to new keys */
+	unsigned int ahead_run;		/* consecutive dispatches to new or bursting keys */
 	unsigned int nr_keys;
 	u64 alloc_failures;
 	u64 holds;			/* turns skipped because a key was at its cap */
+	u64 bursts;			/* allowances given to keys back from idle */
 	u64 avg_cost;			/* ns, moving average of the pool's requests */
 };
 
@@ -78,7 +86,13 @@ static u32 fq_key_type = FAIRQ_KEY_ADDR;
 static u32 fq_prefix4 = 24;
 static u32 fq_prefix6 = 64;
 static u32 fq_quantum_us = 10000;
-static u32 fq_new_burst = 4;
+/*
+ * Measured in make bench's scenario 2 (T=8, D=10 ms, docs/fairq.md): 200 ms of the pool
+ * carries a burst of 128 calls (160 ms of an idle pool), and with 32 ahead of each turn of the
+ * rotation bursts of 32 to 128 calls end within 1.15x of their idle-pool time (16: 1.24x).
+ */
+static u32 fq_new_burst = 32;
+static u32 fq_burst_ms = 200;
 static u32 fq_idle_secs = 10;
 static u32 fq_max_inflight;		/* 0: no cap (not yet a tunable, see below) */
 
@@ -114,6 +128,18 @@ static u64 quantum_ns(const struct fq_pool *p, const struct fq_key *k)
 	u64 q = (u64)READ_ONCE(fq_quantum_us) * NSEC_PER_USEC;
 
 	return max_t(u64, q, p->avg_cost) * k->weight;
+}
+
+/*
+ * A newly active key's allowance ahead of the rotation: burst_ms of every thread of the pool,
+ * so that it scales with the pool, and at least one turn (burst_ms 0 is fq_codel's one quantum).
+ */
+static s64 burst_ns(struct fairq_pool *fp, const struct fq_pool *p, const struct fq_key *k)
+{
+	u64 pool_ns = (u64)READ_ONCE(fq_burst_ms) * NSEC_PER_MSEC *
+		      max_t(unsigned int, 1, fairq_pool_threads(fp->pool));
+
+	return max_t(u64, pool_ns, quantum_ns(p, k));
 }
 
 /*
@@ -333,6 +359,7 @@ static void fq_init_pool(struct fairq_pool *fp)
 	struct fairq_key_id none = { .type = FAIRQ_KEY_ADDR };
 
 	INIT_LIST_HEAD(&p->new_keys);
+	INIT_LIST_HEAD(&p->burst_keys);
 	INIT_LIST_HEAD(&p->old_keys);
 	INIT_LIST_HEAD(&p->idle_keys);
 	INIT_LIST_HEAD(&p->held_keys);
@@ -384,8 +411,8 @@ static bool capped_now(const struct fq_pool *p, const struct fq_key *k)
 }
 
 /*
- * A key at its cap waits off the rotation until one of its requests ends, so that the new
- * and old lists only ever hold keys that can be served: has_work is then exact and a pick
+ * A key at its cap waits off the rotation until one of its requests ends, so that the new,
+ * burst and old lists only ever hold keys that can be served: has_work is then exact and a pick
  * never comes back empty while they are not.
  */
 static void hold(struct fq_pool *p, struct fq_key *k)
@@ -420,19 +447,28 @@ static void fq_enqueue(struct fairq_pool *fp, struct svc_xprt *xprt)
 		if (busy) {
 			/*
 			 * Still busy (its one transport went back to a thread): no new allowance.
+			 * It goes on bursting while its allowance lasts, else in the rotation.
 			 * With deficit left, its turn goes on at the head; else it waits a round.
 			 */
+			struct list_head *tier = &p->old_keys;
+
 			k->list = FQ_OLD;
+			if (k->burst_left > 0) {
+				k->list = FQ_BURST;
+				tier = &p->burst_keys;
+			}
 			if (k->deficit > 0) {
-				list_add(&k->link, &p->old_keys);
+				list_add(&k->link, tier);
 			} else {
 				k->deficit += quantum_ns(p, k);
-				list_add_tail(&k->link, &p->old_keys);
+				list_add_tail(&k->link, tier);
 			}
 		} else {
-			/* back from idle: served ahead, with one quantum of allowance */
+			/* back from idle: served ahead while its allowance lasts */
 			k->list = FQ_NEW;
 			k->deficit = quantum_ns(p, k);
+			k->burst_left = burst_ns(fp, p, k);
+			p->bursts++;
 			list_add_tail(&k->link, &p->new_keys);
 		}
 		if (capped_now(p, k))
@@ -454,61 +490,90 @@ static void key_went_empty(struct fq_pool *p, struct fq_key *k)
 }
 
 /*
- * Serve one request of @k.  A key that used up its deficit goes to the tail of the rotation
- * with its next quantum at once, so its next turn is a real one; a key whose queue ran empty
- * leaves the lists until its transport comes back.
+ * The end of @k's turn: the tail of the burst list or of the rotation, with its next quantum
+ * at once, so that its next turn is a real one.  A spent allowance ends the burst.
  */
+static void next_turn(struct fq_pool *p, struct fq_key *k)
+{
+	if (k->deficit <= 0)
+		k->deficit += quantum_ns(p, k);
+	if (k->list != FQ_OLD && k->burst_left > 0) {
+		k->list = FQ_BURST;
+		list_move_tail(&k->link, &p->burst_keys);
+	} else {
+		k->list = FQ_OLD;
+		list_move_tail(&k->link, &p->old_keys);
+	}
+}
+
+/* Serve one request of @k; a key whose queue ran empty leaves the lists until it is back. */
 static struct svc_xprt *dispatch(struct fq_pool *p, struct fq_key *k)
 {
 	struct svc_xprt *xprt = fairq_xlist_pop(&k->queue);
 
 	k->handed = handed_recently(k) + 1;
 	k->handed_at = jiffies;
-	if (fairq_xlist_empty(&k->queue)) {
+	if (fairq_xlist_empty(&k->queue))
 		key_went_empty(p, k);
-	} else if (capped_now(p, k)) {
+	else if (capped_now(p, k))
 		hold(p, k);
-	} else if (k->deficit <= 0) {
-		k->deficit += quantum_ns(p, k);
-		k->list = FQ_OLD;
-		list_move_tail(&k->link, &p->old_keys);
-	}
+	else if (k->deficit <= 0 || (k->list != FQ_OLD && k->burst_left <= 0))
+		next_turn(p, k);
 	return xprt;
+}
+
+/*
+ * The list to serve next.  Each list goes before the ones after it, but at most new_burst
+ * times in a row while a later one waits: newcomers cannot starve a burst, nor bursts the
+ * rotation.
+ */
+static struct list_head *next_list(struct fq_pool *p)
+{
+	bool old = !list_empty(&p->old_keys), burst = !list_empty(&p->burst_keys);
+	u32 limit = READ_ONCE(fq_new_burst);
+
+	if (!list_empty(&p->new_keys) && (!(old || burst) || p->new_run < limit) &&
+	    (!old || p->ahead_run < limit))
+		return &p->new_keys;
+	if (burst && (!old || p->ahead_run < limit))
+		return &p->burst_keys;
+	return old ? &p->old_keys : NULL;
 }
 
 static struct svc_xprt *fq_pick(struct fairq_pool *fp)
 {
 	struct fq_pool *p = fqp(fp);
+	struct list_head *list;
 	struct fq_key *k;
 
-	for (;;) {
-		bool old_waiting = !list_empty(&p->old_keys);
-
-		if (!list_empty(&p->new_keys) &&
-		    (!old_waiting || p->new_run < READ_ONCE(fq_new_burst))) {
-			k = list_first_entry(&p->new_keys, struct fq_key, link);
-			p->new_run++;
-			return dispatch(p, k);
-		}
-		if (!old_waiting)
-			return NULL;
-		k = list_first_entry(&p->old_keys, struct fq_key, link);
-		if (k->deficit <= 0) {
-			/* overspent while waiting (completions settle later): skip a turn */
-			k->deficit += quantum_ns(p, k);
-			list_move_tail(&k->link, &p->old_keys);
+	while ((list = next_list(p))) {
+		k = list_first_entry(list, struct fq_key, link);
+		/*
+		 * Overspent while waiting (completions settle later), or its allowance ran out:
+		 * its turn is over before it began.
+		 */
+		if (k->deficit <= 0 || (list != &p->old_keys && k->burst_left <= 0)) {
+			next_turn(p, k);
 			continue;
 		}
-		p->new_run = 0;
+		if (list == &p->old_keys) {
+			p->ahead_run = 0;
+			p->new_run = 0;
+		} else {
+			p->ahead_run++;
+			p->new_run = list == &p->new_keys ? p->new_run + 1 : 0;
+		}
 		return dispatch(p, k);
 	}
+	return NULL;
 }
 
 static bool fq_has_work(struct fairq_pool *fp)
 {
 	struct fq_pool *p = fqp(fp);
 
-	return !list_empty(&p->new_keys) || !list_empty(&p->old_keys);
+	return !list_empty(&p->new_keys) || !list_empty(&p->burst_keys) ||
+	       !list_empty(&p->old_keys);
 }
 
 /*
@@ -536,52 +601,48 @@ static unsigned int fq_tick(struct fairq_pool *fp)
 	return released;
 }
 
+/* The lists that hold keys with queued transports, in dispatch order. */
+static struct list_head *queued_lists(struct fq_pool *p, unsigned int i)
+{
+	struct list_head *lists[] = { &p->new_keys, &p->burst_keys, &p->old_keys, &p->held_keys };
+
+	return i < ARRAY_SIZE(lists) ? lists[i] : NULL;
+}
+
 /*
- * Dispatch order without dispatching: new keys first, then the rotation, each key's
- * transports in arrival order.  Deficits are dropped; the receiving policy starts afresh.
+ * Dispatch order without dispatching: new keys first, then bursting ones, then the rotation,
+ * each key's transports in arrival order.  Deficits are dropped; the receiving policy starts
+ * afresh.
  */
 static void fq_drain(struct fairq_pool *fp, struct fairq_xlist *out)
 {
 	struct fq_pool *p = fqp(fp);
+	struct list_head *list;
 	struct fq_key *k, *tmp;
+	unsigned int i;
 
-	list_for_each_entry_safe(k, tmp, &p->new_keys, link) {
-		fairq_xlist_splice(out, &k->queue);
-		key_went_empty(p, k);
-	}
-	list_for_each_entry_safe(k, tmp, &p->old_keys, link) {
-		fairq_xlist_splice(out, &k->queue);
-		key_went_empty(p, k);
-	}
-	list_for_each_entry_safe(k, tmp, &p->held_keys, link) {
-		fairq_xlist_splice(out, &k->queue);
-		key_went_empty(p, k);
+	for (i = 0; (list = queued_lists(p, i)); i++) {
+		list_for_each_entry_safe(k, tmp, list, link) {
+			fairq_xlist_splice(out, &k->queue);
+			key_went_empty(p, k);
+		}
 	}
 	p->new_run = 0;
+	p->ahead_run = 0;
 }
 
 static bool fq_remove(struct fairq_pool *fp, struct svc_xprt *xprt)
 {
 	struct fq_pool *p = fqp(fp);
-	struct fq_key *k, *tmp;
+	struct list_head *list;
+	struct fq_key *k;
+	unsigned int i;
 
 	/* the key may have changed since it was queued (a tunable): look everywhere */
-	list_for_each_entry_safe(k, tmp, &p->new_keys, link) {
-		if (fairq_xlist_remove(&k->queue, xprt)) {
-			if (fairq_xlist_empty(&k->queue))
-				key_went_empty(p, k);
-			return true;
-		}
-	}
-	list_for_each_entry_safe(k, tmp, &p->old_keys, link) {
-		if (fairq_xlist_remove(&k->queue, xprt)) {
-			if (fairq_xlist_empty(&k->queue))
-				key_went_empty(p, k);
-			return true;
-		}
-	}
-	list_for_each_entry_safe(k, tmp, &p->held_keys, link) {
-		if (fairq_xlist_remove(&k->queue, xprt)) {
+	for (i = 0; (list = queued_lists(p, i)); i++) {
+		list_for_each_entry(k, list, link) {
+			if (!fairq_xlist_remove(&k->queue, xprt))
+				continue;
 			if (fairq_xlist_empty(&k->queue))
 				key_went_empty(p, k);
 			return true;
@@ -610,12 +671,13 @@ static void fq_start(struct fairq_pool *fp, struct svc_xprt *xprt)
 	if (!k)
 		return;
 	k->deficit -= k->avg_cost;
+	k->burst_left -= k->avg_cost;
 	if (k->handed)
 		k->handed--;
 	k->in_flight++;
 	k->dispatches++;	/* requests, as the clients count them; not hand-offs */
 	k->last_busy = jiffies;
-	if ((k->list == FQ_NEW || k->list == FQ_OLD) && capped_now(p, k))
+	if (k->list != FQ_IDLE && k->list != FQ_HELD && capped_now(p, k))
 		hold(p, k);
 }
 
@@ -634,6 +696,7 @@ static void fq_complete(struct fairq_pool *fp, struct svc_xprt *xprt, u64 thread
 	 */
 	k->deficit += (s64)k->avg_cost - (s64)thread_ns;
 	k->deficit = max_t(s64, k->deficit, -4 * (s64)quantum_ns(p, k));
+	k->burst_left += (s64)k->avg_cost - (s64)thread_ns;
 	k->avg_cost = k->avg_cost - (k->avg_cost >> 3) + (thread_ns >> 3);
 	p->avg_cost = p->avg_cost - (p->avg_cost >> 4) + (thread_ns >> 4);
 	if (k->in_flight)
@@ -650,6 +713,7 @@ static void fq_counters(struct fairq_pool *fp, struct fairq_counters *out)
 	fairq_counter_add(out, "keys", p->nr_keys);
 	fairq_counter_add(out, "key_alloc_failures", p->alloc_failures);
 	fairq_counter_add(out, "holds", p->holds);
+	fairq_counter_add(out, "bursts", p->bursts);
 }
 
 static int report(struct fq_key *k, fairq_key_fn fn, void *arg)
@@ -770,6 +834,7 @@ FQ_TUNABLE(prefix4, fq_prefix4, true)
 FQ_TUNABLE(prefix6, fq_prefix6, true)
 FQ_TUNABLE(quantum_us, fq_quantum_us, false)
 FQ_TUNABLE(new_burst, fq_new_burst, false)
+FQ_TUNABLE(burst_ms, fq_burst_ms, false)
 FQ_TUNABLE(idle_secs, fq_idle_secs, false)
 /*
  * max_inflight is not offered yet: in the VM the cap held in two runs and had no effect in
@@ -786,6 +851,8 @@ static const struct fairq_tunable fq_tunables[] = {
 	  fq_get_quantum_us, fq_set_quantum_us },
 	{ "new_burst", "dispatches newly active keys may take in a row while others wait", 1, 1024,
 	  fq_get_new_burst, fq_set_new_burst },
+	{ "burst_ms", "pool time a newly active key may use ahead of the others (milliseconds)",
+	  0, 10000, fq_get_burst_ms, fq_set_burst_ms },
 	{ "idle_secs", "seconds an idle key is kept before it is freed", 1, 3600,
 	  fq_get_idle_secs, fq_set_idle_secs },
 	{ }

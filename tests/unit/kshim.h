@@ -35,6 +35,8 @@ typedef uint64_t __be64;
 #define max_t(t, a, b) ((t)(a) > (t)(b) ? (t)(a) : (t)(b))
 #define struct_size(p, member, n) (sizeof(*(p)) + (n) * sizeof((p)->member[0]))
 #define NSEC_PER_USEC 1000ULL
+#define NSEC_PER_MSEC 1000000ULL
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define HZ 250
 #define GFP_ATOMIC 0
 #define GFP_KERNEL 0

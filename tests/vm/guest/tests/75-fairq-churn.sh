@@ -29,7 +29,7 @@ for i in $(seq 1 12); do
 	kill -0 $p1 2>/dev/null || fail "the steady client died in round $i"
 done
 # out-of-range tunables are refused and change nothing
-for bad in "key 0" "key 5" "prefix4 33" "prefix6 129" "quantum_us 99" "new_burst 0" "idle_secs 0"; do
+for bad in "key 0" "key 5" "prefix4 33" "prefix6 129" "quantum_us 99" "new_burst 0" "burst_ms 10001" "idle_secs 0"; do
 	set -- $bad
 	fq_expect_write_fails "$T/$1" "$2"
 done
