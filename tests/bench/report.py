@@ -281,7 +281,7 @@ def scenario2(data, md, res):
             r = [n]
             for k in ks:
                 c = byk.get((k, n, s))
-                r.append("%.0f / %.0f (%.1f×, n=%d)%s" % (c["p50_ms"], c["p99_ms"], c["p50_over_floor"] or 0, c["bursts"],
+                r.append("%.0f / %.0f (%.2f×, n=%d)%s" % (c["p50_ms"], c["p99_ms"], c["p50_over_floor"] or 0, c["bursts"],
                                                           "*" if c["stall_s"] >= STALL_S else "")
                          if c else "–")
             rows.append(r)
@@ -875,7 +875,9 @@ def s7_cell(c):
             "write_p99_ms": max(r["write"]["clat_p99_us"] for r in runs) / 1000,
             "rpc_per_s": rpcs / secs if secs > 0 else None,
             "cpu_us_per_rpc": c["busy_jiffies"] * 1e6 / USER_HZ / rpcs if rpcs else None,
-            "ctxt_per_rpc": c["ctxt"] / rpcs if rpcs else None}
+            "ctxt_per_rpc": c["ctxt"] / rpcs if rpcs else None,
+            "pickup_p50_us": c["pickup"]["p50_us"] if "pickup" in c else None,
+            "pickup_p99_us": c["pickup"]["p99_us"] if "pickup" in c else None}
 
 
 def scenario7(data, md, res):
@@ -893,7 +895,8 @@ def scenario7(data, md, res):
         c["read_p99_minus_fifo_ms"] = c["read_p99_ms"] - f[0]["read_p99_ms"] if f else None
     parts = [p for p in m["parts"].split() if any(c["part"] == p for c in cells)]
     fields = ("iops", "iops_vs_fifo", "read_p50_ms", "read_p99_ms", "read_p99_minus_fifo_ms",
-              "write_p99_ms", "rpc_per_s", "cpu_us_per_rpc", "ctxt_per_rpc")
+              "write_p99_ms", "rpc_per_s", "cpu_us_per_rpc", "ctxt_per_rpc", "pickup_p50_us",
+              "pickup_p99_us")
     summ = {p: {s: {f: agg([c[f] for c in cells if c["part"] == p and c["sched"] == s]) for f in fields}
                 for s in scheds} for p in parts}
     res["7"] = {"meta": m, "host": data["host"], "cells": cells, "summary": summ}
@@ -902,8 +905,11 @@ def scenario7(data, md, res):
               "50/50 read/write, direct, %d jobs × depth %d each, T=%d nfsd threads; one fio run per client "
               "and window of %s s on a fresh mount. fifo is nfsd's own dispatch, qfifo fairq's queue "
               "feeding nfsd's threads, wq the same queue served by fairq's own workers. IOPS over all "
-              "clients; latency percentiles are fio's completion latency (the worst client's p99), which "
-              "carries each path's queue-to-pickup delay on the same emulated machine; guest CPU per RPC "
+              "clients; latency percentiles are fio's completion latency (the worst client's p99). "
+              "Queue-to-pickup is measured on the server by the fairq_qtime helper, the same way on every "
+              "path: from svc_xprt_enqueue() finding a connection with data idle to a context starting to "
+              "read it (svc_tcp_recvfrom), percentiles as bucket upper bounds (buckets at most 12.5%% wide). "
+              "Guest CPU per RPC "
               "counts every CPU (server and clients, /proc/stat) over the server's RPCs. \"vs fifo\" pairs "
               "each window with fifo's of the same repetition. Mean ± half the spread over %s repetitions.\n" %
               (m["clients"], m["jobs"], m["depth"], m["threads"], m["secs"], m["reps"]))
@@ -918,9 +924,10 @@ def scenario7(data, md, res):
                          fmt(v["read_p50_ms"], 2), fmt(v["read_p99_ms"], 2),
                          ("%+.2f" % v["read_p99_minus_fifo_ms"]["mean"]) if s != "fifo" and v["read_p99_minus_fifo_ms"] else "–",
                          fmt(v["write_p99_ms"], 2), fmt(v["rpc_per_s"], 0), fmt(v["cpu_us_per_rpc"], 0),
-                         fmt(v["ctxt_per_rpc"], 2)])
+                         fmt(v["ctxt_per_rpc"], 2), fmt(v["pickup_p50_us"], 0), fmt(v["pickup_p99_us"], 0)])
         table(md, ["scheduler", "IOPS", "IOPS vs fifo", "read p50 ms", "read p99 ms", "p99 − fifo ms",
-                   "write p99 ms", "server RPC/s", "guest CPU µs per RPC", "context switches per RPC"], rows)
+                   "write p99 ms", "server RPC/s", "guest CPU µs per RPC", "context switches per RPC",
+                   "queue-to-pickup p50 µs", "p99 µs"], rows)
     fig, axes = plt.subplots(1, 2, figsize=(10, 4))
     width = 0.8 / max(1, len(scheds))
     for i, s in enumerate(scheds):
