@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Build fairq.ko against the headers of every supported kernel, inside that kernel's own Debian
-# userland (its gcc), with W=1 and sparse (C=1): any warning fails.
+# Build fairq.ko, and the test-only helper modules, against the headers of every supported
+# kernel, inside that kernel's own Debian userland (its gcc), with W=1 and sparse (C=1): any
+# warning fails.
 #
 # usage: tests/build-check.sh [KERNEL...]
 set -euo pipefail
@@ -22,14 +23,17 @@ for k in $kernels; do
 	log=$FAIRQ_CACHE/build-check-$k.$$.log	# concurrent checks must not share a log
 	rm -rf "$img/root$dir"
 	mkdir -p "$img/root$dir"
-	(cd "$FAIRQ_TOP" && cp -a Kbuild src include "$img/root$dir/")
+	(cd "$FAIRQ_TOP" && cp -a --parents Kbuild src include tests/helpers "$img/root$dir/")
 	mount -t proc proc "$img/root/proc"
 	say "build check: $k ($abi), W=1 C=1"
 	set +e
 	# the caller's make flags (-s) would hide the CHECK lines that prove sparse ran
 	# compiler temporaries stay in the build dir too (TMPDIR), out of the image's /tmp
-	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL TMPDIR="$dir" chroot "$img/root" \
-		make -C "/lib/modules/$abi/build" M="$dir" W=1 C=1 modules >"$log" 2>&1
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL TMPDIR="$dir" chroot "$img/root" sh -c "
+		make -C /lib/modules/$abi/build M=$dir W=1 C=1 modules &&
+		for h in $dir/tests/helpers/*/; do
+			make -C /lib/modules/$abi/build M=\${h%/} W=1 C=1 modules || exit 1
+		done" >"$log" 2>&1
 	rc=$?
 	set -e
 	umount "$img/root/proc"
@@ -48,7 +52,7 @@ for k in $kernels; do
 		echo "not ok - build $k: $([ $rc != 0 ] && echo "failed" || echo "warnings")"
 		status=1
 	else
-		echo "ok - build $k: no warnings (W=1; $sparse)"
+		echo "ok - build $k: fairq and the test helpers, no warnings (W=1; $sparse)"
 	fi
 	rm -f "$log"
 done

@@ -11,5 +11,6 @@ if [ ! -x "$dir/scripts/checkpatch.pl" ]; then
 		'*/scripts/const_structs.checkpatch'
 fi
 cd "$FAIRQ_TOP"
-files=$(git ls-files 'src/*.[ch]' 'include/*.h' 2>/dev/null || find src include -name '*.[ch]')
+files=$(git ls-files 'src/*.[ch]' 'include/*.h' 'tests/helpers/*.[ch]' 2>/dev/null ||
+	find src include tests/helpers -name '*.[ch]')
 "$dir/scripts/checkpatch.pl" --no-tree --strict --terse --show-types --file $files

@@ -105,17 +105,20 @@ chroot "$merged" sh -c "rm -rf /tmp/badpull && cp -a /usr/src/fairq-$ver /tmp/ba
 	die "kernel $kernel: test-only build failed"
 }
 cp "$merged/tmp/badpull/fairq.ko" "$merged/fairq/extra/fairq-badpull.ko"
-# The fixed-service-time helper (tests/helpers/svctime), for fairness tests and benchmarks.
-rm -rf "$merged/tmp/svctime"
-mkdir -p "$merged/tmp/svctime/tests/helpers"
-cp -a "$FAIRQ_TOP/tests/helpers/svctime" "$merged/tmp/svctime/tests/helpers/"
-cp -a "$FAIRQ_TOP/src" "$merged/tmp/svctime/"
-chroot "$merged" make -s -C "/lib/modules/$abi/build" M=/tmp/svctime/tests/helpers/svctime modules \
-	>"$out/svctime.log" 2>&1 || {
-	cat "$out/svctime.log" >&2
-	die "kernel $kernel: test helper build failed"
-}
-cp "$merged/tmp/svctime/tests/helpers/svctime/fairq_svctime.ko" "$merged/fairq/extra/"
+# The test-only helpers: fixed service time (tests/helpers/svctime), for fairness tests and
+# benchmarks, and queue-to-pickup time (tests/helpers/qtime), for benchmarks.
+for helper in svctime qtime; do
+	rm -rf "$merged/tmp/$helper"
+	mkdir -p "$merged/tmp/$helper/tests/helpers"
+	cp -a "$FAIRQ_TOP/tests/helpers/$helper" "$merged/tmp/$helper/tests/helpers/"
+	cp -a "$FAIRQ_TOP/src" "$merged/tmp/$helper/"
+	chroot "$merged" make -s -C "/lib/modules/$abi/build" M="/tmp/$helper/tests/helpers/$helper" \
+		modules >"$out/$helper.log" 2>&1 || {
+		cat "$out/$helper.log" >&2
+		die "kernel $kernel: test helper $helper failed to build"
+	}
+	cp "$merged/tmp/$helper/tests/helpers/$helper/fairq_$helper.ko" "$merged/fairq/extra/"
+done
 
 # fairqctl came with its package; its JSON schema and checker go with the suite.
 mkdir -p "$merged/fairq/fairqctl"
@@ -194,7 +197,7 @@ echo "$abi" >"$out/abi"
 	-o -path ./usr/lib/modules -o -path ./lib/modules -o -path ./boot -o -path ./var/lib/dkms \
 	-o -path ./var/cache/apt -o -path ./var/lib/apt/lists -o -path ./usr/share/doc \
 	-o -path ./usr/include -o -path ./usr/lib/x86_64-linux-gnu/perl \
-	-o -path ./usr/share/perl -o -path ./tmp/badpull -o -path ./tmp/svctime \) -prune -o -print |
+	-o -path ./usr/share/perl -o -path ./tmp/badpull -o -path ./tmp/svctime -o -path ./tmp/qtime \) -prune -o -print |
 	cpio --quiet -o -H newc) >"$out/initrd.part"
 stat -c %s "$out/initrd.part" >"$out/userland-bytes"
 # usr-merged layouts need /lib/modules to resolve: it is a symlink into /usr/lib

@@ -12,8 +12,10 @@
 # Every part measures each scheduler B_REPS times in rotated order.  Layton's workqueue series
 # was 2-5% slower than threads on fio, with worse queue-to-pickup latency; here the comparison
 # is side by side in one run (fifo is nfsd's own path, qfifo fairq's queue feeding nfsd's
-# threads, wq fairq's queue served by its own workers), so fio's latency percentiles carry the
-# pickup delay of each path on the same emulated machine.
+# threads, wq fairq's queue served by its own workers).  Queue-to-pickup is measured directly
+# by the fairq_qtime helper (tests/helpers/qtime): from svc_xprt_enqueue() finding a connection
+# with data idle to a context entering its recvfrom, the same two points on every path; its
+# histogram is read over the same span as the server's counters.
 B7_PARTS=${B7_PARTS:-a b c}
 B7_SECS=$(secs "${B7_SECS:-8}")
 B7_RUNTIME=$(awk -v s="$B7_SECS" 'BEGIN { printf "%d", s + 0.5 }')	# fio takes whole seconds
@@ -31,6 +33,9 @@ if ! fq_scheds | grep -qw wq; then
 fi
 svctime_off
 rpc.nfsd "$FQ_THREADS"
+QTIME=/sys/kernel/debug/fairq_qtime/hist
+[ -d /sys/module/fairq_qtime ] || insmod /fairq/extra/fairq_qtime.ko ||
+	fail "cannot load the queue-to-pickup helper"
 bench_meta 7 threads="$FQ_THREADS" clients="$FQ_CLIENTS" jobs="$B7_JOBS" depth="$B7_DEPTH" \
 	secs="$B7_RUNTIME" slow_us="$B7_SLOW_US" size="$B7_SIZE" parts="$B7_PARTS"
 log "scenario 7: fio from $FQ_CLIENTS clients x $B7_JOBS jobs x depth $B7_DEPTH, ${B7_RUNTIME}s windows, parts $B7_PARTS, $B_REPS reps, schedulers: $(bench_scheds | xargs)"
@@ -81,17 +86,38 @@ window() {
 	done
 	sleep 1.5
 	c0=$(rpc_calls)
+	echo 0 >"$QTIME"
 	window_begin
 	sleep "$(awk -v s="$B7_RUNTIME" 'BEGIN { printf "%g", (s > 3 ? s - 2 : 0.5) }')"
 	c1=$(rpc_calls)
+	cat "$QTIME" >/tmp/s7-qtime
 	window_end "$part" "$s" "$rep" "\"rpcs\":$((c1 - c0))"
 	for i in "${pids[@]}"; do wait "$i" || fail "fio under $s ($part): $(cat /tmp/s7-c*.err | tail -n 3)"; done
 	# window_end wrote the counters: the fio reports join that line
-	python3 - "$B_OUT/cells.jsonl" "${files[@]}" <<'PY' || fail "fio under $s ($part): no report"
+	python3 - "$B_OUT/cells.jsonl" /tmp/s7-qtime "${files[@]}" <<'PY' || fail "fio under $s ($part): no report"
 import json, sys
-path, reports = sys.argv[1], sys.argv[2:]
+path, qtime, reports = sys.argv[1], sys.argv[2], sys.argv[3:]
 lines = open(path).read().splitlines()
 cell = json.loads(lines[-1])
+# queue-to-pickup: "lower upper count" buckets; a percentile is its bucket's upper bound
+buckets, tail = [], {}
+for line in open(qtime):
+    f = line.split()
+    if f[0] == "#":
+        tail = dict(zip(f[1::2], map(int, f[2::2])))
+    else:
+        buckets.append((int(f[0]), int(f[1]), int(f[2])))
+n = tail["samples"]
+assert n > 0, "no queue-to-pickup samples"
+def quantile(q):
+    seen = 0
+    for lo, hi, c in buckets:
+        seen += c
+        if seen >= q * n:
+            return hi
+cell["pickup"] = {"samples": n, "collisions": tail["collisions"], "stale": tail["stale"],
+                  "mean_us": sum((lo + hi) / 2 * c for lo, hi, c in buckets) / n,
+                  "p50_us": quantile(0.5), "p99_us": quantile(0.99), "p999_us": quantile(0.999)}
 runs = []
 for f in reports:
     text = open(f).read()
@@ -107,9 +133,10 @@ for f in reports:
 cell["runs"] = runs
 lines[-1] = json.dumps(cell, separators=(",", ":"))
 open(path, "w").write("\n".join(lines) + "\n")
-print("# %s %s rep %s: %.0f IOPS, read p99 %.1f ms, %d RPCs" % (
+print("# %s %s rep %s: %.0f IOPS, read p99 %.1f ms, %d RPCs, queue-to-pickup p50 %d us p99 %d us" % (
     cell["kind"], cell["sched"], cell["rep"], sum(r["read"]["iops"] + r["write"]["iops"] for r in runs),
-    max(r["read"]["clat_p99_us"] for r in runs) / 1000, cell["rpcs"]))
+    max(r["read"]["clat_p99_us"] for r in runs) / 1000, cell["rpcs"], cell["pickup"]["p50_us"],
+    cell["pickup"]["p99_us"]))
 PY
 }
 
@@ -134,5 +161,6 @@ for part in $B7_PARTS; do
 	esac
 done
 fq_set_sched fifo
+rmmod fairq_qtime
 rm -f "$FQ_EXPORT"/c*/s7.*
 bench_expect $(($(echo $B7_PARTS | wc -w) * B_REPS * $(bench_scheds | wc -l)))
