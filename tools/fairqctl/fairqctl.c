@@ -51,6 +51,7 @@ void fq_err(const char *fmt, ...)
 {
 	va_list ap;
 
+	out_flush();
 	fflush(stdout);
 	fputs("fairqctl: ", stderr);
 	va_start(ap, fmt);

@@ -61,6 +61,7 @@ int fq_nl_events_read(struct fq_nl *nl, fq_nl_parse_fn parse, void *arg);
 enum fq_out { FQ_ANY, FQ_TEXT, FQ_JSON };
 void out_doc_start(void);
 void out_doc_end(void);
+void out_flush(void);
 void out_obj_start(const char *key);
 void out_obj_end(void);
 void out_arr_start(const char *key);
