@@ -449,7 +449,7 @@ def scenario5(data, md, res):
     fast = rate_cells(dict(data, cells=[c for c in data["cells"] if c["kind"] == "threads"]))
     slow = rate_cells(dict(data, cells=[c for c in data["cells"] if c["kind"] == "threads_slow"]))
     fields = ("ops_per_s", "ops_vs_fifo", "ctxt_per_rpc", "nfsd_wakeups_per_rpc", "nfsd_switches_per_rpc",
-              "runnable_mean", "loadavg1", "cpu_us_per_rpc", "rpcinfo_ms")
+              "runnable_mean", "nfsd_runnable_mean", "loadavg1", "cpu_us_per_rpc", "rpcinfo_ms")
     summ = rate_summary(fast, scheds, fields)
     summ_slow = rate_summary(slow, scheds, fields)
     res["5"] = {"meta": m, "host": data["host"], "cells": fast + slow, "summary": summ,
@@ -458,7 +458,9 @@ def scenario5(data, md, res):
     md.append("%d nfsd threads, no injected service time; %d clients × %d connections × window %d of "
               "NFSv3 GETATTR as fast as they can, without pause; schedulers switched live, windows of %s s, "
               "%d rounds. Context switches per RPC from /proc/stat (whole guest); wakeups and switches "
-              "of the nfsd threads from schedstats; runnable tasks sampled every 0.2 s in the window; "
+              "of the nfsd threads from schedstats; runnable tasks, and runnable nfsd threads (state R: "
+              "the part of the load the dispatcher decides, without the load generators that share the "
+              "guest), sampled every 0.2 s in the window; "
               "the 1-minute load average at the end of the window (it lags: it mixes the schedulers); "
               "the wall time of one `rpcinfo -p` from a client namespace in the middle of the window "
               "(SGI's starved portmap).\n" %
@@ -473,10 +475,11 @@ def scenario5(data, md, res):
             rows.append([s, fmt(v["ops_per_s"], 0), pct(v["ops_vs_fifo"]) if s != "fifo" else "–",
                          fmt(v["ctxt_per_rpc"], 2), fmt(v["nfsd_wakeups_per_rpc"], 3),
                          fmt(v["nfsd_switches_per_rpc"], 3), fmt(v["runnable_mean"], 1),
-                         fmt(v["loadavg1"], 1), fmt(v["cpu_us_per_rpc"], 1), fmt(v["rpcinfo_ms"], 0)])
+                         fmt(v["nfsd_runnable_mean"], 1), fmt(v["loadavg1"], 1), fmt(v["cpu_us_per_rpc"], 1), fmt(v["rpcinfo_ms"], 0)])
         return rows
     head = ["scheduler", "RPC/s", "RPC/s vs fifo", "context switches per RPC", "nfsd wakeups per RPC",
-            "nfsd switches per RPC", "runnable tasks", "load average", "guest CPU µs per RPC",
+            "nfsd switches per RPC", "runnable tasks", "runnable nfsd threads", "load average",
+            "guest CPU µs per RPC",
             "rpcinfo ms"]
     table(md, head, rows_of(summ))
     stall_note(md, fast)

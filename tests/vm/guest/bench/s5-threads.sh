@@ -4,7 +4,9 @@
 # they can, throughout; the scheduler is switched live as in scenario 4.  Per window:
 # throughput, context switches per RPC (/proc/stat ctxt, whole guest), wakeups and switches of
 # the nfsd threads per RPC (schedstats), the mean number of runnable tasks (/proc/loadavg,
-# sampled every 0.2 s), the 1-minute load average at the end of the window, and how long an
+# sampled every 0.2 s) and of runnable nfsd threads (their /proc/PID/stat state R, sampled
+# alike: the part of the load the dispatcher decides, without the load generators and the
+# emulation that share the guest), the 1-minute load average at the end of the window, and how long an
 # `rpcinfo -p` from a client namespace takes in the middle of it (SGI's symptom: portmap and
 # mountd starved of CPU by 128 woken nfsds).  Then the same with D=10 ms injected: threads
 # that block must not leave work waiting behind a cap (why the 2009 cap was dropped).
@@ -60,13 +62,15 @@ log "scenario 5: $B5_THREADS threads, D=0, $B5_CLIENTS clients x $B5_K connectio
 load_start load "$B5_CLIENTS" "$B5_K" "$B5_W"
 # b5_window KIND SCHED REP: one measured window of the running load under SCHED
 b5_window() {
-	local kind=$1 s=$2 rep=$3 sampler load1 sum=0 n=0 r runnable t0 rpcinfo_ms
+	local kind=$1 s=$2 rep=$3 sampler load1 sum=0 nsum=0 n=0 r nr runnable nfsd_runnable t0 rpcinfo_ms
+	local stats
 	b5_set_sched "$s"
 	sleep "$B5_SETTLE"
-	# runnable tasks, sampled while the window lasts
+	stats=$(pgrep -x nfsd | sed 's|.*|/proc/&/stat|' | xargs)
+	# runnable tasks, and runnable nfsd threads, sampled while the window lasts
 	(while :; do
 		read -r _ _ _ r _ </proc/loadavg
-		echo "${r%/*}"
+		echo "${r%/*} $(awk '$3 == "R" { n++ } END { print n + 0 }' $stats 2>/dev/null)"
 		sleep 0.2
 	done) >/tmp/runnable &
 	sampler=$!
@@ -79,13 +83,15 @@ b5_window() {
 	kill "$sampler"
 	wait "$sampler" 2>/dev/null
 	read -r load1 _ </proc/loadavg
-	while read -r r; do
+	while read -r r nr; do
 		sum=$((sum + r))
+		nsum=$((nsum + ${nr:-0}))
 		n=$((n + 1))
 	done </tmp/runnable
 	runnable=$(printf '%d.%02d' $((sum / (n ? n : 1))) $((sum * 100 / (n ? n : 1) % 100)))
-	window_end "$kind" "$s" "$rep" "\"runnable_mean\":$runnable,\"loadavg1\":$load1,\"rpcinfo_ms\":$rpcinfo_ms"
-	log "$s round $rep ($kind): $(window_rate), runnable $runnable, rpcinfo ${rpcinfo_ms} ms"
+	nfsd_runnable=$(printf '%d.%02d' $((nsum / (n ? n : 1))) $((nsum * 100 / (n ? n : 1) % 100)))
+	window_end "$kind" "$s" "$rep" "\"runnable_mean\":$runnable,\"nfsd_runnable_mean\":$nfsd_runnable,\"loadavg1\":$load1,\"rpcinfo_ms\":$rpcinfo_ms"
+	log "$s round $rep ($kind): $(window_rate), runnable $runnable (nfsd $nfsd_runnable), rpcinfo ${rpcinfo_ms} ms"
 }
 
 for rep in $(seq 1 "$B5_ROUNDS"); do
