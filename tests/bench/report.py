@@ -463,8 +463,10 @@ def scenario5(data, md, res):
               "guest), sampled every 0.2 s in the window; "
               "the 1-minute load average at the end of the window (it lags: it mixes the schedulers); "
               "the wall time of one `rpcinfo -p` from a client namespace in the middle of the window "
-              "(SGI's starved portmap).\n" %
-              (m["threads"], m["clients"], m["connections"], m["window"], m["secs"], m["rounds"]))
+              "(SGI's starved portmap)%s.\n" %
+              (m["threads"], m["clients"], m["connections"], m["window"], m["secs"], m["rounds"],
+               "; the same with no load at all took %s ms (median of 3)" % m["rpcinfo_idle_ms"]
+               if "rpcinfo_idle_ms" in m else ""))
 
     def rows_of(sm):
         rows = []
