@@ -13,7 +13,7 @@ fi
 C=$FQ_SYSFS/capped
 wd=$(cat "$FQ_SYSFS/watchdog_ms")
 cap=$(cat "$C/max_waking")
-trap 'echo $cap > $C/max_waking; echo $wd > $FQ_SYSFS/watchdog_ms; echo fifo > $FQ_SYSFS/scheduler; rpc.nfsd $FQ_THREADS' EXIT
+trap 'echo "$cap" >"$C/max_waking"; echo "$wd" >"$FQ_SYSFS/watchdog_ms"; echo fifo >"$FQ_SYSFS/scheduler"; rpc.nfsd "$FQ_THREADS"' EXIT
 # the bound asserted below: nothing held by the cap for 500 ms while a thread is idle
 echo 500 >"$FQ_SYSFS/watchdog_ms" || fail "watchdog_ms 500 refused"
 for bad in 0 33 -1 x; do fq_expect_write_fails "$C/max_waking" "$bad"; done
