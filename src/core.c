@@ -574,7 +574,20 @@ int fairq_requeue_all(const struct fairq_sched_ops *ops)
 EXPORT_SYMBOL_GPL(fairq_requeue_all);
 
 /*
- * Queue @list (in order) on @fs's pools, as new work.  Used when a pool loses its last thread.
+ * Queue @xprt, which was already waiting elsewhere (another policy's queue, another pool), on
+ * @fp's policy: a policy that favours newly active clients must not take it for one.
+ */
+static void adopt(struct fairq_pool *fp, struct svc_xprt *xprt)
+	__must_hold(&fp->lock)
+{
+	fp->adopting = true;
+	fp->ops->enqueue(fp, xprt);
+	fp->adopting = false;
+}
+
+/*
+ * Queue @list (in order) on @fs's pools, as work already waiting.  Used when a pool loses its
+ * last thread.
  */
 static void requeue_list(struct fairq_serv *fs, struct fairq_pool *from, struct fairq_xlist *list)
 {
@@ -590,7 +603,7 @@ static void requeue_list(struct fairq_serv *fs, struct fairq_pool *from, struct 
 			fairq_kq_kick(fp->pool, 1);
 			continue;
 		}
-		fp->ops->enqueue(fp, xprt);
+		adopt(fp, xprt);
 		fp->nr_queued++;
 		from->stats.migrated++;	/* racy by design: statistics only */
 		spin_unlock_bh(&fp->lock);
@@ -748,7 +761,7 @@ static void pool_switch(struct fairq_pool *fp, const struct fairq_sched_ops *new
 	}
 	pool_set_ops(fp, new_ops);
 	while ((xprt = fairq_xlist_pop(&list)))
-		new_ops->enqueue(fp, xprt);
+		adopt(fp, xprt);
 }
 
 static void free_all_servs(void)

@@ -60,6 +60,7 @@ struct fairq_pool {
 	unsigned int nr_queued;
 	bool orphaned;
 	bool stopping;
+	bool adopting;		/* handing the policy transports that were already waiting */
 	unsigned long progress;
 	unsigned long watchdog_seen;
 	struct fairq_pool_stats stats;

@@ -323,12 +323,14 @@ static void gc_idle(struct fq_pool *p)
 	}
 }
 
-static struct fq_key *fq_key_get(struct fq_pool *p, struct svc_xprt *xprt)
+/* The key of @xprt, created if need be; *@created says whether it was (false for overflow). */
+static struct fq_key *fq_key_get(struct fq_pool *p, struct svc_xprt *xprt, bool *created)
 {
 	struct fairq_key_id id, addr_id;
 	struct fq_key *k;
 	u32 hash;
 
+	*created = false;
 	if (unlikely(!p->table)) {
 		p->table = kcalloc(1 << FQ_HASH_BITS, sizeof(*p->table), GFP_ATOMIC | __GFP_NOWARN);
 		if (!p->table) {
@@ -350,6 +352,7 @@ static struct fq_key *fq_key_get(struct fq_pool *p, struct svc_xprt *xprt)
 	hlist_add_head(&k->hash, &p->table[hash]);
 	list_add_tail(&k->link, &p->idle_keys);
 	p->nr_keys++;
+	*created = true;
 	return k;
 }
 
@@ -428,16 +431,27 @@ static void release_held(struct fq_pool *p, struct fq_key *k)
 	list_move_tail(&k->link, &p->old_keys);
 }
 
+/*
+ * Whether @k, about to queue @xprt, is busy rather than back from idle.  A transport comes
+ * back as soon as a thread has read a request from it, before that request starts: a hand-off
+ * still outstanding means busy too.  Where fairq has no history (a key just created), it
+ * cannot have seen the key's requests start: a transport another policy had queued (a switch,
+ * a rebuild) or one with requests in flight belongs to a client already being served.
+ */
+static bool key_busy(struct fairq_pool *fp, struct fq_key *k, struct svc_xprt *xprt,
+		     bool created)
+{
+	if (k->in_flight || handed_recently(k) || fp->adopting)
+		return true;
+	return created && atomic_read(&xprt->xpt_nr_rqsts);
+}
+
 static void fq_enqueue(struct fairq_pool *fp, struct svc_xprt *xprt)
 {
 	struct fq_pool *p = fqp(fp);
-	struct fq_key *k = fq_key_get(p, xprt);
-
-	/*
-	 * A transport comes back as soon as a thread has read a request from it, before that
-	 * request starts: a hand-off still outstanding means the key is busy, not newly active.
-	 */
-	bool busy = k->in_flight || handed_recently(k);
+	bool created;
+	struct fq_key *k = fq_key_get(p, xprt, &created);
+	bool busy = key_busy(fp, k, xprt, created);
 
 	fairq_xlist_push(&k->queue, xprt);
 	if (k->list == FQ_HELD && !capped_now(p, k))

@@ -173,10 +173,14 @@ struct svc_serv { int unused; };
 struct svc_pool { int unused; };
 struct svc_rqst { int unused; };
 /* xpt_ready is two words on 6.1 and one on 6.7+: the tests use the smaller. */
+typedef struct { int counter; } atomic_t;
+#define atomic_read(a) ((a)->counter)
+
 struct svc_xprt {
 	int id;
 	struct { void *next; } xpt_ready;
 	struct sockaddr_storage xpt_remote;
+	atomic_t xpt_nr_rqsts;
 };
 /* Policies print debug counters; the tests do not read them. */
 /* a warning is a test failure: fail loudly */

@@ -566,6 +566,34 @@ static void test_fairq_bursts(void)
 	}
 }
 
+/*
+ * Only a client back from idle gets the burst allowance: not one whose transports another
+ * policy had queued (a switch), nor one first seen with requests already in flight.
+ */
+static void test_fairq_busy_on_arrival(void)
+{
+	static struct sim sm;
+	struct fq_pool *p;
+
+	sim_init(&sm, 8);
+	p = fqp(&sm.fp);
+	set_addr(&fx[0], "10.0.0.1", 1);
+	set_addr(&fx[1], "10.0.0.2", 1);
+	set_addr(&fx[2], "10.0.0.3", 1);
+	sm.fp.adopting = true;
+	fairq_sched_fairq.enqueue(&sm.fp, &fx[0]);
+	sm.fp.adopting = false;
+	CHECK(p->bursts == 0, "a transport handed over by a switch got a burst allowance");
+	fx[1].xpt_nr_rqsts.counter = 2;
+	fairq_sched_fairq.enqueue(&sm.fp, &fx[1]);
+	fx[1].xpt_nr_rqsts.counter = 0;
+	CHECK(p->bursts == 0, "a client first seen with requests in flight got a burst allowance");
+	fairq_sched_fairq.enqueue(&sm.fp, &fx[2]);
+	CHECK(p->bursts == 1, "a client arriving idle got no burst allowance");
+	CHECK(fairq_sched_fairq.pick(&sm.fp) == &fx[2], "the idle arrival is not served first");
+	sim_exit(&sm);
+}
+
 /* Keys: subnets group, connections split, v4-mapped IPv6 is the IPv4 client. */
 static void test_fairq_keys(void)
 {
@@ -821,6 +849,7 @@ int main(void)
 	test_fairq_heavy_weights();
 	test_fairq_new_keys();
 	test_fairq_bursts();
+	test_fairq_busy_on_arrival();
 	test_fairq_nothing_lost();
 	test_fairq_v4client();
 	test_fairq_inflight_cap();
