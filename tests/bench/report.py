@@ -456,7 +456,7 @@ def scenario5(data, md, res):
                 "summary_slow": summ_slow}
     header(md, "Scenario 5: many threads, tiny requests", data)
     md.append("%d nfsd threads, no injected service time; %d clients × %d connections × window %d of "
-              "NFSv3 GETATTR as fast as they can, without pause; schedulers switched live, windows of %s s, "
+              "NFSv3 GETATTR as fast as they can, without pause%s; schedulers switched live, windows of %s s, "
               "%d rounds. Context switches per RPC from /proc/stat (whole guest); wakeups and switches "
               "of the nfsd threads from schedstats; runnable tasks, and runnable nfsd threads (state R: "
               "the part of the load the dispatcher decides, without the load generators that share the "
@@ -464,7 +464,9 @@ def scenario5(data, md, res):
               "the 1-minute load average at the end of the window (it lags: it mixes the schedulers); "
               "the wall time of one `rpcinfo -p` from a client namespace in the middle of the window "
               "(SGI's starved portmap)%s.\n" %
-              (m["threads"], m["clients"], m["connections"], m["window"], m["secs"], m["rounds"],
+              (m["threads"], m["clients"], m["connections"], m["window"],
+               " (at nice %s: they stand for clients on other machines)" % m["load_nice"] if "load_nice" in m else "",
+               m["secs"], m["rounds"],
                "; the same with no load at all took %s ms (median of 3)" % m["rpcinfo_idle_ms"]
                if "rpcinfo_idle_ms" in m else ""))
 
