@@ -280,6 +280,12 @@ if has_part c && has_fairq; then
 	t0=$EPOCHREALTIME
 	fq_nfsd_down
 	echo $((max + 1000)) >/proc/fs/nfsd/max_connections
+	# thousands of connections arrive at once while the emulated server accepts slowly: room
+	# for them in the listener's queues (nfsd's listen backlog is capped by somaxconn when it
+	# starts), or their SYNs are dropped until the clients give up
+	somaxconn0=$(sysctl -n net.core.somaxconn)
+	synbacklog0=$(sysctl -n net.ipv4.tcp_max_syn_backlog)
+	sysctl -qw net.core.somaxconn=65535 net.ipv4.tcp_max_syn_backlog=65535
 	fq_nfsd_up "$FQ_THREADS"
 	log "(c) nfsd restarted with max_connections $(cat /proc/fs/nfsd/max_connections) in $(elapsed "$t0") s"
 	ulimit -n $((PER_PROC + 64))
@@ -387,6 +393,7 @@ if has_part c && has_fairq; then
 	t0=$EPOCHREALTIME
 	fq_nfsd_down
 	echo "$maxconn0" >/proc/fs/nfsd/max_connections
+	sysctl -qw net.core.somaxconn="$somaxconn0" net.ipv4.tcp_max_syn_backlog="$synbacklog0"
 	fq_nfsd_up "$FQ_THREADS"
 	log "(c) nfsd restarted with max_connections $(cat /proc/fs/nfsd/max_connections) in $(elapsed "$t0") s"
 elif has_part c; then
