@@ -181,7 +181,7 @@ int main(int argc, char **argv)
 	static char show[] = "show";
 	char *show_argv[] = { show, NULL };
 	unsigned int i;
-	int c;
+	int c, rc;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+jpeahV", longopts, NULL)) != -1) {
@@ -219,7 +219,9 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[0], commands[i].name)) {
 			fq_cmd = commands[i].name;
 			optind = 0;	/* each command parses its own options */
-			return commands[i].fn(argc, argv);
+			rc = commands[i].fn(argc, argv);
+			out_flush();	/* JSON a command left unfinished still reaches stdout */
+			return rc;
 		}
 	}
 	return fq_usage_error("unknown command '%s'", argv[0]);
