@@ -13,6 +13,7 @@ echo all >/sys/module/fairq_svctime/parameters/clients
 echo 100000 >/sys/module/fairq_svctime/parameters/delay_us
 
 RUN=30
+nfsd_calls() { awk '$1 == "rpc" { print $2 }' /proc/net/rpc/nfsd; }
 light() {
 	fq_nfs 2 3 "fio --name=light --size=1m --bs=4k --rw=randread --ioengine=psync --direct=1 \
 		--numjobs=1 --time_based --runtime=$RUN --minimal --group_reporting" | grep '^3;' | cut -d';' -f6 |
@@ -23,7 +24,17 @@ greedy_start() {
 		mkdir -p /mnt/g/greedy && fio --name=greedy --directory=/mnt/g/greedy --size=1m --bs=4k \
 		--rw=randread --ioengine=libaio --iodepth=32 --direct=1 --numjobs=2 --time_based --runtime=3600 \
 		--minimal --group_reporting > /tmp/greedy.out 2>&1; umount /mnt/g" &
-	sleep 8
+	# Its mount and fio's layout take a while under emulation (longer with other guests on the
+	# host): measure only once it keeps the threads busy, at least 70% of the 40 calls/s that
+	# 4 threads of 100 ms can answer.
+	local try a b
+	for try in $(seq 1 30); do
+		a=$(nfsd_calls)
+		sleep 2
+		b=$(nfsd_calls)
+		[ $((b - a)) -ge 56 ] && return
+	done
+	fail "the greedy client never kept the threads busy: $((b - a)) calls in 2 s; $(cat /tmp/greedy.out)"
 }
 
 alone=$(light)
