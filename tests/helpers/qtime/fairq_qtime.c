@@ -12,10 +12,23 @@
  *   writing anything to it starts afresh
  *
  * Buckets: exact below 16 us, then eight per power of two (at most 12.5% wide).
+ *
+ * Where svc_recv() still returns what it got (before 6.6), a return probe also counts nfsd's
+ * passes through it: those that brought no request (-EAGAIN: the pool was empty, or the
+ * transport taken held no complete record), those in which the thread slept (its voluntary
+ * context switches moved: it was woken, or timed out), and both at once: "a wakeup that found
+ * no work" (Banks, 2009), counted the same way whichever scheduler woke the thread.
+ *
+ *   /sys/kernel/debug/fairq_qtime/passes  "passes N empty N woken N woken_empty N missed N",
+ *                                         cumulative (missed: calls the probe had no slot for)
+ *
+ * hist=0 leaves the two ftrace callbacks (and their lock on every enqueue) out, for runs that
+ * only count passes.
  */
 #include <linux/debugfs.h>
 #include <linux/ftrace.h>
 #include <linux/hash.h>
+#include <linux/kprobes.h>
 #include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/seq_file.h>
@@ -41,6 +54,10 @@ static u64 hist[NR_BUCKETS];
 static u64 samples, collisions, stale;
 static DEFINE_SPINLOCK(qtime_lock);
 static struct dentry *qtime_dir;
+
+static bool hist_on = true;
+module_param_named(hist, hist_on, bool, 0400);
+MODULE_PARM_DESC(hist, "measure queue-to-pickup times (default on)");
 
 static unsigned int bucket_of(u64 us)
 {
@@ -132,6 +149,90 @@ static void notrace on_recvfrom(unsigned long ip, unsigned long parent_ip,
 static struct ftrace_ops enqueue_ops = { .func = on_enqueue };
 static struct ftrace_ops recvfrom_ops = { .func = on_recvfrom };
 
+#ifdef FAIRQ_HAVE_SVC_RQST_ALLOC
+static atomic64_t recv_passes, recv_empty, recv_woken, recv_woken_empty;
+
+/* what the thread had done when it entered svc_recv() */
+struct recv_entry {
+	unsigned long nvcsw;
+};
+
+static int on_recv_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct recv_entry *entry = (struct recv_entry *)ri->data;
+
+	/* lockd and the NFSv4 callback service call svc_recv() too: not counted */
+	if (strcmp(current->comm, "nfsd"))
+		return 1;
+	entry->nvcsw = current->nvcsw;
+	return 0;
+}
+
+static int on_recv_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	const struct recv_entry *entry = (const struct recv_entry *)ri->data;
+	/* it went to sleep in there: this pass began with a wakeup (or a timeout) */
+	bool woken = current->nvcsw != entry->nvcsw;
+	/* an int in the return register: its upper half is not sign-extended */
+	bool empty = (int)regs_return_value(regs) == -EAGAIN;
+
+	atomic64_inc(&recv_passes);
+	if (woken)
+		atomic64_inc(&recv_woken);
+	if (empty)
+		atomic64_inc(&recv_empty);
+	if (woken && empty)
+		atomic64_inc(&recv_woken_empty);
+	return 0;
+}
+
+/*
+ * Every idle nfsd thread sleeps inside svc_recv() holding an instance, so there must be one
+ * per thread the benchmarks start (scenario 5: 128), with room to spare.
+ */
+static struct kretprobe recv_probe = {
+	.kp.symbol_name = "svc_recv",
+	.entry_handler = on_recv_entry,
+	.handler = on_recv_return,
+	.data_size = sizeof(struct recv_entry),
+	.maxactive = 1024,
+};
+
+static int passes_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "passes %lld empty %lld woken %lld woken_empty %lld missed %d\n",
+		   (long long)atomic64_read(&recv_passes), (long long)atomic64_read(&recv_empty),
+		   (long long)atomic64_read(&recv_woken),
+		   (long long)atomic64_read(&recv_woken_empty), READ_ONCE(recv_probe.nmissed));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(passes);
+
+static int passes_start(void)
+{
+	int err = register_kretprobe(&recv_probe);
+
+	if (err)
+		pr_err("cannot probe svc_recv: %d\n", err);
+	return err;
+}
+
+static void passes_stop(void)
+{
+	unregister_kretprobe(&recv_probe);
+}
+#else
+/* svc_recv() returns nothing from 6.6 on: there is no return value to count */
+static int passes_start(void)
+{
+	return 0;
+}
+
+static void passes_stop(void)
+{
+}
+#endif
+
 static int hist_show(struct seq_file *m, void *v)
 {
 	u64 *copy, n, c, s, st;
@@ -196,31 +297,52 @@ static int observe(struct ftrace_ops *ops, unsigned char *name)
 	return err;
 }
 
+static void unobserve(struct ftrace_ops *ops)
+{
+	unregister_ftrace_function(ops);
+	ftrace_free_filter(ops);
+}
+
 static int __init qtime_init(void)
 {
 	int err;
 
-	err = observe(&enqueue_ops, (unsigned char *)"svc_xprt_enqueue");
-	if (err)
-		return err;
-	err = observe(&recvfrom_ops, (unsigned char *)"svc_tcp_recvfrom");
-	if (err) {
-		unregister_ftrace_function(&enqueue_ops);
-		ftrace_free_filter(&enqueue_ops);
-		return err;
+	if (hist_on) {
+		err = observe(&enqueue_ops, (unsigned char *)"svc_xprt_enqueue");
+		if (err)
+			return err;
+		err = observe(&recvfrom_ops, (unsigned char *)"svc_tcp_recvfrom");
+		if (err)
+			goto out_enqueue;
 	}
+	err = passes_start();
+	if (err)
+		goto out_recvfrom;
 	qtime_dir = debugfs_create_dir("fairq_qtime", NULL);
-	debugfs_create_file("hist", 0600, qtime_dir, NULL, &hist_fops);
+	if (hist_on)
+		debugfs_create_file("hist", 0600, qtime_dir, NULL, &hist_fops);
+#ifdef FAIRQ_HAVE_SVC_RQST_ALLOC
+	debugfs_create_file("passes", 0400, qtime_dir, NULL, &passes_fops);
+#endif
 	return 0;
+
+out_recvfrom:
+	if (hist_on)
+		unobserve(&recvfrom_ops);
+out_enqueue:
+	if (hist_on)
+		unobserve(&enqueue_ops);
+	return err;
 }
 
 static void __exit qtime_exit(void)
 {
 	debugfs_remove_recursive(qtime_dir);
-	unregister_ftrace_function(&recvfrom_ops);
-	ftrace_free_filter(&recvfrom_ops);
-	unregister_ftrace_function(&enqueue_ops);
-	ftrace_free_filter(&enqueue_ops);
+	passes_stop();
+	if (hist_on) {
+		unobserve(&recvfrom_ops);
+		unobserve(&enqueue_ops);
+	}
 }
 
 module_init(qtime_init);

@@ -34,8 +34,9 @@ fi
 svctime_off
 rpc.nfsd "$FQ_THREADS"
 QTIME=/sys/kernel/debug/fairq_qtime/hist
-[ -d /sys/module/fairq_qtime ] || insmod /fairq/extra/fairq_qtime.ko ||
-	fail "cannot load the queue-to-pickup helper"
+# afresh: an earlier scenario may have left it loaded without the histogram
+rmmod fairq_qtime 2>/dev/null || true
+insmod /fairq/extra/fairq_qtime.ko || fail "cannot load the queue-to-pickup helper"
 bench_meta 7 threads="$FQ_THREADS" clients="$FQ_CLIENTS" jobs="$B7_JOBS" depth="$B7_DEPTH" \
 	secs="$B7_RUNTIME" slow_us="$B7_SLOW_US" size="$B7_SIZE" parts="$B7_PARTS"
 log "scenario 7: fio from $FQ_CLIENTS clients x $B7_JOBS jobs x depth $B7_DEPTH, ${B7_RUNTIME}s windows, parts $B7_PARTS, $B_REPS reps, schedulers: $(bench_scheds | xargs)"
