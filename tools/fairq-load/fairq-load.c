@@ -141,6 +141,9 @@ static uint64_t issued, replies_total, outstanding_total;
 static uint64_t reconnects_total, resent_total, delayed_total;
 static int holds;		/* connections holding off after a DELAY/JUKEBOX */
 static volatile sig_atomic_t got_signal;
+/* SIGCONT seen: a stopped client cannot have read replies, so the reply timeout starts over */
+static volatile sig_atomic_t resumed;
+static uint64_t t_resumed;
 static int resv_next = 1023;
 
 /* bursts (one client-wide burst at a time) */
@@ -237,7 +240,8 @@ static void help(void)
 	       "                             BIND_CONN_TO_SESSION (default) or their first SEQUENCE\n"
 	       "      --slots N              NFSv4.1 session slots to ask for (default K x W)\n"
 	       "      --timeout SEC          connect and set-up timeout, and the longest wait for\n"
-	       "                             any reply while calls are outstanding (default 30)\n"
+	       "                             any reply while calls are outstanding, time stopped\n"
+	       "                             (SIGSTOP) not counted (default 30)\n"
 	       "      --series FILE          append one JSON line of cumulative replies (total and\n"
 	       "                             per connection) every --interval seconds (default 0.1)\n"
 	       "      --interval SEC\n"
@@ -1375,6 +1379,12 @@ static void on_signal(int sig)
 	got_signal = got_signal + 1;	/* a second signal abandons the outstanding calls */
 }
 
+static void on_continue(int sig)
+{
+	(void)sig;
+	resumed = 1;
+}
+
 static void start_burst(uint64_t now)
 {
 	burst_active = true;
@@ -1418,6 +1428,10 @@ static void run(void)
 		int n, timeout;
 
 		now = now_ns();
+		if (resumed) {
+			resumed = 0;
+			t_resumed = now;
+		}
 		if (!stopping && (now >= t_meas_end || got_signal ||
 				  (o.calls && issued >= o.calls))) {
 			stopping = true;
@@ -1435,7 +1449,9 @@ static void run(void)
 			if (next_series <= now)
 				next_series = now + (uint64_t)(o.interval * NSEC);
 		}
-		if (outstanding_total && now - t_last_reply > (uint64_t)(o.timeout * NSEC))
+		if (outstanding_total &&
+		    now - (t_resumed > t_last_reply ? t_resumed : t_last_reply) >
+		    (uint64_t)(o.timeout * NSEC))
 			fatal("no reply from the server for %g s (%" PRIu64 " calls outstanding)",
 			      o.timeout, outstanding_total);
 		if (got_signal > 1)
@@ -1609,6 +1625,8 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = on_continue;
+	sigaction(SIGCONT, &sa, NULL);
 
 	gethostname(hn, sizeof(hn) - 1);
 	cred.stamp = (uint32_t)time(NULL);

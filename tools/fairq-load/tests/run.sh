@@ -117,6 +117,20 @@ assert all(c["local"].startswith("127.0.0.1:") for c in d["per_connection"])' "$
 	kill -INT "$pid"
 	wait "$pid"
 	if [ $? = 0 ] && grep -q '"ops":' "$tmp/out"; then ok; else ko "SIGINT ends the run with a report"; fi
+	# Time spent stopped is not a server that stopped answering: after SIGCONT the wait for a
+	# reply starts over (scenario 6 stops its clients for minutes).
+	"$fl" -j -O null -d 0 --timeout 1 "${srv[@]}" >"$tmp/out" 2>"$tmp/err" &
+	pid=$!
+	sleep 1
+	kill -STOP "$pid"
+	sleep 2.5
+	kill -CONT "$pid"
+	sleep 1.5
+	kill -INT "$pid"
+	wait "$pid"
+	if [ $? = 0 ] && grep -q '"ops":' "$tmp/out"; then ok; else
+		ko "stopped for longer than --timeout, then continued: $(cat "$tmp/err")"
+	fi
 	kill "$fake"
 	wait "$fake" 2>/dev/null
 
