@@ -455,7 +455,8 @@ def scenario5(data, md, res):
     bound = rate_cells(dict(data, cells=[c for c in data["cells"] if c["kind"] == "threads_bound"]))
     fields = ("ops_per_s", "ops_vs_fifo", "ctxt_per_rpc", "nfsd_wakeups_per_rpc", "nfsd_woken_empty_per_rpc",
               "nfsd_empty_per_rpc",
-              "nfsd_switches_per_rpc", "runnable_mean", "nfsd_runnable_mean", "loadavg1", "cpu_us_per_rpc",
+              "nfsd_switches_per_rpc", "runnable_mean", "server_runnable_mean", "nfsd_runnable_mean", "loadavg1",
+              "cpu_us_per_rpc",
               "rpcinfo_ms")
     summ = rate_summary(fast, scheds, fields)
     summ_slow = rate_summary(slow, scheds, fields)
@@ -467,9 +468,11 @@ def scenario5(data, md, res):
               "NFSv3 GETATTR as fast as they can, without pause%s; schedulers switched live, windows of %s s, "
               "%d rounds. Context switches per RPC from /proc/stat (whole guest); wakeups and switches "
               "of the nfsd threads from schedstats; runnable tasks, and runnable nfsd threads (state R: "
-              "the part of the load the dispatcher decides, without the load generators that share the "
-              "guest), sampled every 0.2 s in the window; "
-              "the 1-minute load average at the end of the window (it lags: it mixes the schedulers); "
+              "the part of the load the dispatcher decides), and the runnable tasks less the load generators "
+              "(which stand for other machines) and the sampler itself (the server side's own load), "
+              "sampled every 0.2 s in the window; "
+              "the 1-minute load average at the end of the window (it lags: it mixes the schedulers, and "
+              "it is still climbing through the first minutes of the run); "
               "the wall time of one `rpcinfo -p` from a client namespace in the middle of the window%s "
               "(SGI's starved portmap)%s. Passes that found no work: nfsd's passes through svc_recv() "
               "that brought no request (it returned -EAGAIN: nothing to take, or a connection without a "
@@ -493,11 +496,12 @@ def scenario5(data, md, res):
                          fmt(v["ctxt_per_rpc"], 2), fmt(v["nfsd_wakeups_per_rpc"], 3),
                          fmt(v["nfsd_woken_empty_per_rpc"], 3), fmt(v["nfsd_empty_per_rpc"], 3),
                          fmt(v["nfsd_switches_per_rpc"], 3), fmt(v["runnable_mean"], 1),
-                         fmt(v["nfsd_runnable_mean"], 1), fmt(v["loadavg1"], 1), fmt(v["cpu_us_per_rpc"], 1), fmt(v["rpcinfo_ms"], 0)])
+                         fmt(v["server_runnable_mean"], 1), fmt(v["nfsd_runnable_mean"], 1), fmt(v["loadavg1"], 1), fmt(v["cpu_us_per_rpc"], 1), fmt(v["rpcinfo_ms"], 0)])
         return rows
     head = ["scheduler", "RPC/s", "RPC/s vs fifo", "context switches per RPC", "nfsd wakeups per RPC",
             "wakeups that found no work, per RPC", "passes that found no work, per RPC",
-            "nfsd switches per RPC", "runnable tasks", "runnable nfsd threads", "load average",
+            "nfsd switches per RPC", "runnable tasks", "runnable on the server side", "runnable nfsd threads",
+            "load average",
             "guest CPU µs per RPC",
             "rpcinfo ms"]
     table(md, head, rows_of(summ))

@@ -102,15 +102,20 @@ load_start load "$B5_CLIENTS" "$B5_K" "$B5_W"
 renice -n "$B5_LOAD_NICE" -p "${LOAD_PIDS[@]}" >/dev/null || fail "cannot renice the load generators"
 # b5_window KIND SCHED REP: one measured window of the running load under SCHED
 b5_window() {
-	local kind=$1 s=$2 rep=$3 sampler load1 sum=0 nsum=0 n=0 r nr runnable nfsd_runnable rpcinfo_ms
+	local kind=$1 s=$2 rep=$3 sampler load1 sum=0 nsum=0 ssum=0 n=0 r nr gr runnable nfsd_runnable
+	local server_runnable rpcinfo_ms gens
 	local stats p0 e0 w0 we0 m0 p1 e1 w1 we1 m1 passes=""
 	b5_set_sched "$s"
 	sleep "$B5_SETTLE"
 	stats=$(pgrep -x nfsd | sed 's|.*|/proc/&/stat|' | xargs)
-	# runnable tasks, and runnable nfsd threads, sampled while the window lasts
+	gens=$(printf '/proc/%s/stat ' "${LOAD_PIDS[@]}")
+	# runnable tasks, runnable nfsd threads and runnable load generators, sampled while the
+	# window lasts.  The generators stand for other machines, and the sampler counts itself
+	# (it is running when it reads /proc/loadavg): the server's own load is the rest.
 	(while :; do
 		read -r _ _ _ r _ </proc/loadavg
-		echo "${r%/*} $(awk '$3 == "R" { n++ } END { print n + 0 }' $stats 2>/dev/null)"
+		echo "${r%/*} $(awk '$3 == "R" { n++ } END { print n + 0 }' $stats 2>/dev/null)" \
+			"$(awk '$3 == "R" { n++ } END { print n + 0 }' $gens 2>/dev/null)"
 		sleep 0.2
 	done) >/tmp/runnable &
 	sampler=$!
@@ -122,16 +127,19 @@ b5_window() {
 	kill "$sampler"
 	wait "$sampler" 2>/dev/null
 	read -r load1 _ </proc/loadavg
-	while read -r r nr; do
+	while read -r r nr gr; do
 		sum=$((sum + r))
 		nsum=$((nsum + ${nr:-0}))
+		gr=$((r - ${gr:-0} - 1))	# the samples are not taken at one instant
+		ssum=$((ssum + (gr > 0 ? gr : 0)))
 		n=$((n + 1))
 	done </tmp/runnable
 	runnable=$(printf '%d.%02d' $((sum / (n ? n : 1))) $((sum * 100 / (n ? n : 1) % 100)))
 	nfsd_runnable=$(printf '%d.%02d' $((nsum / (n ? n : 1))) $((nsum * 100 / (n ? n : 1) % 100)))
+	server_runnable=$(printf '%d.%02d' $((ssum / (n ? n : 1))) $((ssum * 100 / (n ? n : 1) % 100)))
 	read -r p1 e1 w1 we1 m1 <<<"$(passes_snap)"
 	[ -n "$p0" ] && passes=",\"nfsd_passes\":$((p1 - p0)),\"nfsd_empty_passes\":$((e1 - e0)),\"nfsd_woken_passes\":$((w1 - w0)),\"nfsd_woken_empty\":$((we1 - we0)),\"passes_missed\":$((m1 - m0))"
-	window_end "$kind" "$s" "$rep" "\"runnable_mean\":$runnable,\"nfsd_runnable_mean\":$nfsd_runnable,\"loadavg1\":$load1,\"rpcinfo_ms\":$rpcinfo_ms$passes"
+	window_end "$kind" "$s" "$rep" "\"runnable_mean\":$runnable,\"nfsd_runnable_mean\":$nfsd_runnable,\"server_runnable_mean\":$server_runnable,\"loadavg1\":$load1,\"rpcinfo_ms\":$rpcinfo_ms$passes"
 	log "$s round $rep ($kind): $(window_rate), runnable $runnable (nfsd $nfsd_runnable), rpcinfo ${rpcinfo_ms} ms"
 }
 
