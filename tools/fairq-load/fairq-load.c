@@ -1625,7 +1625,9 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* unlike a stop signal, it must not turn a blocking call into EINTR */
 	sa.sa_handler = on_continue;
+	sa.sa_flags = SA_RESTART;
 	sigaction(SIGCONT, &sa, NULL);
 
 	gethostname(hn, sizeof(hn) - 1);

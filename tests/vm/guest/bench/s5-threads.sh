@@ -143,24 +143,22 @@ b5_window() {
 	log "$s round $rep ($kind): $(window_rate), runnable $runnable (nfsd $nfsd_runnable), rpcinfo ${rpcinfo_ms} ms"
 }
 
-for rep in $(seq 1 "$B5_ROUNDS"); do
-	for s in $(rotated "$rep"); do
-		b5_window threads "$s" "$rep"
+# b5_part KIND ROUNDS: ROUNDS rounds of one window per scheduler, in rotated order
+b5_part() {
+	local rep s
+	for rep in $(seq 1 "$2"); do
+		for s in $(rotated "$rep"); do
+			b5_window "$1" "$s" "$rep"
+		done
 	done
-done
+}
+
+b5_part threads "$B5_ROUNDS"
 svctime_on "$B5_SLOW_US"
-for rep in $(seq 1 "$B5_SLOW_ROUNDS"); do
-	for s in $(rotated "$rep"); do
-		b5_window threads_slow "$s" "$rep"
-	done
-done
+b5_part threads_slow "$B5_SLOW_ROUNDS"
 rpc.nfsd "$B5_BOUND_THREADS"
 svctime_on "$B5_BOUND_US"
-for rep in $(seq 1 "$B5_BOUND_ROUNDS"); do
-	for s in $(rotated "$rep"); do
-		b5_window threads_bound "$s" "$rep"
-	done
-done
+b5_part threads_bound "$B5_BOUND_ROUNDS"
 svctime_off
 fq_set_sched fifo
 [ -n "${B5_CAP0:-}" ] && echo "$B5_CAP0" >"$FQ_SYSFS/capped/max_waking"
