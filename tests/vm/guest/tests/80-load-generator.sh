@@ -21,13 +21,19 @@ counters() {
 
 # run NAME ARGS...: fairq-load ARGS in clients 1 and 2 at once, JSON into NAME.1 and NAME.2
 run() {
-	local name=$1 i
+	local name=$1 i rc pids=()
 	shift
 	for i in 1 2; do
 		ip netns exec "c$i" $FL -j --label "$name/c$i" "$@" >"$name.$i" 2>"$name.$i.err" &
+		pids+=($!)
 	done
-	wait -n || { cat "$name".*.err; fail "$name: fairq-load failed"; }
-	wait -n || { cat "$name".*.err; fail "$name: fairq-load failed"; }
+	# each by its pid: "wait -n" once reported a failure with both clients' stderr empty
+	for i in 1 2; do
+		wait "${pids[$((i - 1))]}" && continue
+		rc=$?
+		log "client $i exit status $rc; stderr: $(cat "$name.$i.err"); stdout: $(head -c 400 "$name.$i")"
+		fail "$name: fairq-load failed in client $i"
+	done
 }
 
 # check NAME BEFORE AFTER EXPR...: the JSON is complete and each "counter:expected" holds
