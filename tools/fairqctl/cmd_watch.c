@@ -100,12 +100,13 @@ static void print_events(const struct events *e)
 
 /*
  * Wait up to @secs for events (collected in @e), or only until the first with @first; false
- * once a signal asked to stop.  Without an events socket (@fd < 0) it only sleeps.
+ * once a signal asked to stop.  Without an events socket (*@fd < 0) it only sleeps; a socket
+ * that fails (events lost to an overflow) is given up, with *@fd set to -1.
  */
-static bool wait_events(struct fq_nl *nl, int fd, double secs, struct events *e, bool first)
+static bool wait_events(struct fq_nl *nl, int *fd, double secs, struct events *e, bool first)
 {
 	double end = now() + secs, left;
-	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct pollfd pfd = { .fd = *fd, .events = POLLIN };
 
 	while (!stop && (left = end - now()) > 0 && !(first && e->nr)) {
 		int n = poll(&pfd, 1, (int)ceil(left * 1000));
@@ -113,8 +114,8 @@ static bool wait_events(struct fq_nl *nl, int fd, double secs, struct events *e,
 		if (n < 0 && errno != EINTR)
 			break;
 		if (n > 0 && (pfd.revents & POLLIN) && fq_nl_events_read(nl, on_event, e) < 0)
-			fd = -1;
-		pfd.fd = fd;
+			*fd = -1;
+		pfd.fd = *fd;
 	}
 	return !stop;
 }
@@ -229,6 +230,7 @@ int cmd_watch(int argc, char **argv)
 	long frames = 0;
 	double t0, t1;
 	int rc, err, fd;
+	bool have_sched = false;
 
 	if (!fq_getopt(argc, argv, "i:n:", longopts, "watch [-i SEC] [-n COUNT]", watch_opt, &o,
 		       &rc))
@@ -244,10 +246,14 @@ int cmd_watch(int argc, char **argv)
 	fq_read_kpools(&kp[cur]);
 	t0 = now();
 	while (!err) {
-		if (!wait_events(nl, fd, o.interval, &ev, false))
+		if (!wait_events(nl, &fd, o.interval, &ev, false))
 			break;
 		cur ^= 1;
-		err = fq_get_scheds(nl, &s);
+		/* switches are announced: ask for the scheduler only after one, or without events */
+		if (!have_sched || ev.nr || fd < 0) {
+			err = fq_get_scheds(nl, &s);
+			have_sched = !err;
+		}
 		if (!err)
 			err = fq_get_pools(nl, &pools[cur]);
 		if (err)
@@ -331,7 +337,7 @@ int cmd_monitor(int argc, char **argv)
 			rc = FQ_EXIT_FAIL;
 			break;
 		}
-		if (!wait_events(nl, fd, wait, &ev, true))
+		if (!wait_events(nl, &fd, wait, &ev, true))
 			break;
 		for (i = 0; i < ev.nr && (!o.count || seen < o.count); i++, seen++) {
 			out_doc_start();
