@@ -84,6 +84,7 @@ static void pool_set_ops(struct fairq_pool *fp, const struct fairq_sched_ops *op
 	memset(fp->priv, 0, sizeof(fp->priv));
 	fp->max_waking = 0;
 	fp->nr_waking = 0;
+	WRITE_ONCE(fp->hold_until, 0);
 	fp->ops = ops;
 	if (ops)
 		ops->init_pool(fp);
@@ -225,6 +226,75 @@ static void close_flush(struct svc_xprt *xprt)
 	}
 }
 
+/**
+ * fairq_pool_hold_thread - keep one of @fp's threads idle for work expected soon
+ * @fp: the pool (its lock held)
+ * @ns: for how long at most
+ *
+ * For a policy that expects a favoured client's next request within @ns (fairq's
+ * anticipation): until then, a thread looking for work sleeps rather than take the pool's
+ * last idle place, and no push wakes the last idle thread.  Ends at @ns, or earlier with
+ * fairq_pool_release_thread() when the expected work arrives.  Threads that are not needed
+ * for it keep running the queue, so this costs at most one thread for @ns.  A pool with a
+ * single thread never holds it.
+ */
+void fairq_pool_hold_thread(struct fairq_pool *fp, u64 ns)
+	__must_hold(&fp->lock)
+{
+	if (fairq_pool_threads(fp->pool) >= 2)
+		WRITE_ONCE(fp->hold_until, ktime_get_ns() + ns);
+}
+EXPORT_SYMBOL_GPL(fairq_pool_hold_thread);
+
+void fairq_pool_release_thread(struct fairq_pool *fp)
+	__must_hold(&fp->lock)
+{
+	WRITE_ONCE(fp->hold_until, 0);
+}
+EXPORT_SYMBOL_GPL(fairq_pool_release_thread);
+
+bool fairq_pool_holding(const struct fairq_pool *fp)
+{
+	u64 until = READ_ONCE(fp->hold_until);
+
+	return until && (s64)(ktime_get_ns() - until) < 0;
+}
+EXPORT_SYMBOL_GPL(fairq_pool_holding);
+
+u64 fairq_pool_hold_skips(const struct fairq_pool *fp)
+{
+	return atomic_long_read(&fp->hold_skips);
+}
+EXPORT_SYMBOL_GPL(fairq_pool_hold_skips);
+
+/*
+ * A hold that ran out without its work: the first to notice clears it and returns true, and
+ * must then wake a thread for the queued work (nothing else would until the next enqueue).
+ */
+static bool hold_ran_out(struct fairq_pool *fp)
+{
+	u64 until = READ_ONCE(fp->hold_until);
+
+	if (!until || (s64)(ktime_get_ns() - until) < 0)
+		return false;
+	return cmpxchg64(&fp->hold_until, until, 0) == until;
+}
+
+/*
+ * Whether handing one transport to the kernel queue now would take the held thread.  The
+ * transport goes to @self (a thread looking for work) when @self_takes, else to an idle thread
+ * other than @self (may be NULL), which must leave another one idle.
+ */
+static bool hold_keeps(struct fairq_pool *fp, const struct svc_rqst *self, bool self_takes)
+{
+	unsigned int need = self_takes ? 1 : 2;
+
+	if (!fairq_pool_holding(fp) || fairq_kq_idle_others(fp->pool, self, need) >= need)
+		return false;
+	atomic_long_inc(&fp->hold_skips);
+	return true;
+}
+
 /* Whether @fp's policy runs requests in contexts of its own (its work never waits for nfsd's). */
 static bool pool_runs_own(struct fairq_pool *fp)
 {
@@ -259,7 +329,9 @@ static bool pool_push(struct fairq_pool *fp)
 {
 	bool started;
 
-	return pool_ask_own(fp, true, &started) ? started : fairq_kq_push(fp);
+	if (pool_ask_own(fp, true, &started))
+		return started;
+	return !hold_keeps(fp, NULL, false) && fairq_kq_push(fp);
 }
 
 /* Start contexts for all of @fp's queued work (each one takes one transport). */
@@ -457,12 +529,15 @@ void fairq_thread_pull(struct svc_rqst *rqstp, struct svc_pool *pool)
 	if (rqstp->rq_xprt && !fairq_kq_has_idle(pool))
 		goto out;
 	waking_ran(fp);
+	/* the held thread sleeps on after its hold ran out: wake it (or another) for the queue */
+	if (unlikely(hold_ran_out(fp)) && READ_ONCE(fp->nr_queued))
+		pool_push(fp);
 	/*
 	 * A policy with contexts of its own woke one for its work; if this context takes a
 	 * transport the kernel queue already had (a close, an accept), that work still needs one.
 	 */
-	if (READ_ONCE(fp->nr_queued) && !fairq_feed_one(fp, true, &fp->stats.fed_pull) &&
-	    pool_runs_own(fp))
+	if (READ_ONCE(fp->nr_queued) && !hold_keeps(fp, rqstp, !rqstp->rq_xprt) &&
+	    !fairq_feed_one(fp, true, &fp->stats.fed_pull) && pool_runs_own(fp))
 		pool_push(fp);
 	/* under a wake cap the pool self-clocks: a running thread that sees more work wakes one */
 	if (READ_ONCE(fp->max_waking) && READ_ONCE(fp->nr_queued))
@@ -702,6 +777,7 @@ static void pool_drain_to_kernel(struct fairq_pool *fp)
 	if (fp->ops->exit_pool)
 		fp->ops->exit_pool(fp);
 	fp->ops = NULL;
+	WRITE_ONCE(fp->hold_until, 0);
 	fairq_kq_kick(fp->pool, n);
 }
 
@@ -896,10 +972,14 @@ static void fairq_watchdog(struct work_struct *work)
 			if (fp->ops && fp->ops->tick)
 				released = fp->ops->tick(fp);
 			spin_unlock_bh(&fp->lock);
+			if (hold_ran_out(fp))
+				released++;
 			while (released-- && pool_push(fp))
 				;
 
+			/* a thread held for expected work is idle on purpose, for a few ms */
 			stalled = READ_ONCE(fp->nr_queued) && progress == fp->watchdog_seen &&
+				  !fairq_pool_holding(fp) &&
 				  fairq_kq_empty(fp->pool) && pool_has_idle(fp) &&
 				  fairq_pool_has_work(fp);
 			fp->watchdog_seen = progress;

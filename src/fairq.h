@@ -49,6 +49,9 @@ struct fairq_waker {
  * @stats: counters, see struct fairq_pool_stats.
  * @wakeups: threads fairq woke (counted outside the lock).
  * @max_waking: the policy's cap on threads woken but not yet running (0: no cap).
+ * @hold_until: while the clock (ktime_get_ns) is before it, keep one thread idle for work the
+ *	policy expects (fairq_pool_hold_thread()); 0 when not holding.
+ * @hold_skips: hand-offs not made because they would have taken the held thread.
  * @nr_waking: threads woken but not yet running, listed in @waking.
  * @priv: the policy's per-pool state.
  */
@@ -68,6 +71,8 @@ struct fairq_pool {
 	unsigned int max_waking;
 	unsigned int nr_waking;
 	struct fairq_waker waking[FAIRQ_MAX_WAKING];
+	u64 hold_until;
+	atomic_long_t hold_skips;
 	unsigned long priv[FAIRQ_SCHED_PRIV_BYTES / sizeof(unsigned long)];
 };
 
@@ -122,6 +127,8 @@ void fairq_kq_feed(struct svc_pool *pool, struct svc_xprt *xprt);
 bool fairq_kq_empty(struct svc_pool *pool);
 bool fairq_kq_has_idle(struct svc_pool *pool);
 unsigned int fairq_kq_nr_idle(struct svc_pool *pool);
+unsigned int fairq_kq_idle_others(struct svc_pool *pool, const struct svc_rqst *self,
+				  unsigned int max);
 bool fairq_kq_push(struct fairq_pool *fp);
 bool fairq_kq_wakes_one_at_a_time(void);
 bool fairq_waking_reserve(struct fairq_pool *fp);

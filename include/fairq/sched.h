@@ -189,6 +189,10 @@ unsigned int fairq_pool_id(const struct fairq_pool *fp);
 int fairq_register_sched(const struct fairq_sched_ops *ops);
 int fairq_requeue_all(const struct fairq_sched_ops *ops);
 void fairq_pool_set_wake_cap(struct fairq_pool *fp, unsigned int max_waking);
+void fairq_pool_hold_thread(struct fairq_pool *fp, u64 ns);
+void fairq_pool_release_thread(struct fairq_pool *fp);
+bool fairq_pool_holding(const struct fairq_pool *fp);
+u64 fairq_pool_hold_skips(const struct fairq_pool *fp);
 void fairq_unregister_sched(const struct fairq_sched_ops *ops);
 
 /* The built-in policies, one file each under src/sched/. */

@@ -134,6 +134,23 @@ unsigned int fairq_kq_nr_idle(struct svc_pool *pool)
 	return n;
 }
 
+/* Idle threads of @pool other than @self, counted up to @max (a thread holds for anticipation). */
+unsigned int fairq_kq_idle_others(struct svc_pool *pool, const struct svc_rqst *self,
+				  unsigned int max)
+{
+	unsigned int n = 0, left = fairq_pool_threads(pool);
+	struct llist_node *ln;
+
+	rcu_read_lock();
+	for (ln = READ_ONCE(pool->sp_idle_threads.first); ln && n < max && left;
+	     ln = READ_ONCE(ln->next), left--) {
+		if (!self || ln != &self->rq_idle)
+			n++;
+	}
+	rcu_read_unlock();
+	return n;
+}
+
 /*
  * Hand one transport to an idle thread.  Only when the kernel queue is empty: a queued
  * transport already has a thread coming for it (the woken one, or the thread that fed it), and
@@ -207,6 +224,24 @@ unsigned int fairq_kq_nr_idle(struct svc_pool *pool)
 	rcu_read_lock();
 	list_for_each_entry_rcu(rqstp, &pool->sp_all_threads, rq_all) {
 		if (!test_bit(RQ_BUSY, &rqstp->rq_flags))
+			n++;
+	}
+	rcu_read_unlock();
+	return n;
+}
+
+/* Idle threads of @pool other than @self, counted up to @max (a thread holds for anticipation). */
+unsigned int fairq_kq_idle_others(struct svc_pool *pool, const struct svc_rqst *self,
+				  unsigned int max)
+{
+	struct svc_rqst *rqstp;
+	unsigned int n = 0;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(rqstp, &pool->sp_all_threads, rq_all) {
+		if (n >= max)
+			break;
+		if (rqstp != self && !test_bit(RQ_BUSY, &rqstp->rq_flags))
 			n++;
 	}
 	rcu_read_unlock();

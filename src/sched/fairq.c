@@ -54,6 +54,7 @@ struct fq_key {
 	u32 weight;
 	u32 in_flight;
 	u32 handed;			/* dispatched, request not yet started */
+	u32 think_us;			/* moving average: last reply to next request */
 	unsigned long handed_at;	/* jiffies of the last dispatch */
 	s64 deficit;			/* ns of thread time it may still use this round */
 	s64 burst_left;			/* ns it may still use ahead of the rotation */
@@ -62,6 +63,7 @@ struct fq_key {
 	u64 thread_ns;
 	unsigned long idle_since;	/* jiffies */
 	unsigned long last_busy;	/* jiffies of the last request start or completion */
+	u64 done_ns;			/* when its last request in flight ended (anticipation) */
 };
 
 struct fq_pool {
@@ -79,6 +81,9 @@ struct fq_pool {
 	u64 holds;			/* turns skipped because a key was at its cap */
 	u64 bursts;			/* allowances given to keys back from idle */
 	u64 avg_cost;			/* ns, moving average of the pool's requests */
+	struct fq_key *antic_key;	/* the key a thread is held for; compared, never followed */
+	u64 anticipations;		/* threads held for a key's next request */
+	u64 anticipation_hits;		/* ... that came while the thread was still held */
 };
 
 /* Settings, global to the policy; changed under fairq_sched_mutex. */
@@ -95,6 +100,7 @@ static u32 fq_new_burst = 32;
 static u32 fq_burst_ms = 200;
 static u32 fq_idle_secs = 10;
 static u32 fq_max_inflight;		/* 0: no cap (not yet a tunable, see below) */
+static u32 fq_anticipate_us;		/* 0: off */
 
 struct fq_rule {
 	struct fairq_key_id id;		/* an address or subnet (type ADDR or SUBNET) */
@@ -446,6 +452,60 @@ static bool key_busy(struct fairq_pool *fp, struct fq_key *k, struct svc_xprt *x
 	return created && atomic_read(&xprt->xpt_nr_rqsts);
 }
 
+static bool fq_has_work(struct fairq_pool *fp)
+{
+	struct fq_pool *p = fqp(fp);
+
+	return !list_empty(&p->new_keys) || !list_empty(&p->burst_keys) ||
+	       !list_empty(&p->old_keys);
+}
+
+/*
+ * Anticipation (the anticipatory I/O scheduler's answer to deceptive idleness): a light key
+ * whose last request in flight just ended usually sends the next one within its think time,
+ * and would then wait for a thread to finish someone else's request: at T threads busy with
+ * requests of D, about D/(2T), a few percent of its rate.  If it has been quick to come back
+ * and others' work is queued, one thread waits for it, for at most anticipate_us.  Keys that
+ * are slow to come back (a burst, then a pause) stop being anticipated; backlogged keys never
+ * end up with nothing in flight.
+ */
+static void anticipate(struct fairq_pool *fp, struct fq_pool *p, struct fq_key *k)
+{
+	u64 window = READ_ONCE(fq_anticipate_us);
+
+	k->done_ns = ktime_get_ns();
+	if (k->list != FQ_IDLE || k->burst_left <= 0 || k->think_us > window ||
+	    !fq_has_work(fp) || fairq_pool_holding(fp))
+		return;
+	p->antic_key = k;
+	p->anticipations++;
+	fairq_pool_hold_thread(fp, window * NSEC_PER_USEC);
+}
+
+/* @k sends work again: a thread held for it is let go (the push that follows wakes it). */
+static void anticipation_over(struct fairq_pool *fp, struct fq_pool *p, struct fq_key *k)
+{
+	if (k != p->antic_key)
+		return;
+	p->antic_key = NULL;
+	if (fairq_pool_holding(fp)) {
+		fairq_pool_release_thread(fp);
+		p->anticipation_hits++;
+	}
+}
+
+/* @k is back from idle with nothing in flight: how long its client took since the last reply. */
+static void learn_think_time(struct fq_key *k)
+{
+	u64 think_us;
+
+	if (!k->done_ns)
+		return;
+	think_us = min_t(u64, div_u64(ktime_get_ns() - k->done_ns, NSEC_PER_USEC), U32_MAX);
+	k->think_us = div_u64(3 * (u64)k->think_us + think_us, 4);
+	k->done_ns = 0;
+}
+
 static void fq_enqueue(struct fairq_pool *fp, struct svc_xprt *xprt)
 {
 	struct fq_pool *p = fqp(fp);
@@ -453,6 +513,9 @@ static void fq_enqueue(struct fairq_pool *fp, struct svc_xprt *xprt)
 	struct fq_key *k = fq_key_get(p, xprt, &created);
 	bool busy = key_busy(fp, k, xprt, created);
 
+	anticipation_over(fp, p, k);
+	if (!k->in_flight)
+		learn_think_time(k);
 	fairq_xlist_push(&k->queue, xprt);
 	if (k->list == FQ_HELD && !capped_now(p, k))
 		release_held(p, k);
@@ -582,14 +645,6 @@ static struct svc_xprt *fq_pick(struct fairq_pool *fp)
 	return NULL;
 }
 
-static bool fq_has_work(struct fairq_pool *fp)
-{
-	struct fq_pool *p = fqp(fp);
-
-	return !list_empty(&p->new_keys) || !list_empty(&p->burst_keys) ||
-	       !list_empty(&p->old_keys);
-}
-
 /*
  * Called by the core's watchdog: held keys whose hand-offs expired go back into the
  * rotation, and so do keys whose requests ended unseen (the key was regrouped meanwhile, or
@@ -715,6 +770,8 @@ static void fq_complete(struct fairq_pool *fp, struct svc_xprt *xprt, u64 thread
 	p->avg_cost = p->avg_cost - (p->avg_cost >> 4) + (thread_ns >> 4);
 	if (k->in_flight)
 		k->in_flight--;
+	if (!k->in_flight && READ_ONCE(fq_anticipate_us))
+		anticipate(fp, p, k);
 	/* this thread looks for work next, so the freed slot is taken without a wakeup */
 	if (k->list == FQ_HELD && !capped_now(p, k))
 		release_held(p, k);
@@ -728,6 +785,9 @@ static void fq_counters(struct fairq_pool *fp, struct fairq_counters *out)
 	fairq_counter_add(out, "key_alloc_failures", p->alloc_failures);
 	fairq_counter_add(out, "holds", p->holds);
 	fairq_counter_add(out, "bursts", p->bursts);
+	fairq_counter_add(out, "anticipations", p->anticipations);
+	fairq_counter_add(out, "anticipation_hits", p->anticipation_hits);
+	fairq_counter_add(out, "hold_skips", fairq_pool_hold_skips(fp));
 }
 
 static int report(struct fq_key *k, fairq_key_fn fn, void *arg)
@@ -850,6 +910,7 @@ FQ_TUNABLE(quantum_us, fq_quantum_us, false)
 FQ_TUNABLE(new_burst, fq_new_burst, false)
 FQ_TUNABLE(burst_ms, fq_burst_ms, false)
 FQ_TUNABLE(idle_secs, fq_idle_secs, false)
+FQ_TUNABLE(anticipate_us, fq_anticipate_us, false)
 /*
  * max_inflight is not offered yet: in the VM the cap held in two runs and had no effect in
  * another (hand-offs expire by time, and how long a hand-off takes to start under TCG varies).
@@ -869,6 +930,8 @@ static const struct fairq_tunable fq_tunables[] = {
 	  0, 10000, fq_get_burst_ms, fq_set_burst_ms },
 	{ "idle_secs", "seconds an idle key is kept before it is freed", 1, 3600,
 	  fq_get_idle_secs, fq_set_idle_secs },
+	{ "anticipate_us", "microseconds a thread waits for a light client's next call (0: off)",
+	  0, 100000, fq_get_anticipate_us, fq_set_anticipate_us },
 	{ }
 };
 

@@ -31,6 +31,8 @@ def max_gap(series, t0, t1):
 
 
 def color(s):
+    if "=" in s:    # a variant with tunables set (fairq:anticipate_us=N): apart from its base
+        return "tab:cyan"
     return COLORS.get(s.split(":")[0], "tab:gray")   # capped:N is capped at max_waking N
 
 

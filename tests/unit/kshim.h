@@ -33,6 +33,9 @@ typedef uint64_t __be64;
 #define likely(x) (x)
 #define unlikely(x) (x)
 #define max_t(t, a, b) ((t)(a) > (t)(b) ? (t)(a) : (t)(b))
+#define min_t(t, a, b) ((t)(a) < (t)(b) ? (t)(a) : (t)(b))
+#define U32_MAX 0xffffffffU
+#define div_u64(a, b) ((u64)(a) / (b))
 #define struct_size(p, member, n) (sizeof(*(p)) + (n) * sizeof((p)->member[0]))
 #define NSEC_PER_USEC 1000ULL
 #define NSEC_PER_MSEC 1000000ULL
@@ -50,6 +53,13 @@ typedef uint64_t __be64;
 extern unsigned long jiffies;
 #define time_before(a, b) ((long)((a) - (b)) < 0)
 #define time_after(a, b) time_before(b, a)
+
+/* The simulated clock of the tests (ns). */
+extern u64 kshim_now_ns;
+static inline u64 ktime_get_ns(void)
+{
+	return kshim_now_ns;
+}
 
 /* Allocation failures can be injected to test the fallbacks. */
 extern int kshim_fail_allocs;

@@ -11,6 +11,7 @@
 #include "../../src/fairq.h"
 
 unsigned long jiffies = 1000;
+u64 kshim_now_ns;
 int kshim_fail_allocs;
 struct mutex fairq_sched_mutex;
 static int requeue_calls;
@@ -67,6 +68,28 @@ unsigned int fairq_pool_threads(const struct svc_pool *pool)
 {
 	(void)pool;
 	return unit_pool_threads;
+}
+
+/* The core's thread hold, as fairq_pool_hold_thread() and friends keep it. */
+void fairq_pool_hold_thread(struct fairq_pool *fp, u64 ns)
+{
+	if (unit_pool_threads >= 2)
+		fp->hold_until = kshim_now_ns + ns;
+}
+
+void fairq_pool_release_thread(struct fairq_pool *fp)
+{
+	fp->hold_until = 0;
+}
+
+bool fairq_pool_holding(const struct fairq_pool *fp)
+{
+	return fp->hold_until && kshim_now_ns < fp->hold_until;
+}
+
+u64 fairq_pool_hold_skips(const struct fairq_pool *fp)
+{
+	return fp->hold_skips;
 }
 
 #include "../../src/sched/qfifo.c"
@@ -219,6 +242,8 @@ struct sim {
 	u64 last_done[NX];
 	u64 thread_ns[NX];
 	u64 served[NX];
+	u64 think[NX];		/* a window-1 client: its next call this long after a reply */
+	u64 back_at[NX];	/* when that call arrives (0: none pending) */
 };
 
 static void sim_init(struct sim *sm, int threads)
@@ -247,8 +272,19 @@ static void sim_run(struct sim *sm, u64 end)
 	int t, best;
 
 	while (sm->now < end) {
+		u64 next = 0;
+		int i;
+
+		kshim_now_ns = sm->now;
+		for (i = 0; i < NX; i++) {
+			if (sm->back_at[i] && sm->back_at[i] <= sm->now) {
+				sm->back_at[i] = 0;
+				ops->enqueue(&sm->fp, &fx[i]);
+			}
+		}
 		for (t = 0; t < sm->threads; t++) {
 			struct svc_xprt *x;
+			int u, others_idle = 0;
 
 			if (sm->busy_until[t] > sm->now)
 				continue;
@@ -259,6 +295,15 @@ static void sim_run(struct sim *sm, u64 end)
 				sm->served[x->id]++;
 				sm->last_done[x->id] = sm->now;
 				sm->running[t] = NULL;
+				if (sm->think[x->id])
+					sm->back_at[x->id] = sm->now + sm->think[x->id];
+			}
+			/* as the core's pull: a held thread stays idle unless another one is */
+			for (u = 0; u < sm->threads; u++)
+				others_idle += u != t && !sm->running[u];
+			if (fairq_pool_holding(&sm->fp) && !others_idle) {
+				sm->fp.hold_skips++;
+				continue;
 			}
 			{
 				bool work = ops->has_work(&sm->fp);
@@ -280,9 +325,16 @@ static void sim_run(struct sim *sm, u64 end)
 		for (t = 0; t < sm->threads; t++)
 			if (sm->running[t] && (best < 0 || sm->busy_until[t] < sm->busy_until[best]))
 				best = t;
-		if (best < 0)
+		if (best >= 0)
+			next = sm->busy_until[best];
+		for (i = 0; i < NX; i++)
+			if (sm->back_at[i] && (!next || sm->back_at[i] < next))
+				next = sm->back_at[i];
+		if (fairq_pool_holding(&sm->fp) && (!next || sm->fp.hold_until < next))
+			next = sm->fp.hold_until;
+		if (!next)
 			break;
-		sm->now = sm->busy_until[best];
+		sm->now = next;
 		jiffies = 1000 + sm->now / 4000000;
 	}
 }
@@ -594,6 +646,75 @@ static void test_fairq_busy_on_arrival(void)
 	sim_exit(&sm);
 }
 
+/*
+ * A window-1 client (10 ms requests, @think between a reply and its next call) against 16
+ * backlogged connections on 8 threads, over 20 s: its rate as a fraction of its rate alone,
+ * and the backlog's use of the threads.
+ */
+static double window1_rate(u32 anticipate_us, u64 think, double *backlog_use, u64 *antic,
+			   u64 *hits)
+{
+	static struct sim sm;
+	u64 t0, served0, backlog0 = 0, backlog1 = 0;
+	int i;
+
+	fq_anticipate_us = anticipate_us;
+	unit_pool_threads = 8;
+	sim_init(&sm, 8);
+	for (i = 0; i < 16; i++) {
+		set_addr(&fx[i], "10.0.0.1", 100 + i);
+		sm.cost[i] = 10000000 + (i - 8) * 300000;
+		sm.backlogged[i] = true;
+		fairq_sched_fairq.enqueue(&sm.fp, &fx[i]);
+	}
+	set_addr(&fx[20], "10.0.0.9", 1);
+	sm.cost[20] = 10000000;
+	sm.think[20] = think;
+	fairq_sched_fairq.enqueue(&sm.fp, &fx[20]);
+	sim_run(&sm, 5ULL * 1000000000);
+	t0 = sm.now;
+	served0 = sm.served[20];
+	for (i = 0; i < 16; i++)
+		backlog0 += sm.thread_ns[i];
+	sim_run(&sm, t0 + 20ULL * 1000000000);
+	for (i = 0; i < 16; i++)
+		backlog1 += sm.thread_ns[i];
+	*backlog_use = (double)(backlog1 - backlog0) / (8.0 * (sm.now - t0));
+	*antic = fqp(&sm.fp)->anticipations;
+	*hits = fqp(&sm.fp)->anticipation_hits;
+	sim_exit(&sm);
+	fq_anticipate_us = 0;
+	unit_pool_threads = 1;
+	return (double)(sm.served[20] - served0) / ((sm.now - t0) / (double)(10000000 + think));
+}
+
+/*
+ * Anticipation: with a thread held for the window-1 client's next call, it keeps 95% of its
+ * rate alone (without: it waits for a thread each time), the backlog loses at most the held
+ * thread's wait, and a client slow to come back is soon no longer waited for.
+ */
+static void test_fairq_anticipation(void)
+{
+	double use0, use1, r0, r1;
+	u64 antic, hits;
+
+	r0 = window1_rate(0, 2000000, &use0, &antic, &hits);
+	CHECK(antic == 0, "no thread held with anticipation off (%llu)", (unsigned long long)antic);
+	r1 = window1_rate(5000, 2000000, &use1, &antic, &hits);
+	CHECK(r1 >= 0.95 && r1 > r0, "window-1 client: %.3f of its rate alone anticipated, %.3f not",
+	      r1, r0);
+	CHECK(antic > 1000 && hits * 100 >= antic * 95,
+	      "threads held %llu times, %llu of them used", (unsigned long long)antic,
+	      (unsigned long long)hits);
+	/* each hold idles a thread for the client's 2 ms: 2/12 of its calls' share of one thread */
+	CHECK(use1 >= use0 - 0.03, "backlog's use of the threads: %.3f anticipated, %.3f not", use1,
+	      use0);
+	r1 = window1_rate(5000, 20000000, &use1, &antic, &hits);
+	CHECK(antic <= 3, "a client 20 ms from reply to call was waited for %llu times",
+	      (unsigned long long)antic);
+	CHECK(r1 > 0.8, "and keeps its rate (%.3f)", r1);
+}
+
 /* Keys: subnets group, connections split, v4-mapped IPv6 is the IPv4 client. */
 static void test_fairq_keys(void)
 {
@@ -850,6 +971,7 @@ int main(void)
 	test_fairq_new_keys();
 	test_fairq_bursts();
 	test_fairq_busy_on_arrival();
+	test_fairq_anticipation();
 	test_fairq_nothing_lost();
 	test_fairq_v4client();
 	test_fairq_inflight_cap();

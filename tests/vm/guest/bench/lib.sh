@@ -28,15 +28,41 @@ secs() {
 	awk -v s="$1" -v k="$B_SCALE" 'BEGIN { v = s * k; if (v < 0.5) v = 0.5; printf "%g", v }'
 }
 
-# the schedulers this kernel offers, fifo first; with B_SCHEDS, only those of them
+# the schedulers this kernel offers, fifo first; with B_SCHEDS, only those of them, and
+# variants of them as NAME:TUNABLE=VALUE[,TUNABLE=VALUE] (e.g. fairq:anticipate_us=3000)
 bench_offered() {
-	local s
+	local s v
 	echo fifo
 	for s in $(fq_scheds); do
 		[ "$s" = fifo ] && continue
-		[ -z "${B_SCHEDS:-}" ] || [[ " $B_SCHEDS " == *" $s "* ]] || continue
-		echo "$s"
+		if [ -z "${B_SCHEDS:-}" ] || [[ " $B_SCHEDS " == *" $s "* ]]; then
+			echo "$s"
+		fi
+		for v in ${B_SCHEDS:-}; do
+			[[ $v == "$s:"*=* ]] && echo "$v"
+		done
 	done
+}
+
+# fq_set_sched NAME or NAME:TUNABLE=VALUE,...: a variant's tunables hold only while it runs;
+# any switch first puts back the values they had before the first variant changed them.
+fq_set_sched() {
+	local name=${1%%:*} kv t f
+	for f in /tmp/fq-tunable-saved.*; do
+		[ -e "$f" ] || continue
+		t=${f#/tmp/fq-tunable-saved.}
+		cat "$f" >"$FQ_SYSFS/${t//.//}" || fail "restoring $t refused"
+	done
+	if [ "$name" != "$1" ]; then
+		local IFS=,
+		for kv in ${1#*:}; do
+			t=$name/${kv%%=*}
+			[ -e "/tmp/fq-tunable-saved.${t//\//.}" ] ||
+				cat "$FQ_SYSFS/$t" >"/tmp/fq-tunable-saved.${t//\//.}" || fail "no tunable $t"
+			echo "${kv#*=}" >"$FQ_SYSFS/$t" || fail "$t=${kv#*=} refused"
+		done
+	fi
+	echo "$name" >"$FQ_SYSFS/scheduler"
 }
 bench_scheds() {
 	bench_offered
