@@ -49,10 +49,10 @@ struct fairq_waker {
  * @stats: counters, see struct fairq_pool_stats.
  * @wakeups: threads fairq woke (counted outside the lock).
  * @max_waking: the policy's cap on threads woken but not yet running (0: no cap).
+ * @nr_waking: threads woken but not yet running, listed in @waking.
  * @hold_until: while the clock (ktime_get_ns) is before it, keep one thread idle for work the
  *	policy expects (fairq_pool_hold_thread()); 0 when not holding.
  * @hold_skips: hand-offs not made because they would have taken the held thread.
- * @nr_waking: threads woken but not yet running, listed in @waking.
  * @priv: the policy's per-pool state.
  */
 struct fairq_pool {

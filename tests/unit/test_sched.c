@@ -556,6 +556,22 @@ static void test_fairq_new_keys(void)
 }
 
 /*
+ * 16 backlogged connections of one client (fx[0..15]), costs around 10 ms, so that the
+ * threads do not all free at once as in lockstep.
+ */
+static void sim_backlog(struct sim *sm)
+{
+	int i;
+
+	for (i = 0; i < 16; i++) {
+		set_addr(&fx[i], "10.0.0.1", 100 + i);
+		sm->cost[i] = 10000000 + (i - 8) * 300000;
+		sm->backlogged[i] = true;
+		fairq_sched_fairq.enqueue(&sm->fp, &fx[i]);
+	}
+}
+
+/*
  * A burst of N calls on one connection from an idle client, against 16 backlogged connections
  * of another: its completion time over its floor (the same burst on an idle pool).
  */
@@ -563,7 +579,6 @@ static double burst_ratio(int n)
 {
 	static struct sim sm;
 	u64 t0, floor_ns;
-	int i;
 
 	unit_pool_threads = 8;
 	sim_init(&sm, 8);
@@ -576,13 +591,7 @@ static double burst_ratio(int n)
 	sim_exit(&sm);
 
 	sim_init(&sm, 8);
-	/* costs around 10 ms, so that the threads do not all free at once as in lockstep */
-	for (i = 0; i < 16; i++) {
-		set_addr(&fx[i], "10.0.0.1", 100 + i);
-		sm.cost[i] = 10000000 + (i - 8) * 300000;
-		sm.backlogged[i] = true;
-		fairq_sched_fairq.enqueue(&sm.fp, &fx[i]);
-	}
+	sim_backlog(&sm);
 	sim_run(&sm, 5ULL * 1000000000);	/* the backlog's own allowance is long spent */
 	t0 = sm.now;
 	sm.cost[20] = 10000000;
@@ -661,12 +670,7 @@ static double window1_rate(u32 anticipate_us, u64 think, double *backlog_use, u6
 	fq_anticipate_us = anticipate_us;
 	unit_pool_threads = 8;
 	sim_init(&sm, 8);
-	for (i = 0; i < 16; i++) {
-		set_addr(&fx[i], "10.0.0.1", 100 + i);
-		sm.cost[i] = 10000000 + (i - 8) * 300000;
-		sm.backlogged[i] = true;
-		fairq_sched_fairq.enqueue(&sm.fp, &fx[i]);
-	}
+	sim_backlog(&sm);
 	set_addr(&fx[20], "10.0.0.9", 1);
 	sm.cost[20] = 10000000;
 	sm.think[20] = think;
