@@ -49,7 +49,7 @@ static bool fairq_nl_registered;
 struct fairq_nl_dump_pos {
 	unsigned long serv;	/* matching services sent completely */
 	unsigned long pool;	/* pools of the current service sent completely */
-	unsigned long key;	/* the policy's cursor in the current pool's keys */
+	u64 key;		/* the policy's cursor in the current pool's keys */
 };
 
 static struct fairq_nl_dump_pos *dump_pos(struct netlink_callback *cb)
@@ -599,7 +599,7 @@ static int key_dump_one(const struct fairq_key_stats *ks, void *data)
  * Walk one pool's keys from @cursor; a keyless or native pool has none.  Return: 0, or @fn's
  * non-zero value with @cursor at the key it stopped at.
  */
-static int pool_keys(struct fairq_pool *fp, unsigned long *cursor,
+static int pool_keys(struct fairq_pool *fp, u64 *cursor,
 		     int (*fn)(const struct fairq_key_stats *ks, void *data), void *data)
 {
 	int err = 0;
@@ -718,7 +718,7 @@ int fairq_nl_key_get_doit(struct sk_buff *skb, struct genl_info *info)
 	rcu_read_lock();
 	fs = serv_find(&f);
 	if (fs && f.pool < fs->nr_pools) {
-		unsigned long from_first = 0;
+		u64 from_first = 0;
 
 		pool_keys(&fs->pools[f.pool], &from_first, key_find_one, &kf);
 	}

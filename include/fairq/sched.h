@@ -172,7 +172,7 @@ struct fairq_sched_ops {
 	const struct fairq_tunable *tunables;
 	void (*start)(struct fairq_pool *fp, struct svc_xprt *xprt);
 	void (*complete)(struct fairq_pool *fp, struct svc_xprt *xprt, u64 thread_ns);
-	int (*for_each_key)(struct fairq_pool *fp, unsigned long *cursor, fairq_key_fn fn,
+	int (*for_each_key)(struct fairq_pool *fp, u64 *cursor, fairq_key_fn fn,
 			    void *arg);
 	int (*set_weight)(const struct fairq_key_id *id, u32 weight);
 	void (*counters)(struct fairq_pool *fp, struct fairq_counters *out);

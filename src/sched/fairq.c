@@ -27,7 +27,18 @@
  * the transport goes to the pool's overflow key, which always exists.  Keys are freed after
  * being idle for idle_secs; all key accesses happen under the pool lock, so a plain kfree is
  * safe.  Weights come from per-address or per-subnet rules set over netlink.
+ *
+ * The table of keys grows with them by linear hashing: a key's bucket is its hash's low bits,
+ * and each new key past FQ_LOAD keys a bucket splits one bucket in two, so lookups stay O(1)
+ * at 50,000 keys and no enqueue ever rehashes the whole table under the pool lock.  Buckets
+ * come in pages, allocated as the table reaches them (GFP_ATOMIC); a page that cannot be had
+ * only postpones the split.  The table keeps its size until the pool is rebuilt.
+ *
+ * Chains are kept in the order of the bit-reversed hash.  Whatever the table's size, a bucket
+ * then holds one contiguous stretch of that order, so a walk that resumes after the table grew
+ * (a netlink dump, one skb at a time) neither skips nor repeats a key.
  */
+#include <linux/bitrev.h>
 #include <linux/in6.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
@@ -40,13 +51,18 @@
 #include <net/ipv6.h>
 #include "../fairq.h"
 
-#define FQ_HASH_BITS	10
+#define FQ_SEG_BITS	9	/* a page of buckets */
+#define FQ_SEG_BUCKETS	BIT(FQ_SEG_BITS)
+#define FQ_MAX_BITS	17	/* 131072 buckets at most, in 256 pages */
+#define FQ_MAX_SEGS	BIT(FQ_MAX_BITS - FQ_SEG_BITS)
+#define FQ_LOAD		2	/* keys per bucket before a split */
 #define FQ_MAX_RULES	64
 
 enum fq_list { FQ_IDLE, FQ_NEW, FQ_BURST, FQ_OLD, FQ_HELD };
 
 struct fq_key {
-	struct hlist_node hash;
+	struct hlist_node node;		/* its bucket's chain, in bit-reversed hash order */
+	u32 hash;
 	struct list_head link;		/* new, burst, old, held or idle list */
 	struct fairq_xlist queue;
 	struct fairq_key_id id;
@@ -67,7 +83,9 @@ struct fq_key {
 };
 
 struct fq_pool {
-	struct hlist_head *table;	/* 1 << FQ_HASH_BITS buckets, allocated on first use */
+	struct hlist_head **segs;	/* FQ_MAX_SEGS pages of buckets, allocated as reached */
+	unsigned int bits;		/* the table is 1 << bits buckets, */
+	unsigned int split;		/* plus this many split off the first ones */
 	struct list_head new_keys;
 	struct list_head burst_keys;	/* past their first turn, allowance left */
 	struct list_head old_keys;
@@ -78,6 +96,7 @@ struct fq_pool {
 	unsigned int ahead_run;		/* consecutive dispatches to new or bursting keys */
 	unsigned int nr_keys;
 	u64 alloc_failures;
+	u64 split_failures;		/* splits postponed: no page for the new bucket */
 	u64 holds;			/* turns skipped because a key was at its cap */
 	u64 bursts;			/* allowances given to keys back from idle */
 	u64 avg_cost;			/* ns, moving average of the pool's requests */
@@ -229,7 +248,102 @@ static void fq_key_of(struct svc_xprt *xprt, struct fairq_key_id *id, struct fai
 
 static u32 fq_key_hash(const struct fairq_key_id *id)
 {
-	return jhash(id, sizeof(*id), 0) >> (32 - FQ_HASH_BITS);
+	return jhash(id, sizeof(*id), 0);
+}
+
+/* The bucket of @hash: its low bits, one more for the buckets already split. */
+static unsigned int fq_bucket_index(const struct fq_pool *p, u32 hash)
+{
+	unsigned int i = hash & ((1U << p->bits) - 1);
+
+	return i < p->split ? hash & ((2U << p->bits) - 1) : i;
+}
+
+static struct hlist_head *fq_bucket(const struct fq_pool *p, unsigned int i)
+{
+	return &p->segs[i >> FQ_SEG_BITS][i & (FQ_SEG_BUCKETS - 1)];
+}
+
+/* How many low bits of the hash bucket @i stands for. */
+static unsigned int fq_bucket_bits(const struct fq_pool *p, unsigned int i)
+{
+	return i < p->split || i >= (1U << p->bits) ? p->bits + 1 : p->bits;
+}
+
+/* Into its chain after every key that comes no later in bit-reversed hash order. */
+static void fq_chain_insert(struct hlist_head *head, struct fq_key *k)
+{
+	u32 rev = bitrev32(k->hash);
+	struct fq_key *pos, *last = NULL;
+
+	hlist_for_each_entry(pos, head, node) {
+		if (bitrev32(pos->hash) > rev)
+			break;
+		last = pos;
+	}
+	if (last)
+		hlist_add_behind(&k->node, &last->node);
+	else
+		hlist_add_head(&k->node, head);
+}
+
+static struct hlist_head *fq_seg_alloc(void)
+{
+	return kcalloc(FQ_SEG_BUCKETS, sizeof(struct hlist_head), GFP_ATOMIC | __GFP_NOWARN);
+}
+
+/*
+ * Past FQ_LOAD keys a bucket, split the next bucket: the keys whose next hash bit is set move
+ * to the new bucket at the end of the table, in the order they had.  O(chain), once per new key.
+ */
+static void fq_table_grow(struct fq_pool *p)
+{
+	unsigned int size = 1U << p->bits, to = size + p->split;
+	struct hlist_node *tmp, *tail = NULL;
+	struct hlist_head *dst;
+	struct fq_key *k;
+
+	if (p->nr_keys <= FQ_LOAD * to || p->bits >= FQ_MAX_BITS)
+		return;
+	if (!p->segs[to >> FQ_SEG_BITS]) {
+		p->segs[to >> FQ_SEG_BITS] = fq_seg_alloc();
+		if (!p->segs[to >> FQ_SEG_BITS]) {
+			p->split_failures++;
+			return;
+		}
+	}
+	dst = fq_bucket(p, to);
+	hlist_for_each_entry_safe(k, tmp, fq_bucket(p, p->split), node) {
+		if (!(k->hash & size))
+			continue;
+		hlist_del(&k->node);
+		if (tail)
+			hlist_add_behind(&k->node, tail);
+		else
+			hlist_add_head(&k->node, dst);
+		tail = &k->node;
+	}
+	if (++p->split == size) {
+		p->bits++;
+		p->split = 0;
+	}
+}
+
+/* The first page of buckets, on the pool's first key. */
+static bool fq_table_alloc(struct fq_pool *p)
+{
+	p->segs = kcalloc(FQ_MAX_SEGS, sizeof(*p->segs), GFP_ATOMIC | __GFP_NOWARN);
+	if (!p->segs)
+		return false;
+	p->segs[0] = fq_seg_alloc();
+	if (!p->segs[0]) {
+		kfree(p->segs);
+		p->segs = NULL;
+		return false;
+	}
+	p->bits = FQ_SEG_BITS;
+	p->split = 0;
+	return true;
 }
 
 static bool rule_matches(const struct fq_rule *r, const struct fairq_key_id *id)
@@ -301,8 +415,8 @@ static struct fq_key *fq_key_find(struct fq_pool *p, const struct fairq_key_id *
 {
 	struct fq_key *k;
 
-	hlist_for_each_entry(k, &p->table[hash], hash) {
-		if (!memcmp(&k->id, id, sizeof(*id)))
+	hlist_for_each_entry(k, fq_bucket(p, fq_bucket_index(p, hash)), node) {
+		if (k->hash == hash && !memcmp(&k->id, id, sizeof(*id)))
 			return k;
 	}
 	return NULL;
@@ -323,7 +437,7 @@ static void gc_idle(struct fq_pool *p)
 		if (k->in_flight && time_before(jiffies, k->last_busy + limit))
 			break;
 		list_del(&k->link);
-		hlist_del(&k->hash);
+		hlist_del(&k->node);
 		p->nr_keys--;
 		kfree(k);
 	}
@@ -337,12 +451,9 @@ static struct fq_key *fq_key_get(struct fq_pool *p, struct svc_xprt *xprt, bool 
 	u32 hash;
 
 	*created = false;
-	if (unlikely(!p->table)) {
-		p->table = kcalloc(1 << FQ_HASH_BITS, sizeof(*p->table), GFP_ATOMIC | __GFP_NOWARN);
-		if (!p->table) {
-			p->alloc_failures++;
-			return &p->overflow;
-		}
+	if (unlikely(!p->segs) && !fq_table_alloc(p)) {
+		p->alloc_failures++;
+		return &p->overflow;
 	}
 	fq_key_of(xprt, &id, &addr_id);
 	hash = fq_key_hash(&id);
@@ -355,9 +466,11 @@ static struct fq_key *fq_key_get(struct fq_pool *p, struct svc_xprt *xprt, bool 
 		return &p->overflow;
 	}
 	fq_key_init(k, &id, &addr_id);
-	hlist_add_head(&k->hash, &p->table[hash]);
+	k->hash = hash;
+	fq_chain_insert(fq_bucket(p, fq_bucket_index(p, hash)), k);
 	list_add_tail(&k->link, &p->idle_keys);
 	p->nr_keys++;
+	fq_table_grow(p);
 	*created = true;
 	return k;
 }
@@ -379,18 +492,21 @@ static void fq_init_pool(struct fairq_pool *fp)
 static void fq_exit_pool(struct fairq_pool *fp)
 {
 	struct fq_pool *p = fqp(fp);
+	unsigned int i, used;
 	struct hlist_node *tmp;
 	struct fq_key *k;
-	unsigned int i;
 
-	if (!p->table)
+	if (!p->segs)
 		return;
-	for (i = 0; i < (1 << FQ_HASH_BITS); i++) {
-		hlist_for_each_entry_safe(k, tmp, &p->table[i], hash)
+	used = (1U << p->bits) + p->split;
+	for (i = 0; i < used; i++) {
+		hlist_for_each_entry_safe(k, tmp, fq_bucket(p, i), node)
 			kfree(k);
 	}
-	kfree(p->table);
-	p->table = NULL;
+	for (i = 0; i < FQ_MAX_SEGS; i++)
+		kfree(p->segs[i]);
+	kfree(p->segs);
+	p->segs = NULL;
 }
 
 /*
@@ -725,7 +841,7 @@ static struct fq_key *fq_key_lookup(struct fq_pool *p, struct svc_xprt *xprt)
 {
 	struct fairq_key_id id;
 
-	if (!p->table)
+	if (!p->segs)
 		return NULL;
 	fq_key_of(xprt, &id, NULL);
 	return fq_key_find(p, &id, fq_key_hash(&id));
@@ -783,6 +899,8 @@ static void fq_counters(struct fairq_pool *fp, struct fairq_counters *out)
 
 	fairq_counter_add(out, "keys", p->nr_keys);
 	fairq_counter_add(out, "key_alloc_failures", p->alloc_failures);
+	fairq_counter_add(out, "key_buckets", p->segs ? (1U << p->bits) + p->split : 0);
+	fairq_counter_add(out, "split_failures", p->split_failures);
 	fairq_counter_add(out, "holds", p->holds);
 	fairq_counter_add(out, "bursts", p->bursts);
 	fairq_counter_add(out, "anticipations", p->anticipations);
@@ -804,29 +922,49 @@ static int report(struct fq_key *k, fairq_key_fn fn, void *arg)
 	return fn(&ks, arg);
 }
 
-/* A walk's position: the bucket in the high bits, the key's place in its chain in the low ones. */
-#define FQ_CURSOR_SHIFT		20
+/*
+ * A walk's position: 1 + the bit-reversed hash of the key to report next, shifted left by 8,
+ * plus how many keys of that same hash come before it; 0 is the start.  It means the same
+ * however much the table grows in between.
+ */
+#define FQ_CURSOR_TIES	8
 
-static int fq_walk_keys(struct fairq_pool *fp, unsigned long *cursor, fairq_key_fn fn,
-			void *arg)
+static int fq_walk_keys(struct fairq_pool *fp, u64 *cursor, fairq_key_fn fn, void *arg)
 {
-	unsigned long in_chain = *cursor & ((1UL << FQ_CURSOR_SHIFT) - 1);
-	unsigned long bucket = *cursor >> FQ_CURSOR_SHIFT;
 	struct fq_pool *p = fqp(fp);
-	unsigned long n;
+	u64 pos = 0, skip = 0, end;
+	unsigned int i, bits, ties;
 	struct fq_key *k;
+	u32 rev, prev = 0;
+	bool seen;
 	int ret;
 
-	if (!p->table)
+	if (!p->segs)
 		return 0;
-	for (; bucket < (1 << FQ_HASH_BITS); bucket++, in_chain = 0) {
-		n = 0;
-		hlist_for_each_entry(k, &p->table[bucket], hash) {
-			if (n++ < in_chain)
+	if (*cursor) {
+		pos = (*cursor - 1) >> FQ_CURSOR_TIES;
+		skip = (*cursor - 1) & ((1U << FQ_CURSOR_TIES) - 1);
+	}
+	/* bucket by bucket, each the stretch of reversed hashes that starts at pos */
+	for (; pos < BIT_ULL(32); pos = end, skip = 0) {
+		i = fq_bucket_index(p, bitrev32((u32)pos));
+		bits = fq_bucket_bits(p, i);
+		end = ((pos >> (32 - bits)) + 1) << (32 - bits);
+		ties = 0;
+		seen = false;
+		hlist_for_each_entry(k, fq_bucket(p, i), node) {
+			rev = bitrev32(k->hash);
+			if (rev < pos)
+				continue;
+			ties = seen && rev == prev ? ties + 1 : 0;
+			prev = rev;
+			seen = true;
+			if (rev == pos && ties < skip)
 				continue;
 			ret = report(k, fn, arg);
 			if (ret) {
-				*cursor = bucket << FQ_CURSOR_SHIFT | (n - 1);
+				*cursor = 1 + ((u64)rev << FQ_CURSOR_TIES |
+					       min_t(u32, ties, (1U << FQ_CURSOR_TIES) - 1));
 				return ret;
 			}
 		}

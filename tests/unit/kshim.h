@@ -26,6 +26,7 @@ typedef uint64_t __be64;
 #define cpu_to_be64(x) htobe64(x)
 
 #define BIT(n) (1UL << (n))
+#define BIT_ULL(n) (1ULL << (n))
 #define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
 #define BUILD_BUG_ON(c) _Static_assert(!(c), #c)
 #define READ_ONCE(x) (x)
@@ -63,6 +64,7 @@ static inline u64 ktime_get_ns(void)
 
 /* Allocation failures can be injected to test the fallbacks. */
 extern int kshim_fail_allocs;
+extern size_t kshim_fail_size;	/* also fail every allocation of exactly this size */
 static inline void *kzalloc(size_t n, int gfp)
 {
 	(void)gfp;
@@ -70,6 +72,8 @@ static inline void *kzalloc(size_t n, int gfp)
 		kshim_fail_allocs--;
 		return NULL;
 	}
+	if (kshim_fail_size && n == kshim_fail_size)
+		return NULL;
 	return calloc(1, n);
 }
 #define kcalloc(n, size, gfp) kzalloc((n) * (size), gfp)
@@ -149,6 +153,23 @@ static inline void hlist_add_head(struct hlist_node *n, struct hlist_head *h)
 		h->first->pprev = &n->next;
 	h->first = n;
 	n->pprev = &h->first;
+}
+static inline void hlist_add_behind(struct hlist_node *n, struct hlist_node *prev)
+{
+	n->next = prev->next;
+	prev->next = n;
+	n->pprev = &prev->next;
+	if (n->next)
+		n->next->pprev = &n->next;
+}
+static inline u32 bitrev32(u32 x)
+{
+	u32 r = 0;
+	int i;
+
+	for (i = 0; i < 32; i++, x >>= 1)
+		r = r << 1 | (x & 1);
+	return r;
 }
 static inline void hlist_del(struct hlist_node *n)
 {

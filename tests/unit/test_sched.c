@@ -13,6 +13,7 @@
 unsigned long jiffies = 1000;
 u64 kshim_now_ns;
 int kshim_fail_allocs;
+size_t kshim_fail_size;
 struct mutex fairq_sched_mutex;
 static int requeue_calls;
 
@@ -772,7 +773,7 @@ static void test_fairq_key_walk(void)
 {
 	static struct key_walk_probe w;
 	static struct sim sm;
-	unsigned long cursor;
+	u64 cursor;
 	unsigned int i, calls, room, dup, missed;
 
 	fq_key_type = FAIRQ_KEY_CONN;
@@ -801,6 +802,148 @@ static void test_fairq_key_walk(void)
 		sim_exit(&sm);
 	}
 	fq_key_type = FAIRQ_KEY_ADDR;
+}
+
+/* Connection @i of a large set: a distinct address and port, keyed by connection. */
+static void set_conn(struct svc_xprt *x, unsigned int i)
+{
+	char ip[32];
+
+	snprintf(ip, sizeof(ip), "10.%u.%u.%u", 1 + i / 65536, (i / 256) % 256, i % 256);
+	set_addr(x, ip, 1000 + i % 7);
+}
+
+static unsigned int longest_chain(struct fq_pool *p)
+{
+	unsigned int i, n, most = 0;
+	struct fq_key *k;
+
+	for (i = 0; i < (1U << p->bits) + p->split; i++) {
+		n = 0;
+		hlist_for_each_entry(k, fq_bucket(p, i), node)
+			n++;
+		most = n > most ? n : most;
+	}
+	return most;
+}
+
+/* Keys out of their bucket, or out of bit-reversed hash order in their chain. */
+static unsigned int misplaced_keys(struct fq_pool *p)
+{
+	unsigned int i, bad = 0;
+	struct fq_key *k;
+	u32 prev;
+
+	for (i = 0; i < (1U << p->bits) + p->split; i++) {
+		prev = 0;
+		hlist_for_each_entry(k, fq_bucket(p, i), node) {
+			bad += fq_bucket_index(p, k->hash) != i || bitrev32(k->hash) < prev;
+			prev = bitrev32(k->hash);
+		}
+	}
+	return bad;
+}
+
+/*
+ * The key table grows with its keys: at 50,000 keys a lookup still walks a chain of a few, and
+ * every key is found.  A bucket page that cannot be allocated postpones a split, nothing else.
+ */
+static void test_fairq_key_table(void)
+{
+	const unsigned int nkeys = 50000;
+	struct svc_xprt *xs = calloc(nkeys, sizeof(*xs));
+	static struct sim sm;
+	struct fq_pool *p;
+	unsigned int i, missing = 0;
+
+	fq_key_type = FAIRQ_KEY_CONN;
+	sim_init(&sm, 8);
+	p = fqp(&sm.fp);
+	for (i = 0; i < nkeys; i++) {
+		set_conn(&xs[i], i);
+		/* the page the 1025th key's split needs cannot be had, for a while */
+		kshim_fail_size = i >= 1000 && i < 1100 ? FQ_SEG_BUCKETS * sizeof(struct hlist_head) : 0;
+		fairq_sched_fairq.enqueue(&sm.fp, &xs[i]);
+	}
+	kshim_fail_size = 0;
+	CHECK(p->nr_keys == nkeys && !p->alloc_failures, "%u keys, %llu allocation failures",
+	      p->nr_keys, (unsigned long long)p->alloc_failures);
+	CHECK(p->split_failures > 0 && p->split_failures <= 100,
+	      "a missing bucket page postponed %llu splits", (unsigned long long)p->split_failures);
+	CHECK(p->nr_keys <= FQ_LOAD * ((1U << p->bits) + p->split) + 1,
+	      "the table caught up: %u keys in %u buckets", p->nr_keys, (1U << p->bits) + p->split);
+	CHECK(longest_chain(p) <= 16, "the longest chain at %u keys: %u", nkeys, longest_chain(p));
+	CHECK(!misplaced_keys(p), "every key in its bucket, in order (%u not)", misplaced_keys(p));
+	for (i = 0; i < nkeys; i++)
+		missing += fq_key_lookup(p, &xs[i]) != fq_key_get(p, &xs[i], &(bool){ false });
+	CHECK(!missing && p->nr_keys == nkeys, "every key found where it was put (%u not)", missing);
+	sim_exit(&sm);
+	fq_key_type = FAIRQ_KEY_ADDR;
+	free(xs);
+}
+
+struct growing_walk {
+	unsigned int room;
+	unsigned int *seen;
+	unsigned int first;	/* keys present from the start: ports 1000.., 10.1.x.y */
+};
+
+static int count_conn(const struct fairq_key_stats *ks, void *arg)
+{
+	struct growing_walk *w = arg;
+	unsigned int i = ks->id.addr[1] - 1;
+
+	if (!w->room)
+		return -EMSGSIZE;
+	w->room--;
+	i = i * 65536 + ks->id.addr[2] * 256 + ks->id.addr[3];
+	w->seen[i]++;
+	return 0;
+}
+
+/* A walk that resumes after the table grew (a dump while clients connect) skips and repeats none. */
+static void test_fairq_walk_while_growing(void)
+{
+	const unsigned int first = 3000, more = 20000;
+	struct svc_xprt *xs = calloc(first + more, sizeof(*xs));
+	struct growing_walk w = { .seen = calloc(first + more, sizeof(unsigned int)) };
+	static struct sim sm;
+	unsigned int i, added = 0, calls, dup = 0, missed = 0, bits0;
+	u64 cursor = 0;
+
+	fq_key_type = FAIRQ_KEY_CONN;
+	sim_init(&sm, 8);
+	for (i = 0; i < first; i++) {
+		set_conn(&xs[i], i);
+		fairq_sched_fairq.enqueue(&sm.fp, &xs[i]);
+	}
+	bits0 = fqp(&sm.fp)->bits;
+	for (calls = 0; calls < 2 * (first + more); calls++) {
+		w.room = 5;
+		if (!fairq_sched_fairq.for_each_key(&sm.fp, &cursor, count_conn, &w))
+			break;
+		for (i = 0; i < 40 && added < more; i++, added++) {
+			set_conn(&xs[first + added], first + added);
+			fairq_sched_fairq.enqueue(&sm.fp, &xs[first + added]);
+		}
+	}
+	for (i = 0; i < first; i++) {
+		dup += w.seen[i] > 1;
+		missed += !w.seen[i];
+	}
+	CHECK(fqp(&sm.fp)->bits > bits0 + 2, "the table grew during the walk (%u to %u bits)", bits0,
+	      fqp(&sm.fp)->bits);
+	CHECK(!dup && !missed, "of %u keys there from the start: %u reported twice, %u missed", first,
+	      dup, missed);
+	for (i = first, dup = 0; i < first + added; i++)
+		dup += w.seen[i] > 1;
+	CHECK(!dup, "no key that came during the walk was reported twice (%u were)", dup);
+	CHECK(calls <= (first + added) / 5 + 1, "%u calls for %u keys: no walk started over", calls,
+	      first + added);
+	sim_exit(&sm);
+	fq_key_type = FAIRQ_KEY_ADDR;
+	free(w.seen);
+	free(xs);
 }
 
 /*
@@ -967,6 +1110,8 @@ int main(void)
 		fx[i].id = i;
 	test_fairq_keys();
 	test_fairq_key_walk();
+	test_fairq_key_table();
+	test_fairq_walk_while_growing();
 	test_fairq_connections();
 	test_fairq_cost();
 	test_fairq_ten_clients();
