@@ -1052,7 +1052,11 @@ FQ_TUNABLE(anticipate_us, fq_anticipate_us, false)
 /*
  * max_inflight is not offered yet: in the VM the cap held in two runs and had no effect in
  * another (hand-offs expire by time, and how long a hand-off takes to start under TCG varies).
- * The logic stays, unit-tested through fq_max_inflight, until the VM shows it reliable.
+ * A hand-off that yields no request needs an event of its own to end: 7.3 no longer calls
+ * svc_xprt_enqueue() when a slot is released with nothing pending, and 6.12 and 7.3 inline
+ * svc_xprt_release(), so the only sign left is the thread's next look for work, which needs
+ * per-thread state the core does not keep (docs/fairq.md).  The logic stays, unit-tested
+ * through fq_max_inflight.
  */
 
 static const struct fairq_tunable fq_tunables[] = {

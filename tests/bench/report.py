@@ -809,7 +809,8 @@ def scenario6(data, md, res):
                     ", every one stalled" if v["all_stalled"] else
                     ", %d stalled left out" % v["stalled"] if v["stalled"] else "")
             rows.append([s["target"], "%d in %d processes" % (s["connections"], s["processes"]),
-                         "%d%s" % (s["keys"], " (%s)" % s["error"] if s["error"] else ""),
+                         "%d%s%s" % (s["keys"], " in %d buckets" % s["key_buckets"] if "key_buckets" in s else "",
+                                     " (%s)" % s["error"] if s["error"] else ""),
                          "%.0f" % s["setup_s"], dump("busy"), dump("idle"),
                          ("yes (%d keys, %.1f MB)" % (s["busy"]["json_keys"] or s["idle"]["json_keys"],
                                                       (s["busy"]["json_bytes"] or s["idle"]["json_bytes"]) / 1e6)

@@ -352,8 +352,9 @@ if has_part c && has_fairq; then
 		keys=$(fq_pool_sum keys)
 		[ "$keys" -ge "$target" ] || error=${error:-"$keys keys after ${setup} s"}
 		slab1=$(slab_snap)
+		buckets=$(fq_pool_sum key_buckets)
 		avail1=$(meminfo MemAvailable)
-		log "(c) $target connections: $keys keys after $setup s${error:+ ($error)}, MemAvailable $((avail1 / 1024)) MB"
+		log "(c) $target connections: $keys keys in $buckets buckets after $setup s${error:+ ($error)}, MemAvailable $((avail1 / 1024)) MB"
 		[ -n "$error" ] || dumps busy "$target"
 		# stop the clients with nothing left at the server: their calls served at D=0
 		echo 0 >/sys/module/fairq_svctime/parameters/delay_us
@@ -372,7 +373,7 @@ if has_part c && has_fairq; then
 		slabkb1=$(meminfo Slab)
 		k1=$(fq_pool_sum keys)
 		freed=$((k0 - k1))
-		echo "{\"kind\":\"keys\",\"sched\":\"fairq\",\"target\":$target,\"connections\":$opened,\"processes\":$proc,\"keys\":$keys,\"setup_s\":$setup,\"error\":\"$error\",\"mem_available_kb_before\":$mem0,\"mem_available_kb\":$avail1,\"mem_available_kb_stopped\":$avail2,\"slab_bytes_at_start\":${slab0% *},\"slab_bytes_at_keys\":${slab1% *},\"keys_before_free\":$k0,\"keys_after_free\":$k1,\"slab_bytes_freed\":$((sb0 - sb1)),\"kmalloc192_freed\":$((kc0 - kc1)),\"slab_kb_freed\":$((slabkb0 - slabkb1))}" >>"$B_OUT/cells.jsonl"
+		echo "{\"kind\":\"keys\",\"sched\":\"fairq\",\"target\":$target,\"connections\":$opened,\"processes\":$proc,\"keys\":$keys,\"key_buckets\":$buckets,\"setup_s\":$setup,\"error\":\"$error\",\"mem_available_kb_before\":$mem0,\"mem_available_kb\":$avail1,\"mem_available_kb_stopped\":$avail2,\"slab_bytes_at_start\":${slab0% *},\"slab_bytes_at_keys\":${slab1% *},\"keys_before_free\":$k0,\"keys_after_free\":$k1,\"slab_bytes_freed\":$((sb0 - sb1)),\"kmalloc192_freed\":$((kc0 - kc1)),\"slab_kb_freed\":$((slabkb0 - slabkb1))}" >>"$B_OUT/cells.jsonl"
 		ncells=$((ncells + 1))
 		log "(c) $target: freeing $freed keys freed $((sb0 - sb1)) slab bytes ($((freed ? (sb0 - sb1) / freed : 0)) per key), kmalloc-192 objects $((kc0 - kc1))"
 		echo $D_US >/sys/module/fairq_svctime/parameters/delay_us
