@@ -92,7 +92,7 @@ struct fairq_counter {
 };
 
 /* At most this many counters per policy: reports copy them under the pool lock, on the stack. */
-#define FAIRQ_SCHED_COUNTERS_MAX	8
+#define FAIRQ_SCHED_COUNTERS_MAX	16
 
 struct fairq_counters {
 	unsigned int nr;

@@ -206,6 +206,18 @@ static void test_ops_table(const struct fairq_sched_ops *ops)
 	CHECK(ops->init_pool && ops->enqueue && ops->pick && ops->has_work && ops->drain && ops->remove,
 	      "%s: mandatory ops present", ops->name);
 	CHECK(strlen(ops->name) < FAIRQ_SCHED_NAME_MAX, "%s: name fits", ops->name);
+	if (ops->counters) {
+		/* one more than fits would WARN (abort here) and drop the last from every report */
+		struct fairq_pool fp;
+		struct fairq_counters cs = { 0 };
+
+		memset(&fp, 0, sizeof(fp));
+		ops->init_pool(&fp);
+		ops->counters(&fp, &cs);
+		CHECK(cs.nr > 0 && cs.nr < FAIRQ_SCHED_COUNTERS_MAX, "%s: its %u counters fit, with room",
+		      ops->name, cs.nr);
+		ops->exit_pool(&fp);
+	}
 }
 
 /* ---- the fairq policy, driven by a small discrete-event model of a thread pool ---- */
