@@ -102,6 +102,9 @@ struct fq_counter {
 	uint64_t value;
 };
 
+/* Twice what the module sends at most (16 a scheduler), so that newer modules fit too. */
+#define FQ_MAX_SCHED_COUNTERS 32
+
 struct fq_pool {
 	uint32_t serv, pool;
 	char sched[FAIRQ_SCHED_NAME_LEN + 1];
@@ -109,7 +112,7 @@ struct fq_pool {
 	uint64_t enqueued, fed_pull, fed_push, fed_bypass, close_flushes, rescues, migrated;
 	uint64_t wakeups, overloads_avoided, wakers_expired, cap_waits;
 	unsigned int nr_counters;
-	struct fq_counter counters[8];
+	struct fq_counter counters[FQ_MAX_SCHED_COUNTERS];
 };
 
 struct fq_pools {
