@@ -23,6 +23,7 @@
  * differ per kernel and live in compat/kq.c.  A watchdog checks the claim: work held while a
  * thread sits idle with nothing to do, over two ticks, is rescued and counted.
  */
+#include <linux/hash.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/jiffies.h>
@@ -79,8 +80,138 @@ static struct fairq_serv *serv_lookup(const struct svc_serv *serv)
 	return NULL;
 }
 
+/*
+ * Pools whose policy tracks threads, over all services: lets the enqueue path skip looking for
+ * a thread when none does, which is every pool unless a policy asks for it.
+ */
+static atomic_t fairq_tracking_pools = ATOMIC_INIT(0);
+
+static struct hlist_head *thread_bucket(struct fairq_pool *fp, const struct task_struct *task)
+{
+	return &fp->threads[hash_ptr(task, FAIRQ_THREAD_HASH_BITS)];
+}
+
+static struct fairq_thread *thread_find(struct fairq_pool *fp, const struct task_struct *task)
+	__must_hold(&fp->lock)
+{
+	struct fairq_thread *t;
+
+	hlist_for_each_entry(t, thread_bucket(fp, task), node) {
+		if (t->task == task)
+			return t;
+	}
+	return NULL;
+}
+
+/*
+ * The policy's pool state is about to be left or rebuilt: the tokens its threads hold name
+ * what it frees, so they are forgotten (not given back), and the pool stops tracking until the
+ * next policy asks.  The records stay for the threads' lifetime.
+ */
+static void threads_untrack(struct fairq_pool *fp)
+	__must_hold(&fp->lock)
+{
+	struct fairq_thread *t;
+	unsigned int i;
+
+	if (!fp->track_threads)
+		return;
+	for (i = 0; i < ARRAY_SIZE(fp->threads); i++) {
+		hlist_for_each_entry(t, &fp->threads[i], node)
+			t->charge = NULL;
+	}
+	fp->track_threads = false;
+	atomic_dec(&fairq_tracking_pools);
+}
+
+static void threads_free(struct fairq_pool *fp)
+	__must_hold(&fp->lock)
+{
+	struct fairq_thread *t;
+	struct hlist_node *tmp;
+	unsigned int i;
+
+	threads_untrack(fp);
+	for (i = 0; i < ARRAY_SIZE(fp->threads); i++) {
+		hlist_for_each_entry_safe(t, tmp, &fp->threads[i], node) {
+			hlist_del(&t->node);
+			kfree(t);
+		}
+	}
+}
+
+/**
+ * fairq_pool_track_threads - charge every thread's work to what the policy says
+ * @fp: the pool (its lock held: call from init_pool)
+ *
+ * From now on the policy's @charge op is told which transport each of the pool's threads has
+ * taken, and @uncharge when that thread is done with it.  For as long as the pool state lasts.
+ */
+void fairq_pool_track_threads(struct fairq_pool *fp)
+	__must_hold(&fp->lock)
+{
+	if (fp->track_threads)
+		return;
+	fp->track_threads = true;
+	atomic_inc(&fairq_tracking_pools);
+}
+EXPORT_SYMBOL_GPL(fairq_pool_track_threads);
+
+u64 fairq_pool_untracked(const struct fairq_pool *fp)
+{
+	return READ_ONCE(fp->untracked);
+}
+EXPORT_SYMBOL_GPL(fairq_pool_untracked);
+
+/*
+ * The current thread of @fp has taken @xprt, or (@xprt NULL) is looking for work, which means
+ * whatever it took before is over.  The first sighting of a transport charges it; a thread is
+ * seen taking it at the first of: its look for work right after the dequeue (6.7+), its
+ * svc_xprt_received() (6.1), the start of the request.  A record is created only at a thread's
+ * first charge, and not for sightings that may come from any task (@may_create false).
+ */
+static void thread_seen_locked(struct fairq_pool *fp, struct svc_xprt *xprt, bool may_create)
+	__must_hold(&fp->lock)
+{
+	struct fairq_thread *t;
+
+	if (!fp->track_threads || !fp->ops)
+		return;
+	t = thread_find(fp, current);
+	if (!xprt) {
+		if (t && t->charge) {
+			fp->ops->uncharge(fp, t->charge);
+			t->charge = NULL;
+		}
+		return;
+	}
+	if (!t) {
+		if (!may_create)
+			return;
+		t = kzalloc(sizeof(*t), GFP_ATOMIC | __GFP_NOWARN);
+		if (!t) {
+			fp->untracked++;
+			return;
+		}
+		t->task = current;
+		hlist_add_head(&t->node, thread_bucket(fp, current));
+	}
+	if (!t->charge)
+		t->charge = fp->ops->charge(fp, xprt);
+}
+
+static void thread_seen(struct fairq_pool *fp, struct svc_xprt *xprt, bool may_create)
+{
+	if (!READ_ONCE(fp->track_threads))
+		return;
+	spin_lock_bh(&fp->lock);
+	thread_seen_locked(fp, xprt, may_create);
+	spin_unlock_bh(&fp->lock);
+}
+
 static void pool_set_ops(struct fairq_pool *fp, const struct fairq_sched_ops *ops)
 {
+	threads_untrack(fp);
 	memset(fp->priv, 0, sizeof(fp->priv));
 	fp->max_waking = 0;
 	fp->nr_waking = 0;
@@ -372,6 +503,15 @@ void fairq_enqueue(struct svc_xprt *xprt)
 			close_flush(xprt);
 		goto native;
 	}
+	/*
+	 * A thread giving back the transport it read from (svc_xprt_received): on 6.1 the first
+	 * place a thread is seen with what it took.  Softirq callers are never threads.
+	 */
+	if (unlikely(atomic_read(&fairq_tracking_pools)) && in_task()) {
+		fs = serv_lookup(xprt->xpt_server);
+		if (fs)
+			thread_seen(home_pool(fs), xprt, false);
+	}
 	if (!fairq_xprt_ready(xprt))
 		goto out;
 	fs = serv_get(xprt);
@@ -520,6 +660,9 @@ void fairq_thread_pull(struct svc_rqst *rqstp, struct svc_pool *pool)
 	fp = &fs->pools[idx];
 	if (unlikely(READ_ONCE(fp->orphaned)))
 		WRITE_ONCE(fp->orphaned, false);	/* a thread is back */
+	/* with a transport: just dequeued (6.7+); without: whatever it had is over */
+	if (rqstp->rq_task == current)
+		thread_seen(fp, rqstp->rq_xprt, true);
 	/*
 	 * A thread that has just dequeued (6.7+ asks again to wake a helper) only needs another
 	 * transport fed if an idle thread can take it now.  Otherwise the next thread to finish
@@ -576,6 +719,7 @@ void fairq_request_start(struct svc_rqst *rqstp)
 	fp = thread_pool(rqstp);
 	if (fp && READ_ONCE(fp->ops) && READ_ONCE(fp->ops)->start) {
 		spin_lock_bh(&fp->lock);
+		thread_seen_locked(fp, xprt, true);
 		if (fp->ops && fp->ops->start)
 			fp->ops->start(fp, xprt);
 		spin_unlock_bh(&fp->lock);
@@ -688,6 +832,22 @@ static void requeue_list(struct fairq_serv *fs, struct fairq_pool *from, struct 
 	}
 }
 
+/* @task leaves: what its work was charged to is given back, and its record freed. */
+static void thread_forget(struct fairq_pool *fp, const struct task_struct *task)
+{
+	struct fairq_thread *t;
+
+	spin_lock_bh(&fp->lock);
+	t = thread_find(fp, task);
+	if (t) {
+		if (t->charge && fp->track_threads && fp->ops)
+			fp->ops->uncharge(fp, t->charge);
+		hlist_del(&t->node);
+		kfree(t);
+	}
+	spin_unlock_bh(&fp->lock);
+}
+
 /**
  * fairq_thread_exiting - an nfsd thread is leaving (svc_exit_thread)
  * @rqstp: the thread
@@ -705,13 +865,14 @@ void fairq_thread_exiting(struct svc_rqst *rqstp)
 	fairq_xlist_init(&list);
 	rcu_read_lock();
 	fs = serv_lookup(rqstp->rq_server);
-	if (!fs || fs->nr_pools == 1)
+	if (!fs)
 		goto out;
 	idx = rqstp->rq_pool - rqstp->rq_server->sv_pools;
 	if (idx >= fs->nr_pools)
 		goto out;
 	fp = &fs->pools[idx];
-	if (fairq_pool_threads(fp->pool) > 1)
+	thread_forget(fp, rqstp->rq_task);
+	if (fs->nr_pools == 1 || fairq_pool_threads(fp->pool) > 1)
 		goto out;
 	spin_lock_bh(&fp->lock);
 	WRITE_ONCE(fp->orphaned, true);
@@ -765,6 +926,7 @@ static void pool_drain_to_kernel(struct fairq_pool *fp)
 	struct svc_xprt *xprt;
 	unsigned int n;
 
+	threads_free(fp);
 	if (!fp->ops)
 		return;
 	fairq_xlist_init(&list);

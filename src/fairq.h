@@ -35,6 +35,19 @@ struct fairq_waker {
 
 #define FAIRQ_MAX_WAKING	32
 
+/*
+ * An nfsd thread of a pool that tracks threads, and what its current work is charged to (a
+ * token of the policy's @charge op; NULL between two pieces of work).  Keyed by the task: the
+ * thread's own context is all that some hook points (6.1's svc_xprt_received) can see of it.
+ */
+struct fairq_thread {
+	struct hlist_node node;
+	const struct task_struct *task;
+	void *charge;
+};
+
+#define FAIRQ_THREAD_HASH_BITS	5
+
 /**
  * struct fairq_pool - fairq's state for one thread pool of one nfsd service
  * @lock: serialises the policy, the hand-off into the kernel queue, and switching.
@@ -53,6 +66,9 @@ struct fairq_waker {
  * @hold_until: while the clock (ktime_get_ns) is before it, keep one thread idle for work the
  *	policy expects (fairq_pool_hold_thread()); 0 when not holding.
  * @hold_skips: hand-offs not made because they would have taken the held thread.
+ * @track_threads: the policy charges each thread's work (its @charge op); see @threads.
+ * @untracked: threads whose record could not be allocated: their work is never charged.
+ * @threads: struct fairq_thread of the pool's threads seen while @track_threads, by task.
  * @priv: the policy's per-pool state.
  */
 struct fairq_pool {
@@ -73,6 +89,9 @@ struct fairq_pool {
 	struct fairq_waker waking[FAIRQ_MAX_WAKING];
 	u64 hold_until;
 	atomic_long_t hold_skips;
+	bool track_threads;
+	u64 untracked;
+	struct hlist_head threads[1 << FAIRQ_THREAD_HASH_BITS];
 	unsigned long priv[FAIRQ_SCHED_PRIV_BYTES / sizeof(unsigned long)];
 };
 

@@ -129,6 +129,14 @@ static inline void fairq_counter_add(struct fairq_counters *cs, const char *name
  * @start: a thread starts processing a request read from @xprt.  Optional.
  * @complete: a thread finished a request of @xprt that used @thread_ns of thread time (for
  *	policies that charge measured cost), with a reply or by dropping it.  Optional.
+ * @charge: a thread of @fp has taken @xprt (to read from it, then to run what it read): return
+ *	what the thread's work is to be counted against (the policy's own token, NULL for
+ *	nothing).  The core keeps the token for that thread and gives it back with @uncharge when
+ *	the thread next looks for work or exits, whatever happened in between (a partial record,
+ *	a dropped request, a closed connection); tokens of a policy are forgotten, never given
+ *	back, when its pool state is rebuilt or left.  Only called for pools that track threads
+ *	(fairq_pool_track_threads() from @init_pool); then mandatory, with @uncharge.
+ * @uncharge: the thread @token was charged for has finished with it.
  * @for_each_key: report the pool's keys to @fn (pool lock held, @fn must not sleep), from
  *	the position *@cursor (0: the first key; its encoding is the policy's); stop early and
  *	return @fn's value when it is non-zero, with *@cursor at the key @fn stopped at, so that
@@ -172,6 +180,8 @@ struct fairq_sched_ops {
 	const struct fairq_tunable *tunables;
 	void (*start)(struct fairq_pool *fp, struct svc_xprt *xprt);
 	void (*complete)(struct fairq_pool *fp, struct svc_xprt *xprt, u64 thread_ns);
+	void *(*charge)(struct fairq_pool *fp, struct svc_xprt *xprt);
+	void (*uncharge)(struct fairq_pool *fp, void *token);
 	int (*for_each_key)(struct fairq_pool *fp, u64 *cursor, fairq_key_fn fn,
 			    void *arg);
 	int (*set_weight)(const struct fairq_key_id *id, u32 weight);
@@ -189,6 +199,8 @@ unsigned int fairq_pool_id(const struct fairq_pool *fp);
 int fairq_register_sched(const struct fairq_sched_ops *ops);
 int fairq_requeue_all(const struct fairq_sched_ops *ops);
 void fairq_pool_set_wake_cap(struct fairq_pool *fp, unsigned int max_waking);
+void fairq_pool_track_threads(struct fairq_pool *fp);
+u64 fairq_pool_untracked(const struct fairq_pool *fp);
 void fairq_pool_hold_thread(struct fairq_pool *fp, u64 ns);
 void fairq_pool_release_thread(struct fairq_pool *fp);
 bool fairq_pool_holding(const struct fairq_pool *fp);
