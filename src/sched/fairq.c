@@ -69,7 +69,8 @@ struct fq_key {
 	u8 list;			/* enum fq_list */
 	u32 weight;
 	u32 in_flight;
-	u32 handed;			/* dispatched, request not yet started */
+	u32 handed;			/* dispatched, not yet seen on a thread (cap) or started */
+	u32 occupied;			/* threads working for it, while the pool has a cap */
 	u32 think_us;			/* moving average: last reply to next request */
 	unsigned long handed_at;	/* jiffies of the last dispatch */
 	s64 deficit;			/* ns of thread time it may still use this round */
@@ -98,6 +99,8 @@ struct fq_pool {
 	u64 alloc_failures;
 	u64 split_failures;		/* splits postponed: no page for the new bucket */
 	u64 holds;			/* turns skipped because a key was at its cap */
+	u64 lost_handoffs;		/* hand-offs never seen on a thread, let go after 1 s */
+	u32 cap;			/* max_inflight when the pool state was built (0: none) */
 	u64 bursts;			/* allowances given to keys back from idle */
 	u64 avg_cost;			/* ns, moving average of the pool's requests */
 	struct fq_key *antic_key;	/* the key a thread is held for; compared, never followed */
@@ -118,7 +121,7 @@ static u32 fq_quantum_us = 10000;
 static u32 fq_new_burst = 32;
 static u32 fq_burst_ms = 200;
 static u32 fq_idle_secs = 10;
-static u32 fq_max_inflight;		/* 0: no cap (not yet a tunable, see below) */
+static u32 fq_max_inflight;		/* 0: no cap */
 static u32 fq_anticipate_us;		/* 0: off */
 
 struct fq_rule {
@@ -436,6 +439,12 @@ static void gc_idle(struct fq_pool *p)
 		/* dropped requests never complete: "in flight" for that long is stale */
 		if (k->in_flight && time_before(jiffies, k->last_busy + limit))
 			break;
+		/* a thread still works for it (stuck in slow storage): its token names the key */
+		if (k->occupied) {
+			k->idle_since = jiffies;
+			list_move_tail(&k->link, &p->idle_keys);
+			continue;
+		}
 		list_del(&k->link);
 		hlist_del(&k->node);
 		p->nr_keys--;
@@ -487,6 +496,10 @@ static void fq_init_pool(struct fairq_pool *fp)
 	INIT_LIST_HEAD(&p->held_keys);
 	fq_key_init(&p->overflow, &none, &none);
 	list_del_init(&p->overflow.link);
+	/* a cap counts threads, not requests: the core says which thread works for whom */
+	p->cap = READ_ONCE(fq_max_inflight);
+	if (p->cap)
+		fairq_pool_track_threads(fp);
 }
 
 static void fq_exit_pool(struct fairq_pool *fp)
@@ -510,10 +523,9 @@ static void fq_exit_pool(struct fairq_pool *fp)
 }
 
 /*
- * Transports handed to threads count against the cap until their request starts, or else a
- * key's many connections (or one connection's deep window, back in the queue as soon as a
- * request is read) would all be dispatched before the first request starts.  A hand-off that
- * yields no request (part of a record) never starts: such counts expire after 20 ms.
+ * Without a cap, a hand-off only tells that a key is busy (its transport comes back as soon as
+ * a request is read, before that request starts): it counts until the request starts, or for
+ * 20 ms when it yields none (part of a record).
  */
 static u32 handed_recently(const struct fq_key *k)
 {
@@ -523,16 +535,24 @@ static u32 handed_recently(const struct fq_key *k)
 }
 
 /*
- * Whether @k is at its in-flight cap.  Only events (dispatch, start, completion, enqueue)
- * re-evaluate it for a key; a held key that becomes servable by time alone (an expired
- * hand-off, requests that ended unseen) is let go by the watchdog's tick, so has_work never
- * changes without an event.
+ * With a cap, hand-offs count exactly: each one until a thread is seen with it, and from then
+ * on as that thread's work (occupied) until the thread looks for work again.
+ */
+static u32 handed_out(const struct fq_pool *p, const struct fq_key *k)
+{
+	return p->cap ? k->handed : handed_recently(k);
+}
+
+/*
+ * Whether @k has max_inflight threads working for it or on their way.  A key's many
+ * connections (or one connection's deep window, back in the queue as soon as a request is
+ * read) would otherwise all be dispatched before the first request starts.  Only events
+ * re-evaluate it for a key; a hand-off never seen on a thread (a connection closed on its way
+ * to one) is given up by the watchdog's tick, so has_work never changes without an event.
  */
 static bool capped_now(const struct fq_pool *p, const struct fq_key *k)
 {
-	u32 cap = READ_ONCE(fq_max_inflight);
-
-	return cap && k != &p->overflow && k->in_flight + handed_recently(k) >= cap;
+	return p->cap && k != &p->overflow && k->occupied + k->handed >= p->cap;
 }
 
 /*
@@ -563,7 +583,7 @@ static void release_held(struct fq_pool *p, struct fq_key *k)
 static bool key_busy(struct fairq_pool *fp, struct fq_key *k, struct svc_xprt *xprt,
 		     bool created)
 {
-	if (k->in_flight || handed_recently(k) || fp->adopting)
+	if (k->in_flight || k->occupied || handed_out(fqp(fp), k) || fp->adopting)
 		return true;
 	return created && atomic_read(&xprt->xpt_nr_rqsts);
 }
@@ -704,7 +724,7 @@ static struct svc_xprt *dispatch(struct fq_pool *p, struct fq_key *k)
 {
 	struct svc_xprt *xprt = fairq_xlist_pop(&k->queue);
 
-	k->handed = handed_recently(k) + 1;
+	k->handed = handed_out(p, k) + 1;
 	k->handed_at = jiffies;
 	if (fairq_xlist_empty(&k->queue))
 		key_went_empty(p, k);
@@ -762,10 +782,11 @@ static struct svc_xprt *fq_pick(struct fairq_pool *fp)
 }
 
 /*
- * Called by the core's watchdog: held keys whose hand-offs expired go back into the
- * rotation, and so do keys whose requests ended unseen (the key was regrouped meanwhile, or
- * 6.12+ inline svc_drop): a held key that has neither started nor finished a request for a
- * second has its counts dropped.
+ * Called by the core's watchdog.  A hand-off that no thread was seen taking (its connection
+ * closed on the way, 6.1; or the thread's record could not be allocated) would hold its key
+ * forever: a held key with no thread taking, starting or finishing its work for a second has
+ * such hand-offs given up, counted, and its requests in flight (reports only) cleared.
+ * Threads still working for it keep counting: they are seen when they finish.
  */
 static unsigned int fq_tick(struct fairq_pool *fp)
 {
@@ -775,11 +796,12 @@ static unsigned int fq_tick(struct fairq_pool *fp)
 
 	list_for_each_entry_safe(k, tmp, &p->held_keys, link) {
 		if (time_after(jiffies, k->last_busy + HZ)) {
-			k->in_flight = 0;
+			p->lost_handoffs += k->handed;
 			k->handed = 0;
-		} else if (capped_now(p, k)) {
-			continue;
+			k->in_flight = 0;
 		}
+		if (capped_now(p, k))
+			continue;
 		release_held(p, k);
 		released++;
 	}
@@ -857,7 +879,7 @@ static void fq_start(struct fairq_pool *fp, struct svc_xprt *xprt)
 		return;
 	k->deficit -= k->avg_cost;
 	k->burst_left -= k->avg_cost;
-	if (k->handed)
+	if (k->handed && !p->cap)
 		k->handed--;
 	k->in_flight++;
 	k->dispatches++;	/* requests, as the clients count them; not hand-offs */
@@ -888,7 +910,38 @@ static void fq_complete(struct fairq_pool *fp, struct svc_xprt *xprt, u64 thread
 		k->in_flight--;
 	if (!k->in_flight && READ_ONCE(fq_anticipate_us))
 		anticipate(fp, p, k);
-	/* this thread looks for work next, so the freed slot is taken without a wakeup */
+}
+
+/* A thread takes a transport of the key (counted from dispatch) and works for it. */
+static void *fq_charge(struct fairq_pool *fp, struct svc_xprt *xprt)
+{
+	struct fq_pool *p = fqp(fp);
+	struct fq_key *k = fq_key_lookup(p, xprt);
+
+	if (!k)
+		return NULL;	/* the overflow key has no cap */
+	if (k->handed)
+		k->handed--;
+	k->occupied++;
+	k->last_busy = jiffies;
+	/* work that did not come through a dispatch (a rebuild under way, a bypass) counts too */
+	if (k->list != FQ_IDLE && k->list != FQ_HELD && capped_now(p, k))
+		hold(p, k);
+	return k;
+}
+
+/*
+ * The thread is done with the key's work, whatever it was (a request, part of a record, a
+ * drop) and looks for work next: a held key it frees is in the rotation for that very look.
+ */
+static void fq_uncharge(struct fairq_pool *fp, void *token)
+{
+	struct fq_pool *p = fqp(fp);
+	struct fq_key *k = token;
+
+	if (k->occupied)
+		k->occupied--;
+	k->last_busy = jiffies;
 	if (k->list == FQ_HELD && !capped_now(p, k))
 		release_held(p, k);
 }
@@ -902,6 +955,8 @@ static void fq_counters(struct fairq_pool *fp, struct fairq_counters *out)
 	fairq_counter_add(out, "key_buckets", p->segs ? (1U << p->bits) + p->split : 0);
 	fairq_counter_add(out, "split_failures", p->split_failures);
 	fairq_counter_add(out, "holds", p->holds);
+	fairq_counter_add(out, "lost_handoffs", p->lost_handoffs);
+	fairq_counter_add(out, "untracked_threads", fairq_pool_untracked(fp));
 	fairq_counter_add(out, "bursts", p->bursts);
 	fairq_counter_add(out, "anticipations", p->anticipations);
 	fairq_counter_add(out, "anticipation_hits", p->anticipation_hits);
@@ -1049,15 +1104,8 @@ FQ_TUNABLE(new_burst, fq_new_burst, false)
 FQ_TUNABLE(burst_ms, fq_burst_ms, false)
 FQ_TUNABLE(idle_secs, fq_idle_secs, false)
 FQ_TUNABLE(anticipate_us, fq_anticipate_us, false)
-/*
- * max_inflight is not offered yet: in the VM the cap held in two runs and had no effect in
- * another (hand-offs expire by time, and how long a hand-off takes to start under TCG varies).
- * A hand-off that yields no request needs an event of its own to end: 7.3 no longer calls
- * svc_xprt_enqueue() when a slot is released with nothing pending, and 6.12 and 7.3 inline
- * svc_xprt_release(), so the only sign left is the thread's next look for work, which needs
- * per-thread state the core does not keep (docs/fairq.md).  The logic stays, unit-tested
- * through fq_max_inflight.
- */
+/* a pool counts its threads' work only while it has a cap: applied by a rebuild */
+FQ_TUNABLE(max_inflight, fq_max_inflight, true)
 
 static const struct fairq_tunable fq_tunables[] = {
 	{ "key", "group by 1 = client address, 2 = subnet, 3 = connection, 4 = NFSv4.1 client",
@@ -1074,6 +1122,8 @@ static const struct fairq_tunable fq_tunables[] = {
 	  fq_get_idle_secs, fq_set_idle_secs },
 	{ "anticipate_us", "microseconds a thread waits for a light client's next call (0: off)",
 	  0, 100000, fq_get_anticipate_us, fq_set_anticipate_us },
+	{ "max_inflight", "threads one key may occupy at once (0: no cap)", 0, 8192,
+	  fq_get_max_inflight, fq_set_max_inflight },
 	{ }
 };
 
@@ -1089,6 +1139,8 @@ const struct fairq_sched_ops fairq_sched_fairq = {
 	.remove		= fq_remove,
 	.start		= fq_start,
 	.complete	= fq_complete,
+	.charge		= fq_charge,
+	.uncharge	= fq_uncharge,
 	.for_each_key	= fq_walk_keys,
 	.set_weight	= fq_set_weight,
 	.counters	= fq_counters,

@@ -93,6 +93,17 @@ u64 fairq_pool_hold_skips(const struct fairq_pool *fp)
 	return fp->hold_skips;
 }
 
+/* The core's thread tracking: the simulator charges and uncharges as the core's hooks do. */
+void fairq_pool_track_threads(struct fairq_pool *fp)
+{
+	fp->track_threads = true;
+}
+
+u64 fairq_pool_untracked(const struct fairq_pool *fp)
+{
+	return fp->untracked;
+}
+
 #include "../../src/sched/qfifo.c"
 #include "../../src/sched/fairq.c"
 
@@ -257,6 +268,8 @@ struct sim {
 	u64 served[NX];
 	u64 think[NX];		/* a window-1 client: its next call this long after a reply */
 	u64 back_at[NX];	/* when that call arrives (0: none pending) */
+	void *charge[64];	/* what each thread's work is charged to, as the core keeps it */
+	u32 max_occupied;	/* the most threads one key had at once (key of transport 0) */
 };
 
 static void sim_init(struct sim *sm, int threads)
@@ -264,6 +277,28 @@ static void sim_init(struct sim *sm, int threads)
 	memset(sm, 0, sizeof(*sm));
 	sm->threads = threads;
 	fairq_sched_fairq.init_pool(&sm->fp);
+}
+
+/* As the core: a thread looking for work is done with what it was charged for. */
+static void sim_thread_free(struct sim *sm, int t)
+{
+	if (sm->charge[t]) {
+		fairq_sched_fairq.uncharge(&sm->fp, sm->charge[t]);
+		sm->charge[t] = NULL;
+	}
+}
+
+/* As the core: a thread seen with @x (just dequeued) is charged for it. */
+static void sim_thread_took(struct sim *sm, int t, struct svc_xprt *x)
+{
+	struct fq_key *k;
+
+	if (!sm->fp.track_threads)
+		return;
+	sm->charge[t] = fairq_sched_fairq.charge(&sm->fp, x);
+	k = fq_key_lookup(fqp(&sm->fp), &fx[0]);
+	if (k && k->occupied + k->handed > sm->max_occupied)
+		sm->max_occupied = k->occupied + k->handed;
 }
 
 static void sim_exit(struct sim *sm)
@@ -311,6 +346,7 @@ static void sim_run(struct sim *sm, u64 end)
 				if (sm->think[x->id])
 					sm->back_at[x->id] = sm->now + sm->think[x->id];
 			}
+			sim_thread_free(sm, t);
 			/* as the core's pull: a held thread stays idle unless another one is */
 			for (u = 0; u < sm->threads; u++)
 				others_idle += u != t && !sm->running[u];
@@ -327,6 +363,7 @@ static void sim_run(struct sim *sm, u64 end)
 			}
 			if (!x)
 				continue;
+			sim_thread_took(sm, t, x);
 			/* as svc_xprt_received does: the transport is back before the request starts */
 			if (sm->backlogged[x->id] || (sm->calls[x->id] && --sm->calls[x->id]))
 				ops->enqueue(&sm->fp, x);
@@ -1012,56 +1049,113 @@ static void test_fairq_v4client(void)
 }
 
 /*
- * An in-flight cap: a client with many connections never has more than the cap in
- * processing, the others get the rest of the threads, and nothing stalls or is lost.
+ * An in-flight cap: a client with many connections never has more than the cap of threads
+ * working for it (on their way included), the others get the rest of the threads, and nothing
+ * stalls or is lost.
  */
 static void test_fairq_inflight_cap(void)
 {
 	static struct sim sm;
-	struct svc_xprt *x;
 	struct fq_key *k;
-	u32 max_seen = 0;
+	void *a, *b;
 	u64 end;
 	int i;
 
 	fq_max_inflight = 2;
 	sim_init(&sm, 8);
+	CHECK(sm.fp.track_threads, "a pool with a cap tracks its threads");
 	for (i = 0; i < 9; i++) {
 		set_addr(&fx[i], i < 8 ? "10.0.0.1" : "10.0.0.2", 700 + i);
 		sm.cost[i] = 10000000;
-		sm.backlogged[i] = i < 8;
+		sm.backlogged[i] = true;
+		fairq_sched_fairq.enqueue(&sm.fp, &fx[i]);
+	}
+	sim_run(&sm, 5ULL * 1000000000);
+	CHECK(sm.max_occupied == 2, "the 8-connection client had at most 2 threads (%u)",
+	      sm.max_occupied);
+	for (i = 0, end = 0; i < 8; i++)
+		end += sm.served[i];
+	/*
+	 * 8 threads of 10 ms for 5 s: each client 2 of them, whatever its connections; the cap is
+	 * per key and applies to both, so the other 4 threads idle (a cap is not work-conserving)
+	 */
+	CHECK(end > 900 && end <= 1001, "the 8-connection client had 2 threads' worth: %llu",
+	      (unsigned long long)end);
+	CHECK(sm.served[8] > 900 && sm.served[8] <= 1001,
+	      "the 1-connection client had 2 threads' worth too: %llu",
+	      (unsigned long long)sm.served[8]);
+	CHECK(fqp(&sm.fp)->holds > 0, "holds are counted");
+	sim_exit(&sm);
+
+	/*
+	 * Work that never ends in a reply (part of a record, a request 6.12+ drops unseen) frees
+	 * its thread's place when the thread looks for work again.
+	 */
+	sim_init(&sm, 4);
+	for (i = 0; i < 3; i++) {
+		set_addr(&fx[i], "10.0.0.1", 1 + i);
 		fairq_sched_fairq.enqueue(&sm.fp, &fx[i]);
 	}
 	k = fq_key_lookup(fqp(&sm.fp), &fx[0]);
-	for (end = 100000000; end <= 5ULL * 1000000000; end += 100000000) {
-		sim_run(&sm, end);
-		if (k->in_flight > max_seen)
-			max_seen = k->in_flight;
-	}
-	CHECK(max_seen == 2, "the 8-connection client had at most 2 in processing (%u)", max_seen);
-	CHECK(sm.served[8] == 1, "the other client's request was served");
-	CHECK(fqp(&sm.fp)->holds > 0, "holds are counted");
-	for (i = 0, end = 0; i < 8; i++)
-		end += sm.served[i];
-	CHECK(end > 900, "the capped client kept going: %llu requests", (unsigned long long)end);
+	CHECK(fairq_sched_fairq.pick(&sm.fp) == &fx[0], "first hand-off");
+	CHECK(fairq_sched_fairq.pick(&sm.fp) == &fx[1], "second hand-off");
+	CHECK(!fairq_sched_fairq.has_work(&sm.fp) && k->list == FQ_HELD,
+	      "two hand-offs on their way: the key is held");
+	a = fairq_sched_fairq.charge(&sm.fp, &fx[0]);
+	b = fairq_sched_fairq.charge(&sm.fp, &fx[1]);
+	CHECK(a == k && b == k && k->occupied == 2 && !k->handed, "both seen on threads");
+	fairq_sched_fairq.start(&sm.fp, &fx[0]);	/* a request that is dropped unseen */
+	CHECK(!fairq_sched_fairq.has_work(&sm.fp), "still held while both threads work");
+	fairq_sched_fairq.uncharge(&sm.fp, b);		/* a partial record: no request */
+	CHECK(fairq_sched_fairq.has_work(&sm.fp) && k->occupied == 1,
+	      "a thread back from a partial record frees its place at once");
+	CHECK(fairq_sched_fairq.pick(&sm.fp) == &fx[2], "and the next transport goes");
+	fairq_sched_fairq.uncharge(&sm.fp, a);		/* the dropped request's thread */
+	CHECK(k->occupied == 0 && k->handed == 1, "a dropped request's thread frees its place");
+
+	/* a thread stuck in slow storage keeps its key alive past idle_secs */
+	fairq_sched_fairq.charge(&sm.fp, &fx[2]);
+	k->in_flight = 0;
+	jiffies += (fq_idle_secs + 1) * HZ;
+	gc_idle(fqp(&sm.fp));
+	CHECK(fq_key_lookup(fqp(&sm.fp), &fx[0]) == k, "a key a thread works for is not freed");
 	sim_exit(&sm);
 
-	/* a request that ends unseen (a drop 6.12+ cannot see): the watchdog's tick lets go */
-	sim_init(&sm, 1);
-	set_addr(&fx[0], "10.0.0.1", 1);
-	set_addr(&fx[1], "10.0.0.1", 2);
-	fairq_sched_fairq.enqueue(&sm.fp, &fx[0]);
-	fairq_sched_fairq.enqueue(&sm.fp, &fx[1]);
-	x = fairq_sched_fairq.pick(&sm.fp);
-	fairq_sched_fairq.start(&sm.fp, x);
-	fairq_sched_fairq.start(&sm.fp, x);	/* as if a second request started and was lost */
-	CHECK(!fairq_sched_fairq.has_work(&sm.fp), "the key is held at its cap");
+	/* a hand-off no thread is seen taking (closed on its way): the tick gives it up */
+	sim_init(&sm, 4);
+	for (i = 0; i < 3; i++) {
+		set_addr(&fx[i], "10.0.0.1", 1 + i);
+		fairq_sched_fairq.enqueue(&sm.fp, &fx[i]);
+	}
+	k = fq_key_lookup(fqp(&sm.fp), &fx[0]);
+	fairq_sched_fairq.pick(&sm.fp);
+	fairq_sched_fairq.pick(&sm.fp);
+	a = fairq_sched_fairq.charge(&sm.fp, &fx[0]);
+	CHECK(!fairq_sched_fairq.has_work(&sm.fp), "held: one thread working, one hand-off out");
 	CHECK(fq_tick(&sm.fp) == 0, "nothing is let go while the key is busy");
 	jiffies += 2 * HZ;
 	CHECK(fq_tick(&sm.fp) == 1 && fairq_sched_fairq.has_work(&sm.fp),
-	      "a key quiet for a second is let go");
-	CHECK(fairq_sched_fairq.pick(&sm.fp) == &fx[1], "and its queued transport is served");
+	      "a hand-off not seen for a second is given up");
+	CHECK(fqp(&sm.fp)->lost_handoffs == 1 && k->occupied == 1, "counted; the working thread still counts");
+	CHECK(fairq_sched_fairq.pick(&sm.fp) == &fx[2], "and the queued transport is served");
+	fairq_sched_fairq.uncharge(&sm.fp, a);
+
+	/* work that came without a dispatch (a bypass, a rebuild under way) counts too */
+	fairq_sched_fairq.enqueue(&sm.fp, &fx[0]);
+	fairq_sched_fairq.enqueue(&sm.fp, &fx[1]);
+	a = fairq_sched_fairq.charge(&sm.fp, &fx[2]);
+	CHECK(fairq_sched_fairq.has_work(&sm.fp), "one thread and one hand-off: room for one");
+	b = fairq_sched_fairq.charge(&sm.fp, &fx[2]);
+	CHECK(!fairq_sched_fairq.has_work(&sm.fp) && k->list == FQ_HELD,
+	      "a second thread seen working for it: held");
+	fairq_sched_fairq.uncharge(&sm.fp, a);
+	fairq_sched_fairq.uncharge(&sm.fp, b);
+	CHECK(fairq_sched_fairq.has_work(&sm.fp), "let go when they are done");
 	fq_max_inflight = 0;
+	sim_exit(&sm);
+
+	sim_init(&sm, 4);
+	CHECK(!sm.fp.track_threads, "no cap: no thread tracking");
 	sim_exit(&sm);
 }
 
