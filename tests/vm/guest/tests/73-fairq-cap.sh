@@ -1,0 +1,102 @@
+#!/bin/bash
+# fairq's per-key cap (max_inflight): off by default and range-checked; with a cap of 2, a
+# client of 8 connections (window 4 each) never has more than 2 requests in processing (sampled
+# from fairqctl shares) and gets about 2 threads' worth of an 8-thread pool of 20 ms requests,
+# where without a cap it takes most of the pool; a second client is capped alike, not starved.
+# Switching schedulers with the cap on loses nothing, the watchdog rescues nothing, and
+# with the cap back at 0 the client's rate comes back.
+. /fairq/lib.sh
+. /fairq/fairqctl-lib.sh
+fq_scheds | tr ' ' '\n' | grep -qx fairq || { echo "fairq not offered on this kernel"; exit 4; }
+export B_OUT=/tmp/cap B_SCALE=1 B_REPS=1
+mkdir -p "$B_OUT"
+. /fairq/bench/lib.sh
+TUN=$FQ_SYSFS/fairq/max_inflight
+trap 'echo 0 >$TUN; pkill -INT -x fairq-load; svctime_off; fq_set_sched fifo; rpc.nfsd $FQ_THREADS' EXIT
+
+[ "$(cat "$TUN")" = 0 ] || fail "the cap is on by default ($(cat "$TUN"))"
+for bad in 8193 -1 abc; do
+	fq_expect_write_fails "$TUN" "$bad"
+done
+fairqctl set fairq.max_inflight 9000 2>/tmp/set.err && fail "fairqctl set accepted 9000"
+grep -q . /tmp/set.err || fail "fairqctl set refused 9000 without a reason"
+
+D_US=20000
+rpc.nfsd 8
+svctime_on "$D_US"
+fq_set_sched fairq
+
+# rate NAME ARGS...: client 1's calls per second over a 4 s window (after 1 s of warm-up)
+rate() {
+	local name=$1
+	shift
+	client 1 -K 8 -W 4 -w 1 -d 4 --label "$name" "$@" "$B_EXPORT" >"$B_OUT/$name.json"
+	python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["client"]; print(int(c["ops"] / 4))' \
+		"$B_OUT/$name.json"
+}
+per_thread=$((1000000 / D_US))	# calls a second one thread can serve
+
+free_rate=$(rate free)
+log "8 connections, no cap: $free_rate calls/s (one thread serves at most $per_thread)"
+[ "$free_rate" -gt $((3 * per_thread)) ] || fail "without a cap the client had less than 3 threads"
+
+fairqctl set fairq.max_inflight 2 || fail "fairqctl set fairq.max_inflight 2 failed"
+[ "$(cat "$TUN")" = 2 ] || fail "max_inflight reads $(cat "$TUN") after setting 2"
+holds0=$(fq_pool_sum holds)
+# sample every key's requests in processing while the capped load runs
+(
+	end=$((SECONDS + 5))
+	while [ $SECONDS -lt $end ]; do
+		fairqctl -j shares 2>/dev/null | fq_json 'max([k["in_flight"] for k in d["keys"]] or [0])'
+		sleep 0.1
+	done
+) >"$B_OUT/inflight" &
+sampler=$!
+ip netns exec c2 $FL -j -K 1 -W 4 -w 1 -d 4 --label other "$B_EXPORT" >"$B_OUT/other.json" 2>"$B_OUT/other.err" &
+other=$!
+capped_rate=$(rate capped)
+wait "$other" || fail "the second client failed: $(cat "$B_OUT/other.err")"
+wait "$sampler"
+other_rate=$(python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["client"]["ops"] / 4))' "$B_OUT/other.json")
+max_inflight=$(sort -n "$B_OUT/inflight" | tail -n 1)
+samples=$(grep -c . "$B_OUT/inflight")
+holds=$(($(fq_pool_sum holds) - holds0))
+log "cap 2: 8 connections $capped_rate calls/s, the 1-connection client $other_rate; most in processing for one key $max_inflight ($samples samples); $holds holds"
+[ "$samples" -ge 5 ] || fail "only $samples samples of the keys"
+[ "${max_inflight:-9}" -le 2 ] || fail "a key had $max_inflight requests in processing under a cap of 2"
+# 2 threads of 20 ms: 100 calls/s; generous for emulation, but well below the uncapped rate
+[ "$capped_rate" -le $((2 * per_thread * 115 / 100)) ] ||
+	fail "capped at 2, the client got $capped_rate calls/s (2 threads serve $((2 * per_thread)))"
+[ "$capped_rate" -ge $((2 * per_thread / 2)) ] || fail "capped at 2, the client got only $capped_rate calls/s"
+[ "$other_rate" -le $((2 * per_thread * 115 / 100)) ] || fail "the second client was not capped ($other_rate calls/s)"
+[ "$other_rate" -ge $((per_thread / 2)) ] || fail "the second client was starved ($other_rate calls/s)"
+[ "$holds" -gt 0 ] || fail "no key was ever held at its cap"
+
+# switches under the capped load: nothing lost (the clients time out on a lost call)
+ip netns exec c1 $FL -j -K 8 -W 4 -d 0 --label sw "$B_EXPORT" >"$B_OUT/sw.json" 2>"$B_OUT/sw.err" &
+sw_pid=$!
+scheds=($(fq_scheds))
+for i in $(seq 1 40); do
+	s=${scheds[$((RANDOM % ${#scheds[@]}))]}
+	[ "$s" = fifo ] && [ $((RANDOM % 4)) != 0 ] && s=fairq	# hook changes are slow under TCG
+	echo "$s" >"$FQ_SYSFS/scheduler" || fail "switch to $s refused"
+	[ $((i % 10)) = 0 ] && { echo $((1 + RANDOM % 3)) >"$TUN" || fail "max_inflight refused"; }
+	sleep 0.2
+done
+fq_set_sched fairq
+echo 2 >"$TUN"
+sleep 2
+kill -0 "$sw_pid" || fail "the client died during the switches: $(cat "$B_OUT/sw.err")"
+kill -INT "$sw_pid"
+wait "$sw_pid" || fail "the client: $(cat "$B_OUT/sw.err")"
+
+echo 0 >"$TUN" || fail "max_inflight 0 refused"
+again=$(rate again)
+log "cap back to 0: $again calls/s"
+[ "$again" -ge $((capped_rate * 2)) ] || fail "without the cap the client stayed at $again calls/s"
+sleep 1
+[ "$(fq_pool_sum queued)" = 0 ] || fail "transports left queued: $(cat "$FQ_DEBUGFS/pools")"
+[ "$(fq_rescues)" = 0 ] || fail "the watchdog rescued transports"
+log "lost hand-offs $(fq_pool_sum lost_handoffs), untracked threads $(fq_pool_sum untracked_threads)"
+[ "$(fq_pool_sum untracked_threads)" = 0 ] || fail "threads could not be tracked"
+log "ok: the cap held, switches lost nothing"
