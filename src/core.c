@@ -832,20 +832,30 @@ static void requeue_list(struct fairq_serv *fs, struct fairq_pool *from, struct 
 	}
 }
 
-/* @task leaves: what its work was charged to is given back, and its record freed. */
+/*
+ * @task leaves: what its work was charged to is given back, and its record freed.  That can
+ * make held work servable, and the leaving thread will not look for it: wake one that will.
+ */
 static void thread_forget(struct fairq_pool *fp, const struct task_struct *task)
 {
 	struct fairq_thread *t;
+	bool uncharged = false;
 
 	spin_lock_bh(&fp->lock);
 	t = thread_find(fp, task);
 	if (t) {
-		if (t->charge && fp->track_threads && fp->ops)
+		if (t->charge && fp->track_threads && fp->ops) {
 			fp->ops->uncharge(fp, t->charge);
+			uncharged = true;
+		}
 		hlist_del(&t->node);
 		kfree(t);
 	}
 	spin_unlock_bh(&fp->lock);
+	if (uncharged) {
+		smp_mb();	/* as after an enqueue: publish, then look for an idle thread */
+		pool_push(fp);
+	}
 }
 
 /**
