@@ -43,12 +43,11 @@ log "8 connections, no cap: $free_rate calls/s (one thread serves at most $per_t
 fairqctl set fairq.max_inflight 2 || fail "fairqctl set fairq.max_inflight 2 failed"
 [ "$(cat "$TUN")" = 2 ] || fail "max_inflight reads $(cat "$TUN") after setting 2"
 holds0=$(fq_pool_sum holds)
-# sample every key's requests in processing while the capped load runs
+# sample every key's requests in processing (column 6) for as long as the capped load runs
+rm -f "$B_OUT/stop"
 (
-	end=$((SECONDS + 5))
-	while [ $SECONDS -lt $end ]; do
-		fairqctl -j shares 2>/dev/null | fq_json 'max([k["in_flight"] for k in d["keys"]] or [0])'
-		sleep 0.1
+	while [ ! -e "$B_OUT/stop" ]; do
+		fairqctl shares 2>/dev/null | awk 'NR > 1 && $6 > m { m = $6 } END { print m + 0 }'
 	done
 ) >"$B_OUT/inflight" &
 sampler=$!
@@ -56,13 +55,14 @@ ip netns exec c2 $FL -j -K 1 -W 4 -w 1 -d 4 --label other "$B_EXPORT" >"$B_OUT/o
 other=$!
 capped_rate=$(rate capped)
 wait "$other" || fail "the second client failed: $(cat "$B_OUT/other.err")"
+touch "$B_OUT/stop"
 wait "$sampler"
 other_rate=$(python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["client"]["ops"] / 4))' "$B_OUT/other.json")
 max_inflight=$(sort -n "$B_OUT/inflight" | tail -n 1)
 samples=$(grep -c . "$B_OUT/inflight")
 holds=$(($(fq_pool_sum holds) - holds0))
 log "cap 2: 8 connections $capped_rate calls/s, the 1-connection client $other_rate; most in processing for one key $max_inflight ($samples samples); $holds holds"
-[ "$samples" -ge 5 ] || fail "only $samples samples of the keys"
+[ "$samples" -ge 3 ] || fail "only $samples samples of the keys"
 [ "${max_inflight:-9}" -le 2 ] || fail "a key had $max_inflight requests in processing under a cap of 2"
 # 2 threads of 20 ms: 100 calls/s; generous for emulation, but well below the uncapped rate
 [ "$capped_rate" -le $((2 * per_thread * 115 / 100)) ] ||
@@ -71,6 +71,15 @@ log "cap 2: 8 connections $capped_rate calls/s, the 1-connection client $other_r
 [ "$other_rate" -le $((2 * per_thread * 115 / 100)) ] || fail "the second client was not capped ($other_rate calls/s)"
 [ "$other_rate" -ge $((per_thread / 2)) ] || fail "the second client was starved ($other_rate calls/s)"
 [ "$holds" -gt 0 ] || fail "no key was ever held at its cap"
+
+# 1 MiB writes under a cap of 1: most records arrive in pieces, and a thread that read only a
+# piece gives its place back when it looks for work again (6.1: at its svc_xprt_received)
+fairqctl set fairq.max_inflight 1 || fail "max_inflight 1 refused"
+lost0=$(fq_pool_sum lost_handoffs)
+timeout 300 bash -c ". /fairq/lib.sh; fq_nfs 2 3 'dd if=/dev/zero of=big bs=1M count=16 conv=fsync 2>/dev/null && rm -f big'" ||
+	fail "16 MiB of writes under a cap of 1 failed or stalled"
+[ "$(fq_pool_sum lost_handoffs)" = "$lost0" ] ||
+	fail "hand-offs of the writes were never seen on a thread: $(fq_pool_sum lost_handoffs)"
 
 # switches under the capped load: nothing lost (the clients time out on a lost call)
 ip netns exec c1 $FL -j -K 8 -W 4 -d 0 --label sw "$B_EXPORT" >"$B_OUT/sw.json" 2>"$B_OUT/sw.err" &
