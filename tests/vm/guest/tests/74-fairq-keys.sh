@@ -1,0 +1,86 @@
+#!/bin/bash
+# fairq's subnet and connection keys, and a subnet weight, converge to the shares they owe.
+# Three backlogged clients (deep windows of NFSv3 GETATTR, counted by each client's load
+# generator) share 8 threads of 20 ms requests, so thread time is the scarce resource:
+#   key 1 (address), all 1 connection:              client 1 owed 1/3
+#   key 2 (subnet), prefix4 30:                     client 1 alone in 10.99.0.8/30, clients 2
+#                                                   and 3 share 10.99.0.12/30: client 1 owed 1/2
+#   key 2, weight 4 on 10.99.0.12/30:               client 1 owed 1/5
+#   key 3 (connection), client 1 with 4, client 2 with 1, client 3 idle: client 1 owed 4/5
+#   key 1 again with those connections:             client 1 owed 1/2
+. /fairq/lib.sh
+fq_scheds | tr ' ' '\n' | grep -qx fairq || { echo "fairq not offered on this kernel"; exit 4; }
+export B_OUT=/tmp/keys B_SCALE=1 B_REPS=1
+mkdir -p "$B_OUT"
+. /fairq/bench/lib.sh
+T=$FQ_SYSFS/fairq
+cleanup() {
+	pkill -INT -x fairq-load
+	fairqctl weight 10.99.0.12/30 0 2>/dev/null
+	echo 1 >$T/key
+	echo 24 >$T/prefix4
+	svctime_off
+	fq_set_sched fifo
+	rpc.nfsd "$FQ_THREADS"
+}
+trap cleanup EXIT
+rpc.nfsd 8
+svctime_on 20000
+fq_set_sched fairq
+
+# shares NAME "K1 K2 K3": each client's part of the calls all of them completed in one 6 s
+# window (after 2 s of warm-up); K0 leaves a client out.  Prints "s1 s2 s3".
+shares() {
+	local name=$1 k pids=() i=0
+	for k in $2; do
+		i=$((i + 1))
+		rm -f "$B_OUT/$name-$i.json"
+		[ "$k" = 0 ] && continue
+		ip netns exec "c$i" $FL -j -K "$k" -W 8 -w 2 -d 6 --label "$name-$i" "$B_EXPORT" \
+			>"$B_OUT/$name-$i.json" 2>"$B_OUT/$name-$i.err" &
+		pids+=($!)
+	done
+	for i in "${pids[@]}"; do
+		wait "$i" || fail "$name: a client failed: $(cat "$B_OUT/$name"-*.err)"
+	done
+	python3 - "$B_OUT" "$name" <<'PY'
+import json, os, sys
+ops = []
+for i in (1, 2, 3):
+    f = os.path.join(sys.argv[1], "%s-%d.json" % (sys.argv[2], i))
+    ops.append(json.load(open(f))["client"]["ops"] if os.path.exists(f) else 0)
+print(" ".join("%.3f" % (o / sum(ops)) for o in ops))
+PY
+}
+near() {	# near SHARE OWED: within 0.07
+	awk -v s="$1" -v o="$2" 'BEGIN { exit !(s - o <= 0.07 && o - s <= 0.07) }'
+}
+
+read -r a1 a2 a3 <<<"$(shares addr "1 1 1")"
+log "by address, one connection each: $a1 $a2 $a3 (owed 0.333 each)"
+near "$a1" 0.333 && near "$a2" 0.333 && near "$a3" 0.333 || fail "address keys: $a1 $a2 $a3"
+
+echo 2 >$T/key || fail "key 2 refused"
+echo 30 >$T/prefix4 || fail "prefix4 30 refused"
+read -r s1 s2 s3 <<<"$(shares subnet "1 1 1")"
+log "by /30 subnet: $s1 $s2 $s3 (owed 0.5, 0.25, 0.25)"
+near "$s1" 0.5 && near "$s2" 0.25 && near "$s3" 0.25 || fail "subnet keys: $s1 $s2 $s3"
+
+fairqctl weight 10.99.0.12/30 4 || fail "weight on 10.99.0.12/30 refused"
+read -r w1 w2 w3 <<<"$(shares weighted "1 1 1")"
+fairqctl weight 10.99.0.12/30 0
+log "subnet 10.99.0.12/30 at weight 4: $w1 $w2 $w3 (owed 0.2, 0.4, 0.4)"
+near "$w1" 0.2 && near "$w2" 0.4 && near "$w3" 0.4 || fail "a weighted subnet: $w1 $w2 $w3"
+
+echo 3 >$T/key || fail "key 3 refused"
+read -r c1 c2 _ <<<"$(shares conn "4 1 0")"
+log "by connection, 4 against 1: $c1 $c2 (owed 0.8, 0.2)"
+near "$c1" 0.8 && near "$c2" 0.2 || fail "connection keys: $c1 $c2"
+
+echo 1 >$T/key
+read -r b1 b2 _ <<<"$(shares addr4 "4 1 0")"
+log "by address, 4 connections against 1: $b1 $b2 (owed 0.5 each)"
+near "$b1" 0.5 && near "$b2" 0.5 || fail "address keys with 4 connections against 1: $b1 $b2"
+sleep 1
+[ "$(fq_pool_sum queued)" = 0 ] || fail "transports left queued: $(cat "$FQ_DEBUGFS/pools")"
+[ "$(fq_rescues)" = 0 ] || fail "the watchdog rescued transports"
