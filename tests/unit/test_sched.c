@@ -1048,6 +1048,19 @@ static void test_fairq_v4client(void)
 	CHECK(fq_set_key(FAIRQ_KEY_ADDR) == 0 && !v4client_wanted, "address keys stop learning");
 }
 
+/* A pool of 4 threads and one client with three connections ready: its key. */
+static struct fq_key *one_client_three_connections(struct sim *sm)
+{
+	int i;
+
+	sim_init(sm, 4);
+	for (i = 0; i < 3; i++) {
+		set_addr(&fx[i], "10.0.0.1", 1 + i);
+		fairq_sched_fairq.enqueue(&sm->fp, &fx[i]);
+	}
+	return fq_key_lookup(fqp(&sm->fp), &fx[0]);
+}
+
 /*
  * An in-flight cap: a client with many connections never has more than the cap of threads
  * working for it (on their way included), the others get the rest of the threads, and nothing
@@ -1091,12 +1104,7 @@ static void test_fairq_inflight_cap(void)
 	 * Work that never ends in a reply (part of a record, a request 6.12+ drops unseen) frees
 	 * its thread's place when the thread looks for work again.
 	 */
-	sim_init(&sm, 4);
-	for (i = 0; i < 3; i++) {
-		set_addr(&fx[i], "10.0.0.1", 1 + i);
-		fairq_sched_fairq.enqueue(&sm.fp, &fx[i]);
-	}
-	k = fq_key_lookup(fqp(&sm.fp), &fx[0]);
+	k = one_client_three_connections(&sm);
 	CHECK(fairq_sched_fairq.pick(&sm.fp) == &fx[0], "first hand-off");
 	CHECK(fairq_sched_fairq.pick(&sm.fp) == &fx[1], "second hand-off");
 	CHECK(!fairq_sched_fairq.has_work(&sm.fp) && k->list == FQ_HELD,
@@ -1122,12 +1130,7 @@ static void test_fairq_inflight_cap(void)
 	sim_exit(&sm);
 
 	/* a hand-off no thread is seen taking (closed on its way): the tick gives it up */
-	sim_init(&sm, 4);
-	for (i = 0; i < 3; i++) {
-		set_addr(&fx[i], "10.0.0.1", 1 + i);
-		fairq_sched_fairq.enqueue(&sm.fp, &fx[i]);
-	}
-	k = fq_key_lookup(fqp(&sm.fp), &fx[0]);
+	k = one_client_three_connections(&sm);
 	fairq_sched_fairq.pick(&sm.fp);
 	fairq_sched_fairq.pick(&sm.fp);
 	a = fairq_sched_fairq.charge(&sm.fp, &fx[0]);

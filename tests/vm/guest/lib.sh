@@ -76,6 +76,37 @@ fq_scheds() {
 	tr -d '[]' <"$FQ_SYSFS/scheduler"
 }
 
+# fq_need_sched NAME: end the test as skipped (exit 4) on a kernel that does not offer NAME
+fq_need_sched() {
+	fq_scheds | tr ' ' '\n' | grep -qx "$1" || { echo "$1 not offered on this kernel"; exit 4; }
+}
+
+# fq_bench_lib DIR: the benchmarks' helpers (client, greedy_start, svctime_on ...) for a
+# test, with one repetition at full scale and their output in DIR
+fq_bench_lib() {
+	export B_OUT=$1 B_SCALE=1 B_REPS=1
+	mkdir -p "$B_OUT"
+	. /fairq/bench/lib.sh
+}
+
+# fq_switch_storm N [CMD]: N live switches to random schedulers, 0.2 s apart, ending on fairq;
+# fifo is picked a quarter as often as the others (each change of hooks is slow under TCG).
+# CMD (sh) runs after every tenth switch, e.g. to change a tunable meanwhile.
+fq_switch_storm() {
+	local n=$1 cmd=${2:-} i s scheds
+	scheds=($(fq_scheds))
+	for i in $(seq 1 "$n"); do
+		s=${scheds[$((RANDOM % ${#scheds[@]}))]}
+		[ "$s" = fifo ] && [ $((RANDOM % 4)) != 0 ] && s=fairq
+		echo "$s" >"$FQ_SYSFS/scheduler" || fail "switch to $s refused"
+		if [ -n "$cmd" ] && [ $((i % 10)) = 0 ]; then
+			bash -c "$cmd" || fail "during the switches, '$cmd' failed"
+		fi
+		sleep 0.2
+	done
+	fq_set_sched fairq
+}
+
 # fq_rescues: watchdog rescues since this test started (the module may have been reloaded
 # meanwhile, which starts the count again)
 # fq_pool_sum FIELD: a debugfs pool counter (core or the scheduler's own), summed over every pool

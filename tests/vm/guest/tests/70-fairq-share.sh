@@ -5,7 +5,7 @@
 # long enough that emulated CPU time is negligible beside it), so shares are meaningful under
 # emulation; the tolerances are generous for it.
 . /fairq/lib.sh
-fq_scheds | tr ' ' '\n' | grep -qx fairq || { echo "fairq not offered on this kernel"; exit 4; }
+fq_need_sched fairq
 insmod /fairq/extra/fairq_svctime.ko || fail "cannot load the service-time helper"
 trap 'echo 0 > /sys/module/fairq_svctime/parameters/delay_us; rmmod fairq_svctime; rpc.nfsd $FQ_THREADS' EXIT
 rpc.nfsd 4

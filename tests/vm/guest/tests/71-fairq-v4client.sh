@@ -13,7 +13,7 @@
 # NFSv3 mount, which has no sessions, is keyed by its address.
 . /fairq/lib.sh
 . /fairq/fairqctl-lib.sh
-fq_scheds | tr ' ' '\n' | grep -qx fairq || { echo "fairq not offered on this kernel"; exit 4; }
+fq_need_sched fairq
 T=$FQ_SYSFS/fairq
 SERVER2=10.99.1.1
 C1B=10.99.1.51

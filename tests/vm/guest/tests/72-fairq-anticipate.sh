@@ -5,10 +5,8 @@
 # switching schedulers under that load loses nothing and the watchdog rescues nothing; turned
 # off, no thread is held any more.  How much it gains is measured by make bench (scenario 1).
 . /fairq/lib.sh
-fq_scheds | tr ' ' '\n' | grep -qx fairq || { echo "fairq not offered on this kernel"; exit 4; }
-export B_OUT=/tmp/antic B_SCALE=1 B_REPS=1
-mkdir -p "$B_OUT"
-. /fairq/bench/lib.sh
+fq_need_sched fairq
+fq_bench_lib /tmp/antic
 TUN=$FQ_SYSFS/fairq/anticipate_us
 trap 'echo 0 >$TUN; pkill -INT -x fairq-load; svctime_off; fq_set_sched fifo; rpc.nfsd $FQ_THREADS' EXIT
 
@@ -40,14 +38,7 @@ log "window-1 client: $ops calls in 8 s; threads held $antic times, $hits used, 
 # switches under the load, holds under way: nothing lost (the clients time out on a lost call)
 ip netns exec c2 $FL -j -K 1 -W 1 -d 0 --label light2 "$B_EXPORT" >/tmp/light2.json 2>/tmp/light2.err &
 light_pid=$!
-scheds=($(fq_scheds))
-for i in $(seq 1 60); do
-	s=${scheds[$((RANDOM % ${#scheds[@]}))]}
-	[ "$s" = fifo ] && [ $((RANDOM % 4)) != 0 ] && s=fairq	# hook changes are slow under TCG
-	echo "$s" >"$FQ_SYSFS/scheduler" || fail "switch to $s refused"
-	sleep 0.2
-done
-fq_set_sched fairq
+fq_switch_storm 60
 sleep 2
 kill -0 "$light_pid" || fail "the window-1 client died during the switches: $(cat /tmp/light2.err)"
 

@@ -7,10 +7,8 @@
 # with the cap back at 0 the client's rate comes back.
 . /fairq/lib.sh
 . /fairq/fairqctl-lib.sh
-fq_scheds | tr ' ' '\n' | grep -qx fairq || { echo "fairq not offered on this kernel"; exit 4; }
-export B_OUT=/tmp/cap B_SCALE=1 B_REPS=1
-mkdir -p "$B_OUT"
-. /fairq/bench/lib.sh
+fq_need_sched fairq
+fq_bench_lib /tmp/cap
 TUN=$FQ_SYSFS/fairq/max_inflight
 trap 'echo 0 >$TUN; pkill -INT -x fairq-load; svctime_off; fq_set_sched fifo; rpc.nfsd $FQ_THREADS' EXIT
 
@@ -84,15 +82,7 @@ timeout 300 bash -c ". /fairq/lib.sh; fq_nfs 2 3 'dd if=/dev/zero of=big bs=1M c
 # switches under the capped load: nothing lost (the clients time out on a lost call)
 ip netns exec c1 $FL -j -K 8 -W 4 -d 0 --label sw "$B_EXPORT" >"$B_OUT/sw.json" 2>"$B_OUT/sw.err" &
 sw_pid=$!
-scheds=($(fq_scheds))
-for i in $(seq 1 40); do
-	s=${scheds[$((RANDOM % ${#scheds[@]}))]}
-	[ "$s" = fifo ] && [ $((RANDOM % 4)) != 0 ] && s=fairq	# hook changes are slow under TCG
-	echo "$s" >"$FQ_SYSFS/scheduler" || fail "switch to $s refused"
-	[ $((i % 10)) = 0 ] && { echo $((1 + RANDOM % 3)) >"$TUN" || fail "max_inflight refused"; }
-	sleep 0.2
-done
-fq_set_sched fairq
+fq_switch_storm 40 "echo \$((1 + RANDOM % 3)) >$TUN"
 echo 2 >"$TUN"
 sleep 2
 kill -0 "$sw_pid" || fail "the client died during the switches: $(cat "$B_OUT/sw.err")"

@@ -9,10 +9,8 @@
 #   key 3 (connection), client 1 with 4, client 2 with 1, client 3 idle: client 1 owed 4/5
 #   key 1 again with those connections:             client 1 owed 1/2
 . /fairq/lib.sh
-fq_scheds | tr ' ' '\n' | grep -qx fairq || { echo "fairq not offered on this kernel"; exit 4; }
-export B_OUT=/tmp/keys B_SCALE=1 B_REPS=1
-mkdir -p "$B_OUT"
-. /fairq/bench/lib.sh
+fq_need_sched fairq
+fq_bench_lib /tmp/keys
 T=$FQ_SYSFS/fairq
 cleanup() {
 	pkill -INT -x fairq-load

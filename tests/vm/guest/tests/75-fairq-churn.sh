@@ -3,7 +3,7 @@
 # keys are freed after 1 s idle, the key type and prefixes change under load (every queue is
 # rebuilt), and nothing is lost: no I/O error, no retransmission, no rescue.
 . /fairq/lib.sh
-fq_scheds | tr ' ' '\n' | grep -qx fairq || { echo "fairq not offered on this kernel"; exit 4; }
+fq_need_sched fairq
 T=$FQ_SYSFS/fairq
 orig_idle=$(cat $T/idle_secs)
 trap 'echo $orig_idle > $T/idle_secs; echo 1 > $T/key; echo fifo > $FQ_SYSFS/scheduler' EXIT
