@@ -166,9 +166,9 @@ EXPORT_SYMBOL_GPL(fairq_pool_untracked);
 /*
  * The current thread of @fp has taken @xprt, or (@xprt NULL) is looking for work, which means
  * whatever it took before is over.  The first sighting of a transport charges it; a thread is
- * seen taking it at the first of: its look for work right after the dequeue (6.7+), its
- * svc_xprt_received() (6.1), the start of the request.  A record is created only at a thread's
- * first charge, and not for sightings that may come from any task (@may_create false).
+ * seen taking it at its look for work right after the dequeue (6.7+), or else at the first of
+ * its svc_xprt_received() and the start of the request (6.1).  A record is created only at a
+ * thread's first charge, and not for sightings that may come from any task (@may_create false).
  */
 static void thread_seen_locked(struct fairq_pool *fp, struct svc_xprt *xprt, bool may_create)
 	__must_hold(&fp->lock)
@@ -505,9 +505,11 @@ void fairq_enqueue(struct svc_xprt *xprt)
 	}
 	/*
 	 * A thread giving back the transport it read from (svc_xprt_received): on 6.1 the first
-	 * place a thread is seen with what it took.  Softirq callers are never threads.
+	 * place a thread is seen with what it took; later kernels saw it at the dequeue, so no
+	 * lock is taken here for it.  Softirq callers are never threads.
 	 */
-	if (unlikely(atomic_read(&fairq_tracking_pools)) && in_task()) {
+	if (!FAIRQ_PULL_SEES_DEQUEUE && unlikely(atomic_read(&fairq_tracking_pools)) &&
+	    in_task()) {
 		fs = serv_lookup(xprt->xpt_server);
 		if (fs)
 			thread_seen(home_pool(fs), xprt, false);

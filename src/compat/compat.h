@@ -51,4 +51,15 @@ static inline struct svc_serv *fairq_destroy_arg_serv(unsigned long arg0)
 #define FAIRQ_PULL_SYMBOL	"svc_xprt_dequeue"		/* (struct svc_pool *) */
 #endif
 
+/*
+ * Whether the pull point also runs right after a dequeue, with the transport taken in rq_xprt
+ * (6.7+: svc_thread_wake_next() asks again).  Where it does not (6.1), a thread is first seen
+ * with what it took at its svc_xprt_received().
+ */
+#ifdef FAIRQ_HAVE_LWQ_POOL
+#define FAIRQ_PULL_SEES_DEQUEUE	true
+#else
+#define FAIRQ_PULL_SEES_DEQUEUE	false
+#endif
+
 #endif /* _FAIRQ_COMPAT_H */
