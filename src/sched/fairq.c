@@ -536,11 +536,12 @@ static u32 handed_recently(const struct fq_key *k)
 
 /*
  * With a cap, hand-offs count exactly: each one until a thread is seen with it, and from then
- * on as that thread's work (occupied) until the thread looks for work again.
+ * on as that thread's work (occupied) until the thread looks for work again.  The overflow key
+ * has no cap and is never charged (it is in no table): its hand-offs expire as without one.
  */
 static u32 handed_out(const struct fq_pool *p, const struct fq_key *k)
 {
-	return p->cap ? k->handed : handed_recently(k);
+	return p->cap && k != &p->overflow ? k->handed : handed_recently(k);
 }
 
 /*

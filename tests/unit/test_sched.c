@@ -1154,6 +1154,21 @@ static void test_fairq_inflight_cap(void)
 	fairq_sched_fairq.uncharge(&sm.fp, a);
 	fairq_sched_fairq.uncharge(&sm.fp, b);
 	CHECK(fairq_sched_fairq.has_work(&sm.fp), "let go when they are done");
+	sim_exit(&sm);
+
+	/* the overflow key has no cap and is never charged: its hand-offs still expire */
+	sim_init(&sm, 4);
+	set_addr(&fx[0], "10.0.0.9", 1);
+	for (i = 0; i < 50; i++) {
+		kshim_fail_allocs = 1;
+		fairq_sched_fairq.enqueue(&sm.fp, &fx[0]);
+		kshim_fail_allocs = 0;
+		CHECK(fairq_sched_fairq.pick(&sm.fp) == &fx[0], "overflow hand-off %d", i);
+		jiffies += HZ;
+	}
+	k = &fqp(&sm.fp)->overflow;
+	CHECK(k->handed <= 1 && !handed_out(fqp(&sm.fp), k),
+	      "the overflow key's hand-offs expire under a cap (%u)", k->handed);
 	fq_max_inflight = 0;
 	sim_exit(&sm);
 
