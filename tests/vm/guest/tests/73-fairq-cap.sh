@@ -26,17 +26,18 @@ rpc.nfsd 8
 svctime_on "$D_US"
 fq_set_sched fairq
 
-# rate NAME ARGS...: client 1's calls per second over a 4 s window (after 1 s of warm-up)
+# rate NAME: client 1's calls per second over a 4 s window (after 1 s of warm-up), in RATE
 rate() {
 	local name=$1
-	shift
-	client 1 -K 8 -W 4 -w 1 -d 4 --label "$name" "$@" "$B_EXPORT" >"$B_OUT/$name.json"
-	python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["client"]; print(int(c["ops"] / 4))' \
-		"$B_OUT/$name.json"
+	ip netns exec c1 $FL -j -K 8 -W 4 -w 1 -d 4 --label "$name" "$B_EXPORT" \
+		>"$B_OUT/$name.json" 2>"$B_OUT/$name.err" || fail "client 1 ($name): $(cat "$B_OUT/$name.err")"
+	RATE=$(python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["client"]["ops"] / 4))' \
+		"$B_OUT/$name.json")
 }
 per_thread=$((1000000 / D_US))	# calls a second one thread can serve
 
-free_rate=$(rate free)
+rate free
+free_rate=$RATE
 log "8 connections, no cap: $free_rate calls/s (one thread serves at most $per_thread)"
 [ "$free_rate" -gt $((3 * per_thread)) ] || fail "without a cap the client had less than 3 threads"
 
@@ -53,7 +54,8 @@ rm -f "$B_OUT/stop"
 sampler=$!
 ip netns exec c2 $FL -j -K 1 -W 4 -w 1 -d 4 --label other "$B_EXPORT" >"$B_OUT/other.json" 2>"$B_OUT/other.err" &
 other=$!
-capped_rate=$(rate capped)
+rate capped
+capped_rate=$RATE
 wait "$other" || fail "the second client failed: $(cat "$B_OUT/other.err")"
 touch "$B_OUT/stop"
 wait "$sampler"
@@ -102,11 +104,17 @@ kill -0 "$sw_pid" || fail "the client died across the unload: $(cat "$B_OUT/sw.e
 kill -INT "$sw_pid"
 wait "$sw_pid" || fail "the client: $(cat "$B_OUT/sw.err")"
 # nfsd stops and starts with the cap set: its threads' records go with the service
-rpc.nfsd 0
-rpc.nfsd 8
+timeout 60 rpc.nfsd 0 || fail "nfsd shutdown with a cap set did not finish within 60 s"
+sleep 1
+fq_nfsd_up 8 || fail "nfsd restart failed"
+for try in $(seq 1 30); do
+	ip netns exec c1 $FL -O null -n 1 "$B_EXPORT" >/dev/null 2>&1 && break
+	sleep 1
+done
 
 echo 0 >"$TUN" || fail "max_inflight 0 refused"
-again=$(rate again)
+rate again
+again=$RATE
 log "cap back to 0: $again calls/s"
 [ "$again" -ge $((capped_rate * 2)) ] || fail "without the cap the client stayed at $again calls/s"
 sleep 1
