@@ -8,8 +8,13 @@
  * or NFSv4.1 NULL/COMPOUND(SEQUENCE, PUTROOTFH, GETATTR) over one session shared by all the
  * connections.  Reports ops/s and latency percentiles per connection and for the client, and
  * burst completion times, as a table or JSON.  See fairq-load(1).
+ *
+ * A hostile client (--forge-sequence, NFSv3 only) first sends an NFSv4.1 SEQUENCE of a forged or
+ * random session id on each of its connections, counts how the server answers, and then puts its
+ * NFSv3 load on those same connections.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -25,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -74,6 +80,10 @@ static struct opts {
 	bool json;
 	const char *label;
 	int verbose;
+	bool forge;			/* --forge-sequence */
+	bool forge_random;
+	uint8_t forge_sid[NFS4_SESSIONID_SIZE];
+	int forge_repeat;
 } o = {
 	.proto = NFS3,
 	.op = OP_GETATTR_CALL,
@@ -154,6 +164,15 @@ static uint64_t bursts_done, bursts_calls;
 static struct hist burst_hist;
 
 static FILE *series_fp;
+
+/* hostile client (--forge-sequence): how the server answered the forged SEQUENCEs */
+struct forged_status {
+	uint32_t status;
+	uint64_t count;
+};
+static uint64_t forged_sent, forged_refused, forged_accepted;
+static struct forged_status *forged_st;	/* by status, ascending */
+static int forged_nst;
 
 static void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void fatal(const char *fmt, ...)
@@ -246,6 +265,11 @@ static void help(void)
 	       "                             per connection) every --interval seconds (default 0.1)\n"
 	       "      --interval SEC\n"
 	       "      --label TEXT           copied into the JSON report\n"
+	       "      --forge-sequence random|SESSIONID\n"
+	       "                             hostile client (NFSv3 only): on each connection,\n"
+	       "                             first an NFSv4.1 SEQUENCE of this session id (32\n"
+	       "                             hex digits) or a random one; counts the answers\n"
+	       "      --forge-repeat N       forged SEQUENCEs per connection (default 1)\n"
 	       "  -j, --json                 JSON report instead of the table\n"
 	       "  -v, --verbose              set-up steps on stderr\n"
 	       "  -V, --version\n"
@@ -277,8 +301,30 @@ static double parse_num(const char *opt, const char *s, double min, double max)
 	return v;
 }
 
+/* --forge-sequence: random, or a session id of 32 hex digits (its 16 bytes in wire order) */
+static void parse_forge(const char *s)
+{
+	int i;
+
+	o.forge = true;
+	o.forge_random = !strcmp(s, "random");
+	if (o.forge_random)
+		return;
+	for (i = 0; i < 2 * NFS4_SESSIONID_SIZE; i++)
+		if (!isxdigit((unsigned char)s[i]))
+			break;
+	if (i != 2 * NFS4_SESSIONID_SIZE || s[i])
+		usage_error("--forge-sequence: '%s' is not random or a session id of %d hex digits",
+			    s, 2 * NFS4_SESSIONID_SIZE);
+	for (i = 0; i < NFS4_SESSIONID_SIZE; i++) {
+		char byte[3] = { s[2 * i], s[2 * i + 1], 0 };
+
+		o.forge_sid[i] = (uint8_t)strtoul(byte, NULL, 16);
+	}
+}
+
 enum { OPT_PORT = 256, OPT_MOUNT_PORT, OPT_V4CONN, OPT_SLOTS, OPT_TIMEOUT, OPT_SERIES,
-	OPT_INTERVAL, OPT_LABEL };
+	OPT_INTERVAL, OPT_LABEL, OPT_FORGE_SEQ, OPT_FORGE_REPEAT };
 
 static void parse_args(int argc, char **argv)
 {
@@ -302,6 +348,8 @@ static void parse_args(int argc, char **argv)
 		{ "series", required_argument, NULL, OPT_SERIES },
 		{ "interval", required_argument, NULL, OPT_INTERVAL },
 		{ "label", required_argument, NULL, OPT_LABEL },
+		{ "forge-sequence", required_argument, NULL, OPT_FORGE_SEQ },
+		{ "forge-repeat", required_argument, NULL, OPT_FORGE_REPEAT },
 		{ "json", no_argument, NULL, 'j' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
@@ -387,6 +435,12 @@ static void parse_args(int argc, char **argv)
 		case OPT_LABEL:
 			o.label = optarg;
 			break;
+		case OPT_FORGE_SEQ:
+			parse_forge(optarg);
+			break;
+		case OPT_FORGE_REPEAT:
+			o.forge_repeat = parse_int("--forge-repeat", optarg, 1, 1000000);
+			break;
 		case 'j':
 			o.json = true;
 			break;
@@ -456,6 +510,12 @@ static void parse_args(int argc, char **argv)
 			    o.burst, o.conns, o.window, MAX_WINDOW);
 	if (o.series && o.interval <= 0)
 		usage_error("--interval must be positive");
+	if (o.forge && o.proto != NFS3)
+		usage_error("--forge-sequence is for an NFSv3 load (--proto nfs3)");
+	if (o.forge_repeat && !o.forge)
+		usage_error("--forge-repeat needs --forge-sequence");
+	if (!o.forge_repeat)
+		o.forge_repeat = 1;
 }
 
 /* ---- sockets ---- */
@@ -777,6 +837,7 @@ struct v4arg {
 	uint32_t seq, slots;
 	const char *owner;
 	uint8_t verf[NFS4_VERIFIER_SIZE];
+	const uint8_t *sid;		/* SEQUENCE alone: a forged session id */
 };
 
 static void v4_args_cb(struct xenc *x, const void *a)
@@ -799,16 +860,21 @@ static void v4_args_cb(struct xenc *x, const void *a)
 	case OP_DESTROY_CLIENTID:
 		nfs4_destroy_clientid(x, clientid);
 		break;
+	case OP_SEQUENCE:
+		nfs4_sequence(x, v->sid, 1, 0, 0);
+		break;
 	}
 }
 
-/* A one-op COMPOUND on conn c; fatal on failure unless tolerate. */
-static bool v4_sync(struct conn *c, struct v4arg *a, struct nfs4_res *r, bool tolerate)
+/*
+ * A one-op COMPOUND on conn c, its status left to the caller; an RPC-level failure or a
+ * malformed reply is fatal unless tolerate (then returns false).
+ */
+static bool v4_call(struct conn *c, struct v4arg *a, struct nfs4_res *r, const char *what,
+		    bool tolerate)
 {
-	char what[96];
 	struct xdec d;
 
-	snprintf(what, sizeof(what), "connection %d: %s", c->id, nfs4_op_str(a->kind));
 	if (!sync_call(c->fd, &c->rd, NFS_PROG, 4, NFSPROC4_COMPOUND, true, v4_args_cb, a, &d, what,
 		       tolerate))
 		return false;
@@ -817,6 +883,17 @@ static bool v4_sync(struct conn *c, struct v4arg *a, struct nfs4_res *r, bool to
 			return false;
 		fatal("%s: malformed reply", what);
 	}
+	return true;
+}
+
+/* A one-op COMPOUND on conn c; fatal on failure unless tolerate. */
+static bool v4_sync(struct conn *c, struct v4arg *a, struct nfs4_res *r, bool tolerate)
+{
+	char what[96];
+
+	snprintf(what, sizeof(what), "connection %d: %s", c->id, nfs4_op_str(a->kind));
+	if (!v4_call(c, a, r, what, tolerate))
+		return false;
 	if (r->status) {
 		if (tolerate)
 			return false;
@@ -891,6 +968,99 @@ static void v4_teardown(void)
 		if (!v4_sync(&conns[0], &a, &r, true))
 			fprintf(stderr, "fairq-load: warning: DESTROY_CLIENTID failed (%s)\n",
 				nfs4_str(r.status));
+	}
+}
+
+/* ---- hostile client: forged SEQUENCEs (--forge-sequence) ---- */
+
+static void random_bytes(void *buf, size_t n)
+{
+	uint8_t *p = buf;
+	ssize_t got;
+	int fd;
+
+	while (n) {
+		got = getrandom(p, n, 0);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		p += got;
+		n -= got;
+	}
+	if (!n)
+		return;
+	fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);	/* no getrandom(2): old kernel */
+	if (fd < 0)
+		fatal("/dev/urandom: %s", strerror(errno));
+	while (n) {
+		got = read(fd, p, n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			fatal("/dev/urandom: %s", got < 0 ? strerror(errno) : "end of file");
+		p += got;
+		n -= got;
+	}
+	close(fd);
+}
+
+static void forged_count(uint32_t status)
+{
+	struct forged_status *t;
+	int i;
+
+	for (i = 0; i < forged_nst && forged_st[i].status < status; i++)
+		;
+	if (i < forged_nst && forged_st[i].status == status) {
+		forged_st[i].count++;
+		return;
+	}
+	t = realloc(forged_st, (forged_nst + 1) * sizeof(*t));
+	if (!t)
+		fatal("out of memory");
+	forged_st = t;
+	memmove(&t[i + 1], &t[i], (forged_nst - i) * sizeof(*t));
+	t[i].status = status;
+	t[i].count = 1;
+	forged_nst++;
+}
+
+/*
+ * On a new connection, before any other call: --forge-repeat COMPOUNDs of one SEQUENCE of a
+ * session id that is not ours (sequence 1, slot 0, highest slot 0).  Whatever NFSv4 status the
+ * server answers is counted, not fatal; an RPC-level failure is.
+ */
+static void forge_sequence(struct conn *c)
+{
+	uint8_t sid[NFS4_SESSIONID_SIZE];
+	struct v4arg a = { .kind = OP_SEQUENCE, .sid = sid };
+	struct nfs4_res r;
+	char what[128], hex[2 * NFS4_SESSIONID_SIZE + 1];
+	int i, j;
+
+	snprintf(what, sizeof(what), "connection %d (%s): forged SEQUENCE", c->id, c->local);
+	for (i = 0; i < o.forge_repeat; i++) {
+		if (o.forge_random)
+			random_bytes(sid, sizeof(sid));
+		else
+			memcpy(sid, o.forge_sid, sizeof(sid));
+		v4_call(c, &a, &r, what, false);
+		if (!r.status && !r.has_seq)
+			fatal("%s: an NFS4_OK reply without the SEQUENCE result", what);
+		forged_sent++;
+		if (r.status) {
+			forged_refused++;
+			forged_count(r.status);
+		} else {
+			forged_accepted++;
+		}
+		if (o.verbose) {
+			for (j = 0; j < NFS4_SESSIONID_SIZE; j++)
+				snprintf(hex + 2 * j, 3, "%02x", sid[j]);
+			verbose("%s of session %s: %s", what, hex,
+				r.status ? nfs4_str(r.status) : "accepted");
+		}
 	}
 }
 
@@ -1178,6 +1348,8 @@ static void reconnect(struct conn *c, const char *why)
 
 		v4_sync(c, &a, &r, false);
 	}
+	if (o.forge)
+		forge_sequence(c);
 	{
 		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = c };
 
@@ -1564,6 +1736,15 @@ static void report_json(const struct hist *all, uint64_t ops)
 		json_lat(f, "completion_us", &burst_hist);
 		fprintf(f, "}");
 	}
+	if (o.forge) {
+		fprintf(f, ",\"forged_sequence\":{\"sent\":%" PRIu64 ",\"refused\":%" PRIu64
+			",\"accepted\":%" PRIu64 ",\"statuses\":{", forged_sent, forged_refused,
+			forged_accepted);
+		for (i = 0; i < forged_nst; i++)
+			fprintf(f, "%s\"%u\":%" PRIu64, i ? "," : "", forged_st[i].status,
+				forged_st[i].count);
+		fprintf(f, "}}");
+	}
 	fprintf(f, "},\"per_connection\":[");
 	for (i = 0; i < o.conns; i++) {
 		struct conn *c = &conns[i];
@@ -1611,6 +1792,14 @@ static void report_table(const struct hist *all, uint64_t ops)
 		       "p99 %.3f max %.3f ms\n", o.burst, o.idle_ms, bursts_done,
 		       hist_pct(&burst_hist, 0.5) / 1e6, hist_pct(&burst_hist, 0.9) / 1e6,
 		       hist_pct(&burst_hist, 0.99) / 1e6, burst_hist.max / 1e6);
+	if (o.forge) {
+		printf("forged SEQUENCE: %" PRIu64 " sent, %" PRIu64 " refused", forged_sent,
+		       forged_refused);
+		for (i = 0; i < forged_nst; i++)
+			printf("%s%u x%" PRIu64, i ? ", " : " (statuses: ", forged_st[i].status,
+			       forged_st[i].count);
+		printf("%s, %" PRIu64 " accepted\n", forged_nst ? ")" : "", forged_accepted);
+	}
 }
 
 int main(int argc, char **argv)
@@ -1650,8 +1839,11 @@ int main(int argc, char **argv)
 	conns = calloc(o.conns, sizeof(*conns));
 	if (!conns)
 		fatal("out of memory");
-	for (i = 0; i < o.conns; i++)
+	for (i = 0; i < o.conns; i++) {
 		conn_init(&conns[i], i);
+		if (o.forge)
+			forge_sequence(&conns[i]);
+	}
 	verbose("%d connection%s to %s:%d", o.conns, o.conns == 1 ? "" : "s", o.host, o.port);
 	if (o.proto == NFS41 && o.op == OP_GETATTR_CALL)
 		v4_session();

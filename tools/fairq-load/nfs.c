@@ -153,16 +153,29 @@ void nfs4_bind_conn(struct xenc *x, const uint8_t sid[NFS4_SESSIONID_SIZE])
 	xe_u32(x, 0);		/* not RDMA mode */
 }
 
-void nfs4_seq_getattr(struct xenc *x, const uint8_t sid[NFS4_SESSIONID_SIZE], uint32_t seqid,
-		      uint32_t slot, uint32_t highest)
+static void sequence_op(struct xenc *x, const uint8_t sid[NFS4_SESSIONID_SIZE], uint32_t seqid,
+			uint32_t slot, uint32_t highest)
 {
-	compound(x, 3);
 	xe_u32(x, OP_SEQUENCE);
 	xe_fixed(x, sid, NFS4_SESSIONID_SIZE);
 	xe_u32(x, seqid);
 	xe_u32(x, slot);
 	xe_u32(x, highest);
 	xe_u32(x, 0);		/* cachethis: false */
+}
+
+void nfs4_sequence(struct xenc *x, const uint8_t sid[NFS4_SESSIONID_SIZE], uint32_t seqid,
+		   uint32_t slot, uint32_t highest)
+{
+	compound(x, 1);
+	sequence_op(x, sid, seqid, slot, highest);
+}
+
+void nfs4_seq_getattr(struct xenc *x, const uint8_t sid[NFS4_SESSIONID_SIZE], uint32_t seqid,
+		      uint32_t slot, uint32_t highest)
+{
+	compound(x, 3);
+	sequence_op(x, sid, seqid, slot, highest);
 	xe_u32(x, OP_PUTROOTFH);
 	xe_u32(x, OP_GETATTR);
 	/* type, change, size, fsid, fileid | mode, numlinks, time_modify */

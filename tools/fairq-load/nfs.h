@@ -2,8 +2,8 @@
 /*
  * The few calls fairq-load makes: rpcbind GETPORT (RFC 1833, v2), MOUNT v3 MNT/UMNT and NFSv3
  * NULL/GETATTR (RFC 1813), NFSv4.1 NULL and the COMPOUNDs of RFC 8881 it needs: EXCHANGE_ID,
- * CREATE_SESSION, BIND_CONN_TO_SESSION, SEQUENCE+PUTROOTFH+GETATTR, DESTROY_SESSION,
- * DESTROY_CLIENTID.
+ * CREATE_SESSION, BIND_CONN_TO_SESSION, SEQUENCE+PUTROOTFH+GETATTR, SEQUENCE alone,
+ * DESTROY_SESSION, DESTROY_CLIENTID.
  */
 #ifndef FAIRQ_LOAD_NFS_H
 #define FAIRQ_LOAD_NFS_H
@@ -64,6 +64,9 @@ void nfs4_exchange_id(struct xenc *x, const uint8_t verifier[NFS4_VERIFIER_SIZE]
 		      const char *owner);
 void nfs4_create_session(struct xenc *x, uint64_t clientid, uint32_t seq, uint32_t slots);
 void nfs4_bind_conn(struct xenc *x, const uint8_t sid[NFS4_SESSIONID_SIZE]);
+/* SEQUENCE alone (cachethis false): fairq-load's forged SEQUENCEs (--forge-sequence) */
+void nfs4_sequence(struct xenc *x, const uint8_t sid[NFS4_SESSIONID_SIZE], uint32_t seqid,
+		   uint32_t slot, uint32_t highest);
 void nfs4_seq_getattr(struct xenc *x, const uint8_t sid[NFS4_SESSIONID_SIZE], uint32_t seqid,
 		      uint32_t slot, uint32_t highest);
 void nfs4_destroy_session(struct xenc *x, const uint8_t sid[NFS4_SESSIONID_SIZE]);

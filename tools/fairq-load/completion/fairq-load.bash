@@ -15,6 +15,9 @@ _fairq_load()
 	--v4-conn)
 		COMPREPLY=($(compgen -W 'bind sequence' -- "$cur"))
 		return ;;
+	--forge-sequence)
+		COMPREPLY=($(compgen -W 'random' -- "$cur"))
+		return ;;
 	--series)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return ;;
@@ -22,14 +25,15 @@ _fairq_load()
 		COMPREPLY=($(compgen -W "$(ip -o addr show 2>/dev/null | awk '{ sub("/.*", "", $4); print $4 }')" -- "$cur"))
 		return ;;
 	-K | --connections | -W | --window | -B | --burst | -I | --idle | -d | --duration | \
-	-w | --warmup | -n | --calls | --port | --mount-port | --slots | --timeout | --interval | --label)
+	-w | --warmup | -n | --calls | --port | --mount-port | --slots | --timeout | --interval | --label | \
+	--forge-repeat)
 		return ;;
 	esac
 	if [[ "$cur" == -* ]]; then
 		COMPREPLY=($(compgen -W '-p --proto -O --op -K --connections -W --window -B --burst
 			-I --idle -d --duration -w --warmup -n --calls -b --bind -P --resvport --port
-			--mount-port --v4-conn --slots --timeout --series --interval --label -j --json
-			-v --verbose -V --version -h --help' -- "$cur"))
+			--mount-port --v4-conn --slots --timeout --series --interval --label
+			--forge-sequence --forge-repeat -j --json -v --verbose -V --version -h --help' -- "$cur"))
 		return
 	fi
 	COMPREPLY=($(compgen -A hostname -- "$cur"))

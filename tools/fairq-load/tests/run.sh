@@ -62,6 +62,22 @@ expect 2 "must start with '/'" 127.0.0.1:srv
 expect 2 "do not go together" -B 4 -n 10 -O null 127.0.0.1
 expect 2 "one server only" -O null 127.0.0.1 127.0.0.2
 expect 2 "--v4-conn: 'maybe'" --v4-conn maybe 127.0.0.1
+expect 2 "--forge-sequence: 'abc' is not random or a session id of 32 hex digits" \
+	--forge-sequence abc -O null 127.0.0.1
+expect 2 "--forge-sequence: '00112233445566778899aabbccddeeff0'" \
+	--forge-sequence 00112233445566778899aabbccddeeff0 -O null 127.0.0.1
+expect 2 "--forge-sequence: '00112233445566778899aabbccddeef'" \
+	--forge-sequence 00112233445566778899aabbccddeef -O null 127.0.0.1
+expect 2 "--forge-sequence: '0011223344556677 8899aabbccddeeff'" \
+	--forge-sequence "0011223344556677 8899aabbccddeeff" -O null 127.0.0.1
+expect 2 "--forge-sequence: '00112233445566778899aabbccddeefg'" \
+	--forge-sequence 00112233445566778899aabbccddeefg -O null 127.0.0.1
+expect 2 "--forge-sequence: ''" --forge-sequence "" -O null 127.0.0.1
+expect 2 "--forge-sequence is for an NFSv3 load" --forge-sequence random -p 4.1 127.0.0.1
+expect 2 "--forge-sequence is for an NFSv3 load" -p nfs4.1 -O null \
+	--forge-sequence 00112233445566778899aabbccddeeff 127.0.0.1
+expect 2 "--forge-repeat needs --forge-sequence" --forge-repeat 2 -O null 127.0.0.1
+expect 2 "--forge-repeat: '0'" --forge-repeat 0 --forge-sequence random -O null 127.0.0.1
 expect 0 '^usage: fairq-load' --help
 expect 0 '^fairq-load ' --version
 
@@ -157,6 +173,71 @@ assert all(c["local"].startswith("127.0.0.1:") for c in d["per_connection"])' "$
 	# "try again later" is not an error
 	start_fake --jukebox 10
 	expect 0 '"delayed":[1-9]' -j -n 200 --port "$nport" --mount-port "$mport" 127.0.0.1:/export
+	kill "$fake"
+	wait "$fake" 2>/dev/null
+
+	# a hostile client: a forged SEQUENCE (random session ids) on each connection first,
+	# refused with NFS4ERR_BADSESSION, then the NFSv3 load on those same connections
+	start_fake --seq-log "$tmp/seqlog"
+	srv=(--port "$nport" --mount-port "$mport" 127.0.0.1:/export)
+	: >"$tmp/seqlog"
+	expect 0 '^forged SEQUENCE: 6 sent, 6 refused \(statuses: 10052 x6\), 0 accepted$' \
+		-K 3 -n 300 --forge-sequence random --forge-repeat 2 "${srv[@]}"
+	grep -Eq '^all +300 ' "$tmp/out" && ok || ko "the NFSv3 load after the forged SEQUENCEs (text)"
+	: >"$tmp/seqlog"
+	expect 0 '"forged_sequence":\{"sent":6,"refused":6,"accepted":0,"statuses":\{"10052":6\}\}' \
+		-j -K 3 -n 300 --forge-sequence random --forge-repeat 2 "${srv[@]}"
+	if python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+log = [l.split() for l in open(sys.argv[2])]
+assert d["client"]["forged_sequence"] == {"sent": 6, "refused": 6, "accepted": 0,
+	"statuses": {"10052": 6}}, d["client"]
+assert d["client"]["ops"] == 300 and d["calls_sent"] == 300 and d["replies"] == 300, d
+assert len(log) == 6, log
+# each connection: two SEQUENCEs before anything else, fresh random session ids, sequence 1,
+# slot 0, highest slot 0, not cached, minorversion 1, an empty tag, one op
+assert sorted(l[1] for l in log) == ["0", "0", "0", "1", "1", "1"], log
+assert len({l[2] for l in log}) == 6 and all(len(l[2]) == 32 for l in log), log
+assert all(l[3:] == ["1", "0", "0", "0", "1", "0", "1"] for l in log), log
+# ... and then its NFSv3 load
+conns = {c["local"]: c["ops"] for c in d["per_connection"]}
+assert set(conns) == {l[0] for l in log}, (conns, log)
+assert all(ops > 0 for ops in conns.values()), conns' "$tmp/out" "$tmp/seqlog"; then ok; else
+		ko "JSON and the fake server's log of the random forged SEQUENCEs"
+	fi
+	kill "$fake"
+	wait "$fake" 2>/dev/null
+
+	# a victim's session id, refused in two ways then accepted, in turn
+	start_fake --seq-log "$tmp/seqlog" --sequence-status 10052,10063,0
+	: >"$tmp/seqlog"
+	expect 0 '^forged SEQUENCE: 6 sent, 4 refused \(statuses: 10052 x2, 10063 x2\), 2 accepted$' \
+		-O null -K 2 -n 100 --forge-sequence 00112233445566778899AABBccddeeff --forge-repeat 3 \
+		--port "$nport" 127.0.0.1
+	if [ "$(grep -c ' 00112233445566778899aabbccddeeff 1 0 0 0 1 0 1$' "$tmp/seqlog")" = 6 ]; then ok; else
+		ko "the session id given is the one sent: $(cat "$tmp/seqlog")"
+	fi
+	expect 0 '"forged_sequence":\{"sent":6,"refused":4,"accepted":2,"statuses":\{"10052":2,"10063":2\}\}' \
+		-j -O null -K 2 -n 100 --forge-sequence 00112233445566778899aabbccddeeff --forge-repeat 3 \
+		--port "$nport" 127.0.0.1
+	grep -q '"ops":100,' "$tmp/out" && ok || ko "the NFSv3 load after the forged SEQUENCEs (JSON)"
+	kill "$fake"
+	wait "$fake" 2>/dev/null
+
+	# a reconnected connection is forged again before its calls are sent again
+	start_fake --close-after 50
+	expect 0 '"replies":1000,"reconnects":[1-9]' -j -O null -K 2 -W 4 -n 1000 \
+		--forge-sequence random --port "$nport" 127.0.0.1
+	if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); f=d["client"]["forged_sequence"]
+assert f["sent"] == 2 + d["reconnects"] == f["refused"] == f["statuses"]["10052"], d' "$tmp/out"; then ok; else
+		ko "forged SEQUENCEs after reconnects"
+	fi
+	kill "$fake"
+	wait "$fake" 2>/dev/null
+
+	# an RPC-level failure of a forged SEQUENCE is fatal: a server without NFSv4
+	start_fake --no-v4
+	expect 1 '^fairq-load: connection 0 \(127\.0\.0\.1:[0-9]+\): forged SEQUENCE: program version not supported' \
+		-O null -n 10 --forge-sequence random --port "$nport" 127.0.0.1
 	kill "$fake"
 	wait "$fake" 2>/dev/null
 

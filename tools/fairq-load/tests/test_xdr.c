@@ -417,6 +417,34 @@ static void test_nfs4_args(void)
 	w32(&w, 0x0020000a);
 	CHECK(same(&x, &w), "SEQUENCE+PUTROOTFH+GETATTR");
 
+	/* --forge-sequence: a COMPOUND of SEQUENCE alone, sequence 1, slot 0, highest slot 0 */
+	{
+		static const uint8_t forged[] = {
+			0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77,
+			0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff,
+		};
+		static const uint8_t wire[] = {
+			0, 0, 0, 0,		/* tag: empty */
+			0, 0, 0, 1,		/* minorversion 1 */
+			0, 0, 0, 1,		/* one op */
+			0, 0, 0, 53,		/* OP_SEQUENCE */
+			0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77,	/* sessionid */
+			0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff,
+			0, 0, 0, 1,		/* sequenceid */
+			0, 0, 0, 0,		/* slotid */
+			0, 0, 0, 0,		/* highest_slotid */
+			0, 0, 0, 0,		/* cachethis: false */
+		};
+
+		xenc_init(&x, buf, sizeof(buf));
+		nfs4_sequence(&x, forged, 1, 0, 0);
+		CHECK(!x.overflow && x.len == sizeof(wire) && !memcmp(buf, wire, sizeof(wire)),
+		      "forged SEQUENCE alone, byte for byte (%zu bytes)", x.len);
+		xenc_init(&x, buf, sizeof(wire) - 1);
+		nfs4_sequence(&x, forged, 1, 0, 0);
+		CHECK(x.overflow, "forged SEQUENCE: an overflow is flagged");
+	}
+
 	w.n = 0;
 	xenc_init(&x, buf, sizeof(buf));
 	nfs4_exchange_id(&x, verf, "me");
@@ -524,6 +552,17 @@ static void test_nfs4_res(void)
 	xdec_init(&d, w.b, w.n);
 	CHECK(nfs4_compound_res(&d, &r) && r.status == 10052 && r.failed_op == OP_SEQUENCE,
 	      "BADSESSION on SEQUENCE");
+	CHECK(!r.has_seq && xd_left(&d) == 0, "BADSESSION: no SEQUENCE result, read to the end");
+
+	/* a SEQUENCE alone that a server accepted */
+	w.n = 0;
+	w32(&w, 0);
+	w32(&w, 0);
+	w32(&w, 1);
+	seq_ok(&w);
+	xdec_init(&d, w.b, w.n);
+	CHECK(nfs4_compound_res(&d, &r) && r.status == 0 && r.nres == 1 && r.has_seq &&
+	      !r.has_getattr && xd_left(&d) == 0, "SEQUENCE alone, accepted");
 
 	w.n = 0;
 	w32(&w, 0);
