@@ -32,6 +32,47 @@
 #include <linux/sunrpc/svc_xprt.h>
 #include "fairq.h"
 
+/*
+ * fairq marks a transport that waits in one of its policies' queues, and the pool it waits
+ * in, in high bits of xpt_flags that sunrpc does not use (its own flags end below bit 20 on
+ * every supported kernel), so that a close finds it in O(1) instead of searching every queue
+ * of every pool.  The mark is written with an atomic read-modify-write of the whole word, as
+ * sunrpc writes its own bits, and only under the lock of the pool it names.
+ */
+#if BITS_PER_LONG != 64
+#error "fairq needs a 64-bit kernel (it keeps its marks in high bits of xpt_flags)"
+#endif
+#define FAIRQ_XPT_QUEUED	(BITS_PER_LONG - 1)
+#define FAIRQ_XPT_POOL_SHIFT	(BITS_PER_LONG - 17)
+#define FAIRQ_XPT_POOL_MASK	(0xffffUL << FAIRQ_XPT_POOL_SHIFT)
+#define FAIRQ_XPT_POOLS_MAX	0x10000
+
+/* Mark @xprt queued in pool @pool; a full barrier, as every successful cmpxchg is. */
+static inline void fairq_xprt_mark(struct svc_xprt *xprt, unsigned int pool)
+{
+	unsigned long old = READ_ONCE(xprt->xpt_flags), new;
+
+	do {
+		new = (old & ~FAIRQ_XPT_POOL_MASK) | BIT(FAIRQ_XPT_QUEUED) |
+		      ((unsigned long)pool << FAIRQ_XPT_POOL_SHIFT);
+	} while (!try_cmpxchg(&xprt->xpt_flags, &old, new));
+}
+
+static inline void fairq_xprt_unmark(struct svc_xprt *xprt)
+{
+	clear_bit(FAIRQ_XPT_QUEUED, &xprt->xpt_flags);
+}
+
+/* The pool whose policy holds @xprt, or -1 if none does. */
+static inline int fairq_xprt_marked_pool(const struct svc_xprt *xprt)
+{
+	unsigned long flags = READ_ONCE(xprt->xpt_flags);
+
+	if (!(flags & BIT(FAIRQ_XPT_QUEUED)))
+		return -1;
+	return (flags & FAIRQ_XPT_POOL_MASK) >> FAIRQ_XPT_POOL_SHIFT;
+}
+
 LIST_HEAD(fairq_servs);
 DEFINE_SPINLOCK(fairq_servs_lock);
 atomic_long_t fairq_serv_alloc_failures = ATOMIC_LONG_INIT(0);
@@ -120,7 +161,7 @@ static void threads_untrack(struct fairq_pool *fp)
 		hlist_for_each_entry(t, &fp->threads[i], node)
 			t->charge = NULL;
 	}
-	fp->track_threads = false;
+	WRITE_ONCE(fp->track_threads, false);
 	atomic_dec(&fairq_tracking_pools);
 }
 
@@ -152,7 +193,7 @@ void fairq_pool_track_threads(struct fairq_pool *fp)
 {
 	if (fp->track_threads)
 		return;
-	fp->track_threads = true;
+	WRITE_ONCE(fp->track_threads, true);
 	atomic_inc(&fairq_tracking_pools);
 }
 EXPORT_SYMBOL_GPL(fairq_pool_track_threads);
@@ -188,7 +229,8 @@ static void thread_seen_locked(struct fairq_pool *fp, struct svc_xprt *xprt, boo
 	if (!t) {
 		if (!may_create)
 			return;
-		t = kzalloc(sizeof(*t), GFP_ATOMIC | __GFP_NOWARN);
+		t = fairq_test_fail(FAIRQ_TEST_FAIL_THREAD) ? NULL :
+		    kzalloc(sizeof(*t), GFP_ATOMIC | __GFP_NOWARN);
 		if (!t) {
 			fp->untracked++;
 			return;
@@ -213,81 +255,258 @@ static void pool_set_ops(struct fairq_pool *fp, const struct fairq_sched_ops *op
 {
 	threads_untrack(fp);
 	memset(fp->priv, 0, sizeof(fp->priv));
-	fp->max_waking = 0;
-	fp->nr_waking = 0;
+	WRITE_ONCE(fp->max_waking, 0);
+	WRITE_ONCE(fp->nr_waking, 0);
 	WRITE_ONCE(fp->hold_until, 0);
-	fp->ops = ops;
+	WRITE_ONCE(fp->ops, ops);
 	if (ops)
 		ops->init_pool(fp);
 }
 
 /*
- * A service is first seen from its first enqueue, in softirq context: allocate atomically.
- * If that fails, its transports keep the kernel's path until a later enqueue succeeds.
+ * Services seen by an enqueue (softirq context) before fairq has state for them.  Their state
+ * is allocated by a work item in process context, one pool at a time (no high-order atomic
+ * allocation however many pools a service has); until it is there, their transports take the
+ * kernel's own path.  A service stays alive while it is listed here: its teardown
+ * (fairq_serv_destroyed()) and the switch to the kernel's dispatch take it off the list first,
+ * under fairq_servs_lock, and then wait for the work.
  */
-static struct fairq_serv *serv_get(struct svc_xprt *xprt)
+#define FAIRQ_SERVS_WANTED	16
+
+struct serv_wanted {
+	struct svc_serv *serv;
+	struct net *net;
+};
+
+static struct serv_wanted servs_wanted[FAIRQ_SERVS_WANTED];
+static unsigned long serv_alloc_retry_jiffies;
+atomic_long_t fairq_servs_untracked = ATOMIC_LONG_INIT(0);
+static void serv_alloc_work_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(serv_alloc_work, serv_alloc_work_fn);
+
+static struct serv_wanted *wanted_find(const struct svc_serv *serv)
+	__must_hold(&fairq_servs_lock)
 {
-	static atomic_t next_id = ATOMIC_INIT(0);
-	struct svc_serv *serv = xprt->xpt_server;
-	const struct fairq_sched_ops *ops;
-	struct fairq_serv *fs, *old;
-	unsigned int i, n;
+	unsigned int i;
 
-	fs = serv_lookup(serv);
-	if (likely(fs))
-		return fs;
-
-	n = fairq_serv_nr_pools(serv);
-	fs = kzalloc(struct_size(fs, pools, n), GFP_ATOMIC | __GFP_NOWARN);
-	if (!fs) {
-		atomic_long_inc(&fairq_serv_alloc_failures);
-		return NULL;
+	for (i = 0; i < ARRAY_SIZE(servs_wanted); i++) {
+		if (servs_wanted[i].serv == serv)
+			return &servs_wanted[i];
 	}
-	fs->serv = serv;
-	fs->net = xprt->xpt_net;
-	fs->id = atomic_inc_return(&next_id);
-	fs->nr_pools = n;
+	return NULL;
+}
+
+/* Run the allocation work now, or when the retry delay after a failure ends. */
+static void serv_alloc_schedule(void)
+	__must_hold(&fairq_servs_lock)
+{
+	unsigned long delay = 0;
+
+	if (time_before(jiffies, serv_alloc_retry_jiffies))
+		delay = serv_alloc_retry_jiffies - jiffies;
+	mod_delayed_work(system_wq, &serv_alloc_work, delay);
+}
+
+/* Ask for state for @xprt's service; its transports stay native until it exists. */
+static void serv_want(struct svc_xprt *xprt)
+{
+	struct svc_serv *serv = xprt->xpt_server;
+	struct serv_wanted *w;
 
 	spin_lock_bh(&fairq_servs_lock);
-	old = serv_lookup(serv);
-	ops = fairq_active;
-	if (old || (ops->flags & FAIRQ_SCHED_NATIVE)) {
-		spin_unlock_bh(&fairq_servs_lock);
-		kfree(fs);
-		return old;
+	if (!wanted_find(serv) && !serv_lookup(serv) &&
+	    !(fairq_active->flags & FAIRQ_SCHED_NATIVE)) {
+		w = wanted_find(NULL);
+		if (w) {
+			w->serv = serv;
+			w->net = xprt->xpt_net;
+			serv_alloc_schedule();
+		} else {
+			atomic_long_inc(&fairq_servs_untracked);
+		}
+	}
+	spin_unlock_bh(&fairq_servs_lock);
+}
+
+/* Forget a wanted service (it is going away); the caller then waits for the work. */
+static void serv_unwant(const struct svc_serv *serv)
+{
+	struct serv_wanted *w;
+
+	spin_lock_bh(&fairq_servs_lock);
+	w = wanted_find(serv);
+	if (w)
+		memset(w, 0, sizeof(*w));
+	spin_unlock_bh(&fairq_servs_lock);
+}
+
+static void serv_free(struct fairq_serv *fs)
+{
+	unsigned int i;
+
+	for (i = 0; i < fs->nr_pools; i++)
+		kfree(fs->pools[i]);
+	kfree(fs->cpu_pool);
+	kfree(fs);
+}
+
+static struct fairq_serv *serv_alloc(unsigned int n)
+{
+	struct fairq_serv *fs;
+	unsigned int i;
+
+	fs = kzalloc(struct_size(fs, pools, n), GFP_KERNEL);
+	if (!fs)
+		return NULL;
+	fs->nr_pools = n;
+	if (n > 1) {
+		fs->cpu_pool = kmalloc_array(nr_cpu_ids, sizeof(*fs->cpu_pool), GFP_KERNEL);
+		if (!fs->cpu_pool) {
+			kfree(fs);
+			return NULL;
+		}
+		memset(fs->cpu_pool, 0xff, nr_cpu_ids * sizeof(*fs->cpu_pool));	/* unknown */
 	}
 	for (i = 0; i < n; i++) {
-		struct fairq_pool *fp = &fs->pools[i];
-
-		spin_lock_init(&fp->lock);
-		fp->pool = &serv->sv_pools[i];
-		fp->id = i;
-		atomic_long_set(&fp->wakeups, 0);
-		pool_set_ops(fp, ops);
+		fs->pools[i] = kzalloc(sizeof(*fs->pools[i]), GFP_KERNEL);
+		if (!fs->pools[i]) {
+			serv_free(fs);
+			return NULL;
+		}
 	}
-	list_add_tail_rcu(&fs->list, &fairq_servs);
-	spin_unlock_bh(&fairq_servs_lock);
 	return fs;
 }
 
 /*
- * The pool a transport waits in: the one the kernel would pick for this CPU (percpu or
- * pernode maps), skipping pools that have no thread or just lost their last one.
+ * Allocate the state of the first wanted service, then publish it if the service is still
+ * wanted (neither torn down nor dropped by a switch to the kernel's dispatch meanwhile) and a
+ * fairq policy is still active.  A failed allocation is counted and retried a second later.
+ */
+static void serv_alloc_work_fn(struct work_struct *work)
+{
+	static atomic_t next_id = ATOMIC_INIT(0);
+	const struct fairq_sched_ops *ops;
+	struct fairq_serv *fs;
+	struct serv_wanted want = {}, *w;
+	unsigned int i, n = 0;
+
+	spin_lock_bh(&fairq_servs_lock);
+	for (i = 0; i < ARRAY_SIZE(servs_wanted) && !want.serv; i++) {
+		if (servs_wanted[i].serv) {
+			want = servs_wanted[i];
+			/* alive while listed: read it now */
+			n = fairq_serv_nr_pools(want.serv);
+		}
+	}
+	spin_unlock_bh(&fairq_servs_lock);
+	if (!want.serv)
+		return;
+	if (WARN_ON_ONCE(n > FAIRQ_XPT_POOLS_MAX)) {
+		/* more pools than a transport's mark can name: the service stays native */
+		serv_unwant(want.serv);
+		atomic_long_inc(&fairq_servs_untracked);
+		return;
+	}
+
+	fs = fairq_test_fail(FAIRQ_TEST_FAIL_SERV) ? NULL : serv_alloc(n);
+	spin_lock_bh(&fairq_servs_lock);
+	w = wanted_find(want.serv);
+	ops = fairq_active;
+	if (!fs) {
+		atomic_long_inc(&fairq_serv_alloc_failures);
+		serv_alloc_retry_jiffies = jiffies + HZ;
+		pr_warn_ratelimited("no memory for the state of an nfsd service (%u pools): its transports keep the kernel's dispatch until a retry succeeds\n",
+				    n);
+	} else if (w && !serv_lookup(want.serv) && !(ops->flags & FAIRQ_SCHED_NATIVE)) {
+		fs->serv = want.serv;
+		fs->net = want.net;
+		fs->id = atomic_inc_return(&next_id);
+		for (i = 0; i < n; i++) {
+			struct fairq_pool *fp = fs->pools[i];
+
+			spin_lock_init(&fp->lock);
+			fp->pool = &want.serv->sv_pools[i];
+			fp->id = i;
+			atomic_long_set(&fp->wakeups, 0);
+			pool_set_ops(fp, ops);
+		}
+		list_add_tail_rcu(&fs->list, &fairq_servs);
+		memset(w, 0, sizeof(*w));
+		fs = NULL;
+	} else if (w) {
+		memset(w, 0, sizeof(*w));	/* nothing to do for it any more */
+	}
+	/* more services wanted (or this one again after a failure): run again */
+	for (i = 0; i < ARRAY_SIZE(servs_wanted); i++) {
+		if (servs_wanted[i].serv) {
+			serv_alloc_schedule();
+			break;
+		}
+	}
+	spin_unlock_bh(&fairq_servs_lock);
+	if (fs)
+		serv_free(fs);
+}
+
+/* fairq's state of @xprt's service, or NULL (then asked for: the transport stays native). */
+static struct fairq_serv *serv_get(struct svc_xprt *xprt)
+{
+	struct fairq_serv *fs = serv_lookup(xprt->xpt_server);
+
+	if (likely(fs))
+		return fs;
+	serv_want(xprt);
+	return NULL;
+}
+
+/*
+ * The pool a transport waits in: the one whose threads run on this CPU, as learnt from them
+ * (fairq_thread_pull()), which is the pool the kernel's own map picks for this CPU in the
+ * percpu and pernode modes, whatever nodes exist; until a thread was seen here, a guess.
+ * Pools that have no thread or just lost their last one are skipped.
  */
 static struct fairq_pool *home_pool(struct fairq_serv *fs)
 {
-	unsigned int i, start, n = fs->nr_pools;
+	unsigned int i, start, n = fs->nr_pools, cpu;
 	struct fairq_pool *fp;
 
 	if (n == 1)
-		return &fs->pools[0];
-	start = (n == nr_node_ids ? numa_node_id() : raw_smp_processor_id()) % n;
+		return fs->pools[0];
+	cpu = raw_smp_processor_id();
+	start = READ_ONCE(fs->cpu_pool[cpu]);
+	if (start >= n)
+		start = (n == nr_node_ids ? numa_node_id() : cpu) % n;
 	for (i = 0; i < n; i++) {
-		fp = &fs->pools[(start + i) % n];
+		fp = fs->pools[(start + i) % n];
 		if (fairq_pool_threads(fp->pool) && !READ_ONCE(fp->orphaned))
 			return fp;
 	}
-	return &fs->pools[start];
+	return fs->pools[start];
+}
+
+/*
+ * 6.1's svc_xprt_received() sighting: the current task is one of @fs's threads, of a pool not
+ * known here.  Its record is in its own pool: first the one it runs near (its threads are
+ * bound there in the percpu and pernode modes), then the others.
+ */
+static void thread_seen_any(struct fairq_serv *fs, struct svc_xprt *xprt)
+{
+	struct fairq_pool *near = home_pool(fs), *fp;
+	unsigned int i;
+	bool found;
+
+	for (i = 0; i <= fs->nr_pools; i++) {
+		fp = i ? fs->pools[i - 1] : near;
+		if ((i && fp == near) || !READ_ONCE(fp->track_threads))
+			continue;
+		spin_lock_bh(&fp->lock);
+		found = thread_find(fp, current);
+		if (found)
+			thread_seen_locked(fp, xprt, false);
+		spin_unlock_bh(&fp->lock);
+		if (found)
+			return;
+	}
 }
 
 /*
@@ -304,9 +523,10 @@ bool fairq_feed_one(struct fairq_pool *fp, bool only_if_empty, u64 *counter)
 	    (!only_if_empty || fairq_kq_empty(fp->pool))) {
 		xprt = fp->ops->pick(fp);
 		if (!WARN_ON_ONCE(!xprt)) {
-			fp->nr_queued--;
+			fairq_xprt_unmark(xprt);
+			WRITE_ONCE(fp->nr_queued, fp->nr_queued - 1);
 			fairq_kq_feed(fp->pool, xprt);
-			fp->progress++;
+			WRITE_ONCE(fp->progress, fp->progress + 1);
 			(*counter)++;
 		}
 	}
@@ -318,9 +538,28 @@ bool fairq_feed_one(struct fairq_pool *fp, bool only_if_empty, u64 *counter)
 static void feed_bypass(struct fairq_pool *fp, struct svc_xprt *xprt)
 	__must_hold(&fp->lock)
 {
+	fairq_xprt_unmark(xprt);
 	fairq_kq_feed(fp->pool, xprt);
-	fp->progress++;
+	WRITE_ONCE(fp->progress, fp->progress + 1);
 	fp->stats.fed_bypass++;
+}
+
+/* Everything @fp's policy holds goes to the kernel queue, in order; returns how many. */
+static unsigned int pool_flush(struct fairq_pool *fp)
+	__must_hold(&fp->lock)
+{
+	struct fairq_xlist list;
+	struct svc_xprt *xprt;
+	unsigned int n;
+
+	fairq_xlist_init(&list);
+	fp->ops->drain(fp, &list);
+	WARN_ON_ONCE(list.len != fp->nr_queued);
+	n = list.len;
+	while ((xprt = fairq_xlist_pop(&list)))
+		feed_bypass(fp, xprt);
+	WRITE_ONCE(fp->nr_queued, 0);
+	return n;
 }
 
 /*
@@ -330,30 +569,54 @@ static void feed_bypass(struct fairq_pool *fp, struct svc_xprt *xprt)
  */
 static void close_flush(struct svc_xprt *xprt)
 {
+	unsigned int i, n, serv_threads = 0, tries;
 	struct fairq_serv *fs;
-	unsigned int i;
+	struct fairq_pool *fp;
+	bool found;
+	int idx;
 
-	if (!test_bit(XPT_BUSY, &xprt->xpt_flags))
-		return;
+	/* XPT_CLOSE was set before: pairs with the barrier of the mark in fairq_enqueue() */
+	smp_mb();
+	if (fairq_xprt_marked_pool(xprt) < 0)
+		return;		/* a thread has it, or the kernel queue: the common case */
 	fs = serv_lookup(xprt->xpt_server);
 	if (!fs)
 		return;
-	for (i = 0; i < fs->nr_pools; i++) {
-		struct fairq_pool *fp = &fs->pools[i];
-		bool found;
-
-		spin_lock_bh(&fp->lock);
-		found = fp->ops && fp->nr_queued && fp->ops->remove(fp, xprt);
-		if (found) {
-			fp->nr_queued--;
-			fp->stats.close_flushes++;
-			feed_bypass(fp, xprt);
-		}
-		spin_unlock_bh(&fp->lock);
-		if (found) {
-			fairq_kq_kick(fp->pool, 1);
+	for (i = 0; i < fs->nr_pools; i++)
+		serv_threads += fairq_pool_threads(fs->pools[i]->pool);
+	/*
+	 * The mark names the pool; it changes only under the lock of the pool it names, so
+	 * under that lock it is true.  A transport moving between pools meanwhile (a pool that
+	 * lost its last thread) is looked for again where it went.
+	 */
+	for (tries = 0; tries < 8; tries++) {
+		idx = fairq_xprt_marked_pool(xprt);
+		if (idx < 0 || idx >= fs->nr_pools)
 			return;
+		fp = fs->pools[idx];
+		n = 0;
+		spin_lock_bh(&fp->lock);
+		found = fp->ops && fairq_xprt_marked_pool(xprt) == idx;
+		if (found && !serv_threads) {
+			/*
+			 * The service has no thread left (nfsd is shutting down, and closes every
+			 * transport in turn): hand all the pool holds to the kernel at once.
+			 */
+			n = pool_flush(fp);
+		} else if (found) {
+			found = fp->ops->remove(fp, xprt);
+			if (!WARN_ON_ONCE(!found)) {
+				WRITE_ONCE(fp->nr_queued, fp->nr_queued - 1);
+				feed_bypass(fp, xprt);
+				n = 1;
+			}
 		}
+		if (found)
+			fp->stats.close_flushes++;
+		spin_unlock_bh(&fp->lock);
+		fairq_kq_kick(fp->pool, n);
+		if (found)
+			return;
 	}
 }
 
@@ -474,6 +737,17 @@ static void pool_push_all(struct fairq_pool *fp)
 		;
 }
 
+/* A new connection, a close or a TLS handshake: events that keep the kernel's own path. */
+static bool xprt_is_control(const struct svc_xprt *xprt)
+{
+	unsigned long control = BIT(XPT_CONN) | BIT(XPT_CLOSE);
+
+#ifdef FAIRQ_HAVE_XPT_HANDSHAKE
+	control |= BIT(XPT_HANDSHAKE);
+#endif
+	return READ_ONCE(xprt->xpt_flags) & control;
+}
+
 static void enqueue_native(struct svc_xprt *xprt)
 {
 	svc_xprt_enqueue(xprt);
@@ -490,17 +764,15 @@ static void enqueue_native(struct svc_xprt *xprt)
  */
 void fairq_enqueue(struct svc_xprt *xprt)
 {
-	unsigned long control = BIT(XPT_CONN) | BIT(XPT_CLOSE);
 	struct fairq_serv *fs;
 	struct fairq_pool *fp;
 
-#ifdef FAIRQ_HAVE_XPT_HANDSHAKE
-	control |= BIT(XPT_HANDSHAKE);
-#endif
 	rcu_read_lock();
-	if (READ_ONCE(xprt->xpt_flags) & control) {
-		if (test_bit(XPT_CLOSE, &xprt->xpt_flags))
+	if (xprt_is_control(xprt)) {
+		if (test_bit(XPT_CLOSE, &xprt->xpt_flags)) {
 			close_flush(xprt);
+			fairq_v4client_forget(xprt);
+		}
 		goto native;
 	}
 	/*
@@ -512,7 +784,7 @@ void fairq_enqueue(struct svc_xprt *xprt)
 	    in_task()) {
 		fs = serv_lookup(xprt->xpt_server);
 		if (fs)
-			thread_seen(home_pool(fs), xprt, false);
+			thread_seen_any(fs, xprt);
 	}
 	if (!fairq_xprt_ready(xprt))
 		goto out;
@@ -524,6 +796,12 @@ void fairq_enqueue(struct svc_xprt *xprt)
 
 	fp = home_pool(fs);
 	spin_lock_bh(&fp->lock);
+	/*
+	 * Marked queued before XPT_CLOSE is tested: a close that sets XPT_CLOSE after the test
+	 * then sees the mark (close_flush() searches under this lock), and one before is seen
+	 * here.  The bypass clears the mark again.
+	 */
+	fairq_xprt_mark(xprt, fp->id);	/* a full barrier: pairs with close_flush() */
 	if (unlikely(!fp->ops || test_bit(XPT_CLOSE, &xprt->xpt_flags))) {
 		/* switching to native, or closed since the test above: no policy for it */
 		feed_bypass(fp, xprt);
@@ -532,7 +810,7 @@ void fairq_enqueue(struct svc_xprt *xprt)
 		goto out;
 	}
 	fp->ops->enqueue(fp, xprt);
-	fp->nr_queued++;
+	WRITE_ONCE(fp->nr_queued, fp->nr_queued + 1);
 	fp->stats.enqueued++;
 	spin_unlock_bh(&fp->lock);
 
@@ -554,14 +832,15 @@ native:
  */
 void fairq_pool_set_wake_cap(struct fairq_pool *fp, unsigned int max_waking)
 {
-	fp->max_waking = min_t(unsigned int, max_waking, FAIRQ_MAX_WAKING);
+	WRITE_ONCE(fp->max_waking, min_t(unsigned int, max_waking, FAIRQ_MAX_WAKING));
 }
 EXPORT_SYMBOL_GPL(fairq_pool_set_wake_cap);
 
 static void waking_forget(struct fairq_pool *fp, unsigned int i)
 	__must_hold(&fp->lock)
 {
-	fp->waking[i] = fp->waking[--fp->nr_waking];
+	WRITE_ONCE(fp->nr_waking, fp->nr_waking - 1);
+	fp->waking[i] = fp->waking[fp->nr_waking];
 }
 
 /**
@@ -595,7 +874,7 @@ bool fairq_waking_reserve(struct fairq_pool *fp)
 	} else if (fp->max_waking) {
 		fp->waking[fp->nr_waking].task = NULL;
 		fp->waking[fp->nr_waking].when = jiffies;
-		fp->nr_waking++;
+		WRITE_ONCE(fp->nr_waking, fp->nr_waking + 1);
 	}
 	spin_unlock_bh(&fp->lock);
 	return ok;
@@ -659,9 +938,12 @@ void fairq_thread_pull(struct svc_rqst *rqstp, struct svc_pool *pool)
 	idx = pool - rqstp->rq_server->sv_pools;
 	if (WARN_ON_ONCE(idx >= fs->nr_pools))
 		goto out;
-	fp = &fs->pools[idx];
+	fp = fs->pools[idx];
 	if (unlikely(READ_ONCE(fp->orphaned)))
 		WRITE_ONCE(fp->orphaned, false);	/* a thread is back */
+	/* where this pool's threads run: enqueues on this CPU wait here (home_pool()) */
+	if (fs->cpu_pool && READ_ONCE(fs->cpu_pool[raw_smp_processor_id()]) != idx)
+		WRITE_ONCE(fs->cpu_pool[raw_smp_processor_id()], idx);
 	/* with a transport: just dequeued (6.7+); without: whatever it had is over */
 	if (rqstp->rq_task == current)
 		thread_seen(fp, rqstp->rq_xprt, true);
@@ -687,6 +969,14 @@ void fairq_thread_pull(struct svc_rqst *rqstp, struct svc_pool *pool)
 	/* under a wake cap the pool self-clocks: a running thread that sees more work wakes one */
 	if (READ_ONCE(fp->max_waking) && READ_ONCE(fp->nr_queued))
 		fairq_kq_push(fp);
+	/*
+	 * 6.1 has no wake-next chain of its own for our queue: two enqueues that each missed
+	 * an idle thread share one SP_TASK_PENDING, and one thread consumes it.  The thread
+	 * that pulled wakes another for what is still queued, as 6.7+'s svc_thread_wake_next()
+	 * does through the same hook.
+	 */
+	else if (!FAIRQ_PULL_SEES_DEQUEUE && READ_ONCE(fp->nr_queued) && !pool_runs_own(fp))
+		pool_push(fp);
 out:
 	rcu_read_unlock();
 }
@@ -700,7 +990,7 @@ static struct fairq_pool *thread_pool(struct svc_rqst *rqstp)
 	if (!fs)
 		return NULL;
 	idx = rqstp->rq_pool - rqstp->rq_server->sv_pools;
-	return idx < fs->nr_pools ? &fs->pools[idx] : NULL;
+	return idx < fs->nr_pools ? fs->pools[idx] : NULL;
 }
 
 /**
@@ -775,7 +1065,7 @@ int fairq_requeue_all(const struct fairq_sched_ops *ops)
 	spin_lock_bh(&fairq_servs_lock);
 	list_for_each_entry(fs, &fairq_servs, list) {
 		for (i = 0; i < fs->nr_pools; i++) {
-			struct fairq_pool *fp = &fs->pools[i];
+			struct fairq_pool *fp = fs->pools[i];
 
 			spin_lock_bh(&fp->lock);
 			if (fp->ops == ops)
@@ -801,6 +1091,7 @@ EXPORT_SYMBOL_GPL(fairq_requeue_all);
 static void adopt(struct fairq_pool *fp, struct svc_xprt *xprt)
 	__must_hold(&fp->lock)
 {
+	fairq_xprt_mark(xprt, fp->id);
 	fp->adopting = true;
 	fp->ops->enqueue(fp, xprt);
 	fp->adopting = false;
@@ -812,26 +1103,38 @@ static void adopt(struct fairq_pool *fp, struct svc_xprt *xprt)
  */
 static void requeue_list(struct fairq_serv *fs, struct fairq_pool *from, struct fairq_xlist *list)
 {
+	unsigned int migrated = 0;
 	struct svc_xprt *xprt;
 	struct fairq_pool *fp;
 
 	while ((xprt = fairq_xlist_pop(list))) {
 		fp = home_pool(fs);
 		spin_lock_bh(&fp->lock);
-		if (fp == from || !fp->ops) {
+		/* marked before the control flags are read, as in fairq_enqueue() */
+		fairq_xprt_mark(xprt, fp->id);	/* a full barrier: pairs with close_flush() */
+		/*
+		 * Control events (from the kernel queue) are the kernel's, as in fairq_enqueue();
+		 * and a pool without threads (all are going) keeps nothing in a policy's queue.
+		 */
+		if (fp == from || !fp->ops || xprt_is_control(xprt) ||
+		    !fairq_pool_threads(fp->pool)) {
 			feed_bypass(fp, xprt);
 			spin_unlock_bh(&fp->lock);
 			fairq_kq_kick(fp->pool, 1);
 			continue;
 		}
 		adopt(fp, xprt);
-		fp->nr_queued++;
-		from->stats.migrated++;	/* racy by design: statistics only */
+		WRITE_ONCE(fp->nr_queued, fp->nr_queued + 1);
 		spin_unlock_bh(&fp->lock);
+		migrated++;
 		/* as in fairq_enqueue(): publish, then look for an idle thread */
 		smp_mb();
 		pool_push(fp);
 	}
+	/* counted by the pool they left, under its own lock */
+	spin_lock_bh(&from->lock);
+	from->stats.migrated += migrated;
+	spin_unlock_bh(&from->lock);
 }
 
 /*
@@ -869,12 +1172,13 @@ static void thread_forget(struct fairq_pool *fp, const struct task_struct *task)
  */
 void fairq_thread_exiting(struct svc_rqst *rqstp)
 {
-	struct fairq_xlist list;
+	struct fairq_xlist list, policy;
 	struct fairq_serv *fs;
 	struct fairq_pool *fp;
 	unsigned int idx;
 
 	fairq_xlist_init(&list);
+	fairq_xlist_init(&policy);
 	rcu_read_lock();
 	fs = serv_lookup(rqstp->rq_server);
 	if (!fs)
@@ -882,17 +1186,29 @@ void fairq_thread_exiting(struct svc_rqst *rqstp)
 	idx = rqstp->rq_pool - rqstp->rq_server->sv_pools;
 	if (idx >= fs->nr_pools)
 		goto out;
-	fp = &fs->pools[idx];
+	fp = fs->pools[idx];
 	thread_forget(fp, rqstp->rq_task);
 	if (fs->nr_pools == 1 || fairq_pool_threads(fp->pool) > 1)
 		goto out;
 	spin_lock_bh(&fp->lock);
 	WRITE_ONCE(fp->orphaned, true);
 	if (fp->ops && fp->nr_queued) {
-		fp->ops->drain(fp, &list);
-		fp->nr_queued = 0;
+		struct fairq_xnode *node;
+
+		fp->ops->drain(fp, &policy);
+		WRITE_ONCE(fp->nr_queued, 0);
+		/* no longer in this pool's queue: requeue_list() marks each where it goes */
+		for (node = policy.head; node; node = node->next)
+			fairq_xprt_unmark(fairq_xprt_of(node));
 	}
 	spin_unlock_bh(&fp->lock);
+	/*
+	 * The pool's kernel queue too: it can hold what this very thread's last look for work
+	 * fed it (6.7+ asks the pull hook before it decides to stop), and what was waiting
+	 * before.  Those were dispatched first, so they go first.
+	 */
+	fairq_kq_take_all(fp->pool, &list);
+	fairq_xlist_splice(&list, &policy);
 	requeue_list(fs, fp, &list);
 out:
 	rcu_read_unlock();
@@ -915,9 +1231,9 @@ void fairq_serv_threads_changing(struct svc_serv *serv, bool to_none)
 	rcu_read_lock();
 	fs = serv_lookup(serv);
 	for (i = 0; fs && i < fs->nr_pools; i++) {
-		spin_lock_bh(&fs->pools[i].lock);
-		WRITE_ONCE(fs->pools[i].stopping, to_none);
-		spin_unlock_bh(&fs->pools[i].lock);
+		spin_lock_bh(&fs->pools[i]->lock);
+		WRITE_ONCE(fs->pools[i]->stopping, to_none);
+		spin_unlock_bh(&fs->pools[i]->lock);
 	}
 	rcu_read_unlock();
 	if (!fs || !to_none)
@@ -926,7 +1242,7 @@ void fairq_serv_threads_changing(struct svc_serv *serv, bool to_none)
 	rcu_read_lock();
 	fs = serv_lookup(serv);
 	for (i = 0; fs && i < fs->nr_pools; i++)
-		pool_push_all(&fs->pools[i]);
+		pool_push_all(fs->pools[i]);
 	rcu_read_unlock();
 }
 
@@ -934,23 +1250,15 @@ void fairq_serv_threads_changing(struct svc_serv *serv, bool to_none)
 static void pool_drain_to_kernel(struct fairq_pool *fp)
 	__must_hold(&fp->lock)
 {
-	struct fairq_xlist list;
-	struct svc_xprt *xprt;
 	unsigned int n;
 
 	threads_free(fp);
 	if (!fp->ops)
 		return;
-	fairq_xlist_init(&list);
-	fp->ops->drain(fp, &list);
-	WARN_ON_ONCE(list.len != fp->nr_queued);
-	n = list.len;
-	while ((xprt = fairq_xlist_pop(&list)))
-		feed_bypass(fp, xprt);
-	fp->nr_queued = 0;
+	n = pool_flush(fp);
 	if (fp->ops->exit_pool)
 		fp->ops->exit_pool(fp);
-	fp->ops = NULL;
+	WRITE_ONCE(fp->ops, NULL);
 	WRITE_ONCE(fp->hold_until, 0);
 	fairq_kq_kick(fp->pool, n);
 }
@@ -968,6 +1276,9 @@ void fairq_serv_destroyed(struct svc_serv *serv)
 	struct fairq_serv *fs;
 	unsigned int i;
 
+	serv_unwant(serv);
+	/* an allocation for it that is under way finds it unwanted, or has published it */
+	flush_delayed_work(&serv_alloc_work);
 	fairq_serv_threads_changing(serv, true);
 	spin_lock_bh(&fairq_servs_lock);
 	fs = serv_lookup(serv);
@@ -977,7 +1288,7 @@ void fairq_serv_destroyed(struct svc_serv *serv)
 	if (!fs)
 		return;
 	for (i = 0; i < fs->nr_pools; i++) {
-		struct fairq_pool *fp = &fs->pools[i];
+		struct fairq_pool *fp = fs->pools[i];
 
 		spin_lock_bh(&fp->lock);
 		WARN_ONCE(fp->nr_queued, "fairq: %u transports held at service teardown\n",
@@ -986,7 +1297,7 @@ void fairq_serv_destroyed(struct svc_serv *serv)
 		spin_unlock_bh(&fp->lock);
 	}
 	synchronize_rcu();
-	kfree(fs);
+	serv_free(fs);
 }
 
 /*
@@ -1014,17 +1325,27 @@ static void pool_switch(struct fairq_pool *fp, const struct fairq_sched_ops *new
 		adopt(fp, xprt);
 }
 
+/*
+ * The switch to the kernel's dispatch, after the hooks are off: every service's state goes.
+ * Readers (the watchdog, netlink dumps, debugfs) may still walk fairq_servs under RCU, so each
+ * entry is unlinked with list_del_rcu(): a reader standing on one keeps a valid ->next.
+ */
 static void free_all_servs(void)
 {
 	struct fairq_serv *fs, *tmp;
 	LIST_HEAD(dead);
 
 	spin_lock_bh(&fairq_servs_lock);
-	list_splice_init(&fairq_servs, &dead);
+	memset(servs_wanted, 0, sizeof(servs_wanted));
+	list_for_each_entry_safe(fs, tmp, &fairq_servs, list) {
+		list_del_rcu(&fs->list);
+		list_add(&fs->dead, &dead);
+	}
 	spin_unlock_bh(&fairq_servs_lock);
+	cancel_delayed_work_sync(&serv_alloc_work);
 	synchronize_rcu();
-	list_for_each_entry_safe(fs, tmp, &dead, list)
-		kfree(fs);
+	list_for_each_entry_safe(fs, tmp, &dead, dead)
+		serv_free(fs);
 }
 
 /**
@@ -1059,9 +1380,15 @@ int fairq_switch(const struct fairq_sched_ops *new_ops)
 
 	spin_lock_bh(&fairq_servs_lock);
 	WRITE_ONCE(fairq_active, new_ops);
+	/*
+	 * Once the hooks are off, svc_destroy() no longer says when a service goes: none may
+	 * stay listed for the allocation work from here on.
+	 */
+	if (to_native)
+		memset(servs_wanted, 0, sizeof(servs_wanted));
 	list_for_each_entry(fs, &fairq_servs, list) {
 		for (i = 0; i < fs->nr_pools; i++) {
-			struct fairq_pool *fp = &fs->pools[i];
+			struct fairq_pool *fp = fs->pools[i];
 
 			spin_lock_bh(&fp->lock);
 			if (to_native)
@@ -1078,6 +1405,7 @@ int fairq_switch(const struct fairq_sched_ops *new_ops)
 	if (old_ops->quiesce)
 		old_ops->quiesce(NULL);
 	if (to_native) {
+		cancel_delayed_work_sync(&serv_alloc_work);
 		cancel_delayed_work_sync(&fairq_watchdog_work);
 		/* returns once no CPU or task can still be in fairq's enqueue or pull path */
 		fairq_hooks_disable();
@@ -1136,7 +1464,7 @@ static void fairq_watchdog(struct work_struct *work)
 	rcu_read_lock();
 	list_for_each_entry_rcu(fs, &fairq_servs, list) {
 		for (i = 0; i < fs->nr_pools; i++) {
-			struct fairq_pool *fp = &fs->pools[i];
+			struct fairq_pool *fp = fs->pools[i];
 			unsigned long progress = READ_ONCE(fp->progress);
 			unsigned int released = 0;
 			u64 avoided;

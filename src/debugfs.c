@@ -13,14 +13,14 @@ static struct dentry *fairq_debugfs_dir;
 static int pools_show(struct seq_file *m, void *v)
 {
 	struct fairq_serv *fs;
+	u64 bind_skipped, seq_refused, seq_missed;
 	unsigned int i, bound;
-	u64 bind_skipped;
 
 	seq_printf(m, "scheduler %s\n", fairq_active_sched()->name);
 	rcu_read_lock();
 	list_for_each_entry_rcu(fs, &fairq_servs, list) {
 		for (i = 0; i < fs->nr_pools; i++) {
-			struct fairq_pool *fp = &fs->pools[i];
+			struct fairq_pool *fp = fs->pools[i];
 			struct fairq_counters counters;
 			struct fairq_pool_stats st;
 			unsigned int queued, c;
@@ -41,13 +41,16 @@ static int pools_show(struct seq_file *m, void *v)
 				seq_printf(m, " %s %llu", counters.c[c].name, counters.c[c].value);
 			seq_putc(m, '\n');
 		}
+		fairq_test_delay(FAIRQ_TEST_DELAY_READER);
 	}
 	rcu_read_unlock();
-	seq_printf(m, "rescues_total %ld serv_alloc_failures %ld\n",
+	seq_printf(m, "rescues_total %ld serv_alloc_failures %ld serv_table_full %ld\n",
 		   atomic_long_read(&fairq_rescues_total),
-		   atomic_long_read(&fairq_serv_alloc_failures));
-	fairq_v4client_stats(&bound, &bind_skipped);
-	seq_printf(m, "v4client_bound %u v4client_skipped %llu\n", bound, bind_skipped);
+		   atomic_long_read(&fairq_serv_alloc_failures),
+		   atomic_long_read(&fairq_servs_untracked));
+	fairq_v4client_stats(&bound, &bind_skipped, &seq_refused, &seq_missed);
+	seq_printf(m, "v4client_bound %u v4client_skipped %llu v4client_refused %llu v4client_missed %llu\n",
+		   bound, bind_skipped, seq_refused, seq_missed);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(pools);

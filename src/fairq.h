@@ -93,16 +93,18 @@ struct fairq_pool {
 	u64 untracked;
 	struct hlist_head threads[1 << FAIRQ_THREAD_HASH_BITS];
 	unsigned long priv[FAIRQ_SCHED_PRIV_BYTES / sizeof(unsigned long)];
-};
+} ____cacheline_aligned_in_smp;
 
 /* fairq's shadow of one nfsd service (one per network namespace running nfsd). */
 struct fairq_serv {
-	struct list_head list;
+	struct list_head list;	/* in fairq_servs (RCU) */
+	struct list_head dead;	/* unlinked, waiting for its readers before it is freed */
 	struct svc_serv *serv;
 	struct net *net;	/* the namespace of its transports; never dereferenced for reads */
 	u32 id;			/* stable name for netlink and debugfs while fairq tracks it */
 	unsigned int nr_pools;
-	struct fairq_pool pools[];
+	u16 *cpu_pool;		/* with several pools: the pool whose threads run on each CPU */
+	struct fairq_pool *pools[];	/* one allocation each, in process context */
 };
 
 /* core.c */
@@ -125,9 +127,14 @@ int fairq_core_init(void);
 void fairq_core_exit(void);
 extern unsigned int fairq_watchdog_ms;
 extern atomic_long_t fairq_serv_alloc_failures;
+extern atomic_long_t fairq_servs_untracked;
 extern atomic_long_t fairq_rescues_total;
 
 /* registry.c */
+int fairq_change_begin(void);
+void fairq_change_end(void);
+void fairq_changes_open_up(void);
+int fairq_changes_close(void);
 const struct fairq_sched_ops *fairq_sched_find(const char *name, size_t len);
 int fairq_sched_for_each(int (*fn)(const struct fairq_sched_ops *ops, void *arg), void *arg);
 int fairq_sched_select(const char *name, size_t len);
@@ -144,6 +151,7 @@ void fairq_hooks_wait_wrappers(void);
 /* kq.c: the kernel's own pool queue and idle threads, version by version */
 void fairq_kq_feed(struct svc_pool *pool, struct svc_xprt *xprt);
 bool fairq_kq_empty(struct svc_pool *pool);
+void fairq_kq_take_all(struct svc_pool *pool, struct fairq_xlist *out);
 bool fairq_kq_has_idle(struct svc_pool *pool);
 unsigned int fairq_kq_nr_idle(struct svc_pool *pool);
 unsigned int fairq_kq_idle_others(struct svc_pool *pool, const struct svc_rqst *self,
@@ -188,9 +196,58 @@ void fairq_nl_notify_switch(const struct fairq_sched_ops *old, const struct fair
 
 /* v4client.c: which NFSv4.1 client owns a connection */
 bool fairq_v4client_of(const struct svc_xprt *xprt, u64 *clientid);
+void fairq_v4client_forget(const struct svc_xprt *xprt);
 void fairq_v4client_want(bool on);
-void fairq_v4client_stats(unsigned int *bound, u64 *skipped);
+void fairq_v4client_stats(unsigned int *bound, u64 *skipped, u64 *refused, u64 *missed);
 int fairq_v4client_init(void);
 void fairq_v4client_exit(void);
+
+/*
+ * testing.c: test builds (make FAIRQ_TEST_RACES=y, the VM suite's fairq-races.ko) only.  Delays
+ * that widen race windows, and allocations made to fail, each set by a module parameter of
+ * that build; in every other build these compile to nothing.
+ */
+enum fairq_test_delay {
+	FAIRQ_TEST_DELAY_SELECT,	/* a switch request, before it takes the mutex (sleeps) */
+	FAIRQ_TEST_DELAY_WRAPPER,	/* the svc_destroy wrapper, before the real one (sleeps) */
+	FAIRQ_TEST_DELAY_WRAPPER_EXIT,	/* a wrapper, after it said it is done */
+	FAIRQ_TEST_DELAY_READER,	/* a reader of fairq_servs, on each service */
+	FAIRQ_TEST_DELAY_WQ_START,	/* wq's manager, while it starts a worker */
+	FAIRQ_TEST_DELAYS
+};
+
+enum fairq_test_fail {
+	FAIRQ_TEST_FAIL_SERV,		/* a service's state */
+	FAIRQ_TEST_FAIL_THREAD,		/* a thread record */
+	FAIRQ_TEST_FAIL_V4BINDING,	/* an NFSv4.1 binding */
+	FAIRQ_TEST_FAILS
+};
+
+#ifdef FAIRQ_TEST_RACES
+void fairq_test_delay(enum fairq_test_delay which);
+void fairq_test_sleep(enum fairq_test_delay which);
+void fairq_test_wrapper_tail(void);
+void fairq_test_unload_check(void);
+bool fairq_test_fail(enum fairq_test_fail which);
+#else
+static inline void fairq_test_delay(enum fairq_test_delay which)
+{
+	(void)which;
+}
+
+static inline void fairq_test_sleep(enum fairq_test_delay which)
+{
+	(void)which;
+}
+
+static inline void fairq_test_wrapper_tail(void) { }
+static inline void fairq_test_unload_check(void) { }
+
+static inline bool fairq_test_fail(enum fairq_test_fail which)
+{
+	(void)which;
+	return false;
+}
+#endif
 
 #endif /* _FAIRQ_INTERNAL_H */

@@ -55,17 +55,22 @@ static void wrapper_leave(void)
 {
 	if (atomic_dec_and_test(&wrappers_running))
 		wake_up(&wrappers_done);
+	fairq_test_wrapper_tail();
 }
 
 /**
  * fairq_hooks_wait_wrappers - wait until no task runs in a wrapper a redirect sent it to
  *
  * For unload, after the hooks are off: a task sleeping in nfsd's shutdown through a wrapper
- * returns into fairq's text.
+ * returns into fairq's text.  The count reaching zero is not enough: the task that dropped it
+ * still runs the rest of wrapper_leave() and the wrapper's epilogue, and may be preempted
+ * there.  It does not sleep voluntarily before it is back in nfsd's code, so an RCU-tasks grace
+ * period (which waits for every task preempted since it began) covers that tail.
  */
 void fairq_hooks_wait_wrappers(void)
 {
 	wait_event(wrappers_done, !atomic_read(&wrappers_running));
+	synchronize_rcu_tasks();
 }
 
 static void fairq_svc_destroy(void *arg)
@@ -73,6 +78,7 @@ static void fairq_svc_destroy(void *arg)
 	struct svc_serv *serv = fairq_destroy_arg_serv((unsigned long)arg);
 
 	wrapper_enter();
+	fairq_test_sleep(FAIRQ_TEST_DELAY_WRAPPER);
 	if (fairq_serv_is_managed(serv))
 		fairq_serv_destroyed(serv);
 	svc_destroy(arg);
@@ -257,8 +263,10 @@ static int point_set_filter(struct fairq_hook_point *p)
 /**
  * fairq_hooks_probe - check at load that every hook point exists on this kernel
  *
- * A static function inlined away, a symbol renamed, or another IPMODIFY user of
- * svc_xprt_enqueue (a livepatch) would otherwise only show when an admin picks a policy.
+ * A static function inlined away or a symbol renamed would otherwise only show when an admin
+ * picks a policy.  Another IPMODIFY user of the redirected functions (a livepatch) is not
+ * seen here: setting a filter does not check for one.  It shows at the first switch away from
+ * fifo, when registering the ops fails with -EBUSY and the switch is refused.
  */
 int fairq_hooks_probe(void)
 {

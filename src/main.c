@@ -23,6 +23,10 @@ static void unregister_builtin(unsigned int n)
 		fairq_unregister_sched(builtin_scheds[n]);
 }
 
+/*
+ * Nothing can change fairq before init has set up every part a switch touches: the
+ * interfaces come up last, and accept changes only once all of them are up.
+ */
 static int __init fairq_init(void)
 {
 	unsigned int i;
@@ -43,19 +47,21 @@ static int __init fairq_init(void)
 			goto err_sched;
 	}
 
-	err = fairq_sysfs_init();
-	if (err)
-		goto err_sched;
 	fairq_debugfs_init();
 	err = fairq_nl_init();
 	if (err)
 		goto err_debugfs;
+	err = fairq_sysfs_init();
+	if (err)
+		goto err_nl;
+	fairq_changes_open_up();
 	pr_info("version %s loaded, scheduler fifo\n", FAIRQ_VERSION);
 	return 0;
 
+err_nl:
+	fairq_nl_exit();
 err_debugfs:
 	fairq_debugfs_exit();
-	fairq_sysfs_exit();
 err_sched:
 	unregister_builtin(i);
 	fairq_v4client_exit();
@@ -64,17 +70,20 @@ err_hooks:
 	return err;
 }
 
+/*
+ * Unload first refuses every change and returns to the kernel's dispatch, in one step: a
+ * writer that waited across the final switch finds fairq closed and cannot bring the hooks
+ * back.  Only then do the interfaces go.
+ */
 static void __exit fairq_exit(void)
 {
-	fairq_nl_exit();	/* no netlink request can switch from here on */
-	mutex_lock(&fairq_sched_mutex);
-	/* hands every held transport back to the kernel, then removes the hooks */
-	WARN_ON(fairq_switch(&fairq_sched_fifo));
-	mutex_unlock(&fairq_sched_mutex);
+	WARN_ON(fairq_changes_close());
+	fairq_sysfs_exit();
+	fairq_nl_exit();
 	fairq_hooks_wait_wrappers();
+	fairq_test_unload_check();
 	fairq_core_exit();
 	fairq_debugfs_exit();
-	fairq_sysfs_exit();
 	unregister_builtin(ARRAY_SIZE(builtin_scheds));
 	fairq_v4client_exit();
 	fairq_hooks_release();

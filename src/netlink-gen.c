@@ -92,6 +92,7 @@ const struct genl_ops fairq_nl_ops[6] = {
 		.dumpit		= fairq_nl_key_get_dumpit,
 		.policy		= fairq_key_get_nl_policy,
 		.maxattr	= FAIRQ_A_KEY_ID,
+		.flags		= GENL_ADMIN_PERM,
 	},
 	{
 		.cmd		= FAIRQ_CMD_WEIGHT_SET,

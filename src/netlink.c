@@ -41,6 +41,20 @@ static struct genl_family fairq_nl_family __ro_after_init = {
 };
 
 #define MSG_NO_SCHED "no scheduler of that name on this kernel"
+#define MSG_NOT_LIVE "fairq is loading or unloading: nothing can be changed now"
+
+/*
+ * Changing fairq changes nfsd's dispatch for the whole host: the same privilege as a write to
+ * its sysfs files (CAP_SYS_ADMIN in the initial user namespace), not only the CAP_NET_ADMIN
+ * that admin-perm operations already checked.
+ */
+static int may_change(const struct sk_buff *skb, struct netlink_ext_ack *extack)
+{
+	if (netlink_capable(skb, CAP_SYS_ADMIN))
+		return 0;
+	NL_SET_ERR_MSG(extack, "changing fairq needs CAP_SYS_ADMIN, as its sysfs files do");
+	return -EPERM;
+}
 
 /* Whether notifications may be sent: written under fairq_sched_mutex, read under it. */
 static bool fairq_nl_registered;
@@ -391,6 +405,9 @@ int fairq_nl_sched_set_doit(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr *name = info->attrs[FAIRQ_A_SCHED_NAME];
 	int err;
 
+	err = may_change(skb, info->extack);
+	if (err)
+		return err;
 	if (GENL_REQ_ATTR_CHECK(info, FAIRQ_A_SCHED_NAME)) {
 		NL_SET_ERR_MSG(info->extack, "which scheduler? (name missing)");
 		return -EINVAL;
@@ -398,6 +415,8 @@ int fairq_nl_sched_set_doit(struct sk_buff *skb, struct genl_info *info)
 	err = fairq_sched_select(nla_data(name), strlen(nla_data(name)));
 	if (err == -ENOENT)
 		NL_SET_ERR_MSG_ATTR(info->extack, name, MSG_NO_SCHED);
+	else if (err == -ENODEV)
+		NL_SET_ERR_MSG(info->extack, MSG_NOT_LIVE);
 	else if (err)
 		NL_SET_ERR_MSG(info->extack, "the switch failed and changed nothing (see dmesg)");
 	return err;
@@ -423,6 +442,9 @@ int fairq_nl_param_set_doit(struct sk_buff *skb, struct genl_info *info)
 	u64 val;
 	int err;
 
+	err = may_change(skb, info->extack);
+	if (err)
+		return err;
 	if (GENL_REQ_ATTR_CHECK(info, FAIRQ_A_SCHED_TUNABLE_NAME) ||
 	    GENL_REQ_ATTR_CHECK(info, FAIRQ_A_SCHED_TUNABLE_VALUE)) {
 		NL_SET_ERR_MSG(info->extack, "a tunable name and a value are needed");
@@ -455,7 +477,9 @@ int fairq_nl_param_set_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	/* tunables are static tables of registered policies: still valid without the mutex */
 	err = fairq_tunable_set(t, val);
-	if (err)
+	if (err == -ENODEV)
+		NL_SET_ERR_MSG(info->extack, MSG_NOT_LIVE);
+	else if (err)
 		NL_SET_ERR_MSG_ATTR(info->extack, a_val, "the scheduler refused the value");
 	return err;
 }
@@ -502,7 +526,7 @@ int fairq_nl_pool_get_doit(struct sk_buff *skb, struct genl_info *info)
 		err = -ENOENT;
 		goto err_free_msg;
 	}
-	pool_snap(&fs->pools[f.pool], &s);
+	pool_snap(fs->pools[f.pool], &s);
 	err = pool_stats_put(msg, fs->id, f.pool, &s);
 	rcu_read_unlock();
 	if (err)
@@ -548,7 +572,7 @@ int fairq_nl_pool_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 		for (; pos->pool < fs->nr_pools; pos->pool++) {
 			if (f.has_pool && pos->pool != f.pool)
 				continue;
-			pool_snap(&fs->pools[pos->pool], &s);
+			pool_snap(fs->pools[pos->pool], &s);
 			hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
 					  &fairq_nl_family, NLM_F_MULTI, FAIRQ_CMD_POOL_GET);
 			if (!hdr)
@@ -561,6 +585,7 @@ int fairq_nl_pool_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 		}
 		pos->pool = 0;
 		pos->serv++;
+		fairq_test_delay(FAIRQ_TEST_DELAY_READER);
 	}
 full:
 	rcu_read_unlock();
@@ -658,13 +683,14 @@ int fairq_nl_key_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 			if (f.has_pool && pos->pool != f.pool)
 				continue;
 			w.pool = pos->pool;
-			err = pool_keys(&fs->pools[pos->pool], &pos->key, key_dump_one, &w);
+			err = pool_keys(fs->pools[pos->pool], &pos->key, key_dump_one, &w);
 			if (err)
 				goto full;
 			pos->key = 0;
 		}
 		pos->pool = 0;
 		pos->serv++;
+		fairq_test_delay(FAIRQ_TEST_DELAY_READER);
 	}
 full:
 	rcu_read_unlock();
@@ -720,7 +746,7 @@ int fairq_nl_key_get_doit(struct sk_buff *skb, struct genl_info *info)
 	if (fs && f.pool < fs->nr_pools) {
 		u64 from_first = 0;
 
-		pool_keys(&fs->pools[f.pool], &from_first, key_find_one, &kf);
+		pool_keys(fs->pools[f.pool], &from_first, key_find_one, &kf);
 	}
 	serv_id = fs ? fs->id : 0;
 	rcu_read_unlock();
@@ -762,6 +788,9 @@ int fairq_nl_weight_set_doit(struct sk_buff *skb, struct genl_info *info)
 	struct fairq_key_id id;
 	int err;
 
+	err = may_change(skb, info->extack);
+	if (err)
+		return err;
 	if (GENL_REQ_ATTR_CHECK(info, FAIRQ_A_KEY_ID) ||
 	    GENL_REQ_ATTR_CHECK(info, FAIRQ_A_KEY_WEIGHT)) {
 		NL_SET_ERR_MSG(info->extack, "a key and a weight are needed");
@@ -771,13 +800,17 @@ int fairq_nl_weight_set_doit(struct sk_buff *skb, struct genl_info *info)
 	if (err)
 		return err;
 
-	mutex_lock(&fairq_sched_mutex);
+	err = fairq_change_begin();
+	if (err) {
+		NL_SET_ERR_MSG(info->extack, MSG_NOT_LIVE);
+		return err;
+	}
 	ops = fairq_active_sched();
 	if (ops->set_weight)
 		err = ops->set_weight(&id, nla_get_u32(info->attrs[FAIRQ_A_KEY_WEIGHT]));
 	else
 		err = -EOPNOTSUPP;
-	mutex_unlock(&fairq_sched_mutex);
+	fairq_change_end();
 
 	if (!ops->set_weight)
 		NL_SET_ERR_MSG(info->extack, "the active scheduler has no per-key weights");

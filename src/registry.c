@@ -14,6 +14,58 @@ struct fairq_sched_entry {
 DEFINE_MUTEX(fairq_sched_mutex);
 static LIST_HEAD(fairq_scheds);
 
+/*
+ * Whether anything may be changed: false until init has set up every part a switch touches,
+ * and again from the moment unload begins.  A writer that waited on the mutex across unload's
+ * final switch must not bring the hooks back.  Written and read under fairq_sched_mutex.
+ */
+static bool fairq_changes_open;
+
+/**
+ * fairq_change_begin - take fairq_sched_mutex for a change of scheduler, tunable or weight
+ *
+ * Return: 0 with the mutex held, or -ENODEV (mutex not held) while fairq is loading or
+ * unloading: no interface may switch then.
+ */
+int fairq_change_begin(void)
+{
+	mutex_lock(&fairq_sched_mutex);
+	if (likely(fairq_changes_open))
+		return 0;
+	mutex_unlock(&fairq_sched_mutex);
+	return -ENODEV;
+}
+
+void fairq_change_end(void)
+{
+	mutex_unlock(&fairq_sched_mutex);
+}
+
+/* Init is complete: the interfaces may change things from now on. */
+void fairq_changes_open_up(void)
+{
+	mutex_lock(&fairq_sched_mutex);
+	fairq_changes_open = true;
+	mutex_unlock(&fairq_sched_mutex);
+}
+
+/**
+ * fairq_changes_close - unload begins: refuse every change, and return to the kernel's dispatch
+ *
+ * Return: the final switch's error (a bug: it cannot fail towards fifo).
+ */
+int fairq_changes_close(void)
+{
+	int err;
+
+	mutex_lock(&fairq_sched_mutex);
+	fairq_changes_open = false;
+	/* hands every held transport back to the kernel, then removes the hooks */
+	err = fairq_switch(&fairq_sched_fifo);
+	mutex_unlock(&fairq_sched_mutex);
+	return err;
+}
+
 static bool ops_complete(const struct fairq_sched_ops *ops)
 {
 	if (!ops->name || !*ops->name || strlen(ops->name) >= FAIRQ_SCHED_NAME_MAX)
@@ -79,6 +131,8 @@ void fairq_unregister_sched(const struct fairq_sched_ops *ops)
 	if (e)
 		list_del(&e->list);
 	mutex_unlock(&fairq_sched_mutex);
+	if (e && ops->release)
+		ops->release();
 	kfree(e);
 }
 
@@ -116,14 +170,18 @@ int fairq_sched_for_each(int (*fn)(const struct fairq_sched_ops *ops, void *arg)
  * that fairqctl watchers see switches made through sysfs too.
  *
  * Return: 0 (also when @name already was active), -ENOENT if no policy has that name on this
- * kernel, or the error of the switch (nothing changed then).
+ * kernel, -ENODEV while fairq loads or unloads, or the error of the switch (nothing changed
+ * then).
  */
 int fairq_sched_select(const char *name, size_t len)
 {
 	const struct fairq_sched_ops *old, *ops;
 	int err;
 
-	mutex_lock(&fairq_sched_mutex);
+	fairq_test_sleep(FAIRQ_TEST_DELAY_SELECT);
+	err = fairq_change_begin();
+	if (err)
+		return err;
 	old = fairq_active_sched();
 	ops = fairq_sched_find(name, len);
 	err = ops ? fairq_switch(ops) : -ENOENT;
@@ -131,7 +189,7 @@ int fairq_sched_select(const char *name, size_t len)
 		pr_info("scheduler: %s\n", ops->name);
 		fairq_nl_notify_switch(old, ops);
 	}
-	mutex_unlock(&fairq_sched_mutex);
+	fairq_change_end();
 	return err;
 }
 

@@ -116,7 +116,8 @@ static LIST_HEAD(sched_dirs);
  * @t: the tunable
  * @val: the new value
  *
- * Return: 0, -EINVAL out of range (nothing changes), or what the policy's setter returns.
+ * Return: 0, -EINVAL out of range (nothing changes), -ENODEV while fairq loads or unloads, or
+ * what the policy's setter returns.
  */
 int fairq_tunable_set(const struct fairq_tunable *t, u64 val)
 {
@@ -124,9 +125,11 @@ int fairq_tunable_set(const struct fairq_tunable *t, u64 val)
 
 	if (val < t->min || val > t->max)
 		return -EINVAL;
-	mutex_lock(&fairq_sched_mutex);
+	err = fairq_change_begin();
+	if (err)
+		return err;
 	err = t->set(val);
-	mutex_unlock(&fairq_sched_mutex);
+	fairq_change_end();
 	return err;
 }
 

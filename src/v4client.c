@@ -5,18 +5,25 @@
  * sunrpc knows nothing of NFSv4 clients; nfsd learns the owner of a connection from the
  * SEQUENCE operation that opens nearly every v4.1 compound.  A SEQUENCE names a session, and
  * nfsd builds every session id from its client id (the first 8 bytes; the rest is a counter),
- * so the session id alone names the client: no nfsd structure is ever read.  A probe on
- * nfsd4_sequence records, per transport, the client id of the last SEQUENCE it carried.
- * Transports that never carried one (NFSv3, NFSv4.0, a v4.1 connection before its first
+ * so the session id names the client: no nfsd structure is ever read.  A return probe on
+ * nfsd4_sequence records, per transport, the client id of the last SEQUENCE nfsd accepted on
+ * it.  Only an accepted one counts: nfsd found the session by its whole id, so the session
+ * exists and belongs to that client.  A SEQUENCE with a forged, stale or someone else's
+ * session id fails there and binds nothing (its connection stays keyed by address), so a
+ * client cannot charge another client's key.  Client ids themselves are cheap to create, so
+ * the ids bound per client address are bounded too (V4B_IDS_PER_PEER).  Transports
+ * that never carried an accepted one (NFSv3, NFSv4.0, a v4.1 connection before its first
  * SEQUENCE) have no binding and are keyed by address.
  *
  * The probe is registered only while a policy asks for client keys, and again whenever the
  * nfsd module is loaded anew.  Bindings are looked up under RCU from any context; they are
- * added on a connection's first SEQUENCE (the only allocation, GFP_ATOMIC, bounded in
- * number) and forgotten when unused for a while.  A binding is never trusted for a transport
- * with another peer address, so a recycled transport pointer cannot borrow a stale owner.
+ * added on a connection's first accepted SEQUENCE (the only allocations, GFP_ATOMIC, bounded
+ * in number overall and per client address) and forgotten when unused for a while.  A binding
+ * is never trusted for a transport with another peer address, so a recycled transport pointer
+ * cannot borrow a stale owner.
  */
 #include <linux/hashtable.h>
+#include <linux/jhash.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/ptrace.h>
@@ -28,11 +35,33 @@
 
 #define V4B_HASH_BITS	12
 #define V4B_MAX		65536		/* the 50,000 connections the product is sized for */
+#define V4B_PER_PEER	1024		/* per client address: no one address fills the table */
+/*
+ * Distinct client ids bound per client address.  Anyone can create client ids (EXCHANGE_ID
+ * and CREATE_SESSION need no more than AUTH_SYS), each a key of its own: a host that mints
+ * them has no more than this many keys (and its address's), while hosts behind one NAT
+ * address, or containers with their own NFS client identity, keep one key each up to it.
+ */
+#define V4B_IDS_PER_PEER	16
 #define V4B_TTL		(600 * HZ)	/* longer than any client's lease renewal interval */
+#define V4B_PROBES	128		/* nfsd threads in nfsd4_sequence at once, tracked */
+
+/* The bound connections of one client address, and the client ids they are bound to. */
+struct v4_peer {
+	struct hlist_node node;
+	u8 addr[16];			/* IPv4 in the first 4 bytes */
+	unsigned int nr;		/* bindings */
+	unsigned int nr_ids;
+	struct {
+		u64 clientid;
+		unsigned int bindings;
+	} ids[V4B_IDS_PER_PEER];
+};
 
 struct v4_binding {
 	struct hlist_node node;
 	struct rcu_head rcu;
+	struct v4_peer *owner;		/* its address's count */
 	const struct svc_xprt *xprt;
 	struct sockaddr_in6 peer;	/* the transport's peer when bound (IPv4 fits) */
 	u64 clientid;			/* as /proc/fs/nfsd/clients/N/info prints it */
@@ -40,9 +69,11 @@ struct v4_binding {
 };
 
 static DEFINE_HASHTABLE(bindings, V4B_HASH_BITS);
+static DEFINE_HASHTABLE(peers, V4B_HASH_BITS);	/* under bindings_lock only */
 static DEFINE_SPINLOCK(bindings_lock);		/* writers only; one add per connection */
 static unsigned int nr_bindings;
-static atomic64_t bindings_skipped;		/* full table or no memory: keyed by address */
+static atomic64_t bindings_skipped;	/* table or address full, or no memory: keyed by address */
+static atomic64_t sequences_refused;	/* SEQUENCEs nfsd refused: nothing learnt from them */
 
 static DEFINE_MUTEX(probe_mutex);
 static bool probe_wanted, probe_registered;
@@ -87,10 +118,102 @@ bool fairq_v4client_of(const struct svc_xprt *xprt, u64 *clientid)
 	return found;
 }
 
+/* The client address of @xprt, port and scope left out (v4-mapped IPv6 kept as it is). */
+static void peer_addr(const struct svc_xprt *xprt, u8 addr[16])
+{
+	const struct sockaddr *sa = (const struct sockaddr *)&xprt->xpt_remote;
+
+	memset(addr, 0, 16);
+	if (sa->sa_family == AF_INET)
+		memcpy(addr, &((const struct sockaddr_in *)sa)->sin_addr, 4);
+	else if (sa->sa_family == AF_INET6)
+		memcpy(addr, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
+}
+
+static struct v4_peer *peer_find(const u8 addr[16])
+	__must_hold(&bindings_lock)
+{
+	struct v4_peer *p;
+
+	hash_for_each_possible(peers, p, node, jhash(addr, 16, 0)) {
+		if (!memcmp(p->addr, addr, 16))
+			return p;
+	}
+	return NULL;
+}
+
+/* The slot of @clientid among @p's ids, or -1. */
+static int peer_id(const struct v4_peer *p, u64 clientid)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->nr_ids; i++) {
+		if (p->ids[i].clientid == clientid)
+			return i;
+	}
+	return -1;
+}
+
+static void binding_del(struct v4_binding *b)
+	__must_hold(&bindings_lock)
+{
+	struct v4_peer *p = b->owner;
+	int i = peer_id(p, b->clientid);
+
+	hash_del_rcu(&b->node);
+	nr_bindings--;
+	if (!WARN_ON_ONCE(i < 0) && !--p->ids[i].bindings)
+		p->ids[i] = p->ids[--p->nr_ids];
+	if (!--p->nr) {
+		hash_del(&p->node);
+		kfree(p);
+	}
+	kfree_rcu(b, rcu);
+}
+
+/*
+ * A binding of @xprt to @clientid, whose address has @p (NULL: none yet) bound connections:
+ * within the table's and the address's bounds, and if memory allows.
+ */
+static struct v4_binding *binding_new(struct v4_peer *p, const u8 addr[16], u64 clientid)
+	__must_hold(&bindings_lock)
+{
+	struct v4_binding *b;
+	int i = p ? peer_id(p, clientid) : -1;
+
+	if (nr_bindings >= V4B_MAX || (p && p->nr >= V4B_PER_PEER) ||
+	    (p && i < 0 && p->nr_ids >= V4B_IDS_PER_PEER) ||
+	    fairq_test_fail(FAIRQ_TEST_FAIL_V4BINDING))
+		return NULL;
+	b = kzalloc(sizeof(*b), GFP_ATOMIC | __GFP_NOWARN);
+	if (!b)
+		return NULL;
+	if (!p) {
+		p = kzalloc(sizeof(*p), GFP_ATOMIC | __GFP_NOWARN);
+		if (!p) {
+			kfree(b);
+			return NULL;
+		}
+		memcpy(p->addr, addr, 16);
+		hash_add(peers, &p->node, jhash(addr, 16, 0));
+	}
+	if (i < 0) {
+		i = p->nr_ids++;
+		p->ids[i].clientid = clientid;
+		p->ids[i].bindings = 0;
+	}
+	p->ids[i].bindings++;
+	p->nr++;
+	b->owner = p;
+	b->clientid = clientid;
+	return b;
+}
+
 static void learn(const struct svc_xprt *xprt, u64 clientid)
 {
-	struct v4_binding *b, *stale = NULL;
+	struct v4_binding *b;
 	unsigned long flags;
+	u8 addr[16];
 
 	rcu_read_lock();
 	b = find(xprt);
@@ -101,21 +224,16 @@ static void learn(const struct svc_xprt *xprt, u64 clientid)
 	}
 	rcu_read_unlock();
 
+	peer_addr(xprt, addr);
 	spin_lock_irqsave(&bindings_lock, flags);
 	b = find(xprt);
-	if (b) {
-		hash_del_rcu(&b->node);
-		nr_bindings--;
-		stale = b;
-	}
-	b = NULL;
-	if (nr_bindings < V4B_MAX)
-		b = kzalloc(sizeof(*b), GFP_ATOMIC | __GFP_NOWARN);
+	if (b)
+		binding_del(b);
+	b = binding_new(peer_find(addr), addr, clientid);
 	if (b) {
 		b->xprt = xprt;
 		memcpy(&b->peer, &xprt->xpt_remote,
 		       min_t(size_t, xprt->xpt_remotelen, sizeof(b->peer)));
-		b->clientid = clientid;
 		b->seen = jiffies;
 		hash_add_rcu(bindings, &b->node, (unsigned long)xprt);
 		nr_bindings++;
@@ -123,37 +241,80 @@ static void learn(const struct svc_xprt *xprt, u64 clientid)
 		atomic64_inc(&bindings_skipped);
 	}
 	spin_unlock_irqrestore(&bindings_lock, flags);
-	if (stale)
-		kfree_rcu(stale, rcu);
 }
 
-/*
- * nfsd4_sequence(rqstp, cstate, u): the operation's arguments start with the session id,
- * whose first 8 bytes are the owner's client id.
+/**
+ * fairq_v4client_forget - @xprt is closing: its binding goes now, not when it expires
+ * @xprt: a transport of a managed service
+ *
+ * Frees its place in the bounds of its client address at once (clients that come and go).
  */
-static int notrace sequence_probe(struct kprobe *p, struct pt_regs *regs)
+void fairq_v4client_forget(const struct svc_xprt *xprt)
 {
-	struct svc_rqst *rqstp = (struct svc_rqst *)regs_get_kernel_argument(regs, 0);
-	const void *args = (const void *)regs_get_kernel_argument(regs, 2);
-	u64 clientid;
+	struct v4_binding *b;
+	unsigned long flags;
 
-	if (!rqstp || !args || !rqstp->rq_xprt || !fairq_serv_is_managed(rqstp->rq_server))
-		return 0;
-	memcpy(&clientid, args, sizeof(clientid));
-	learn(rqstp->rq_xprt, clientid);
+	if (!READ_ONCE(nr_bindings))
+		return;
+	spin_lock_irqsave(&bindings_lock, flags);
+	b = find(xprt);
+	if (b)
+		binding_del(b);
+	spin_unlock_irqrestore(&bindings_lock, flags);
+}
+
+/* What nfsd4_sequence(rqstp, cstate, u) was called with, kept until it returns. */
+struct sequence_call {
+	struct svc_rqst *rqstp;
+	const void *args;	/* the operation's arguments: they start with the session id */
+};
+
+static int notrace sequence_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct sequence_call *call = (struct sequence_call *)ri->data;
+
+	call->rqstp = (struct svc_rqst *)regs_get_kernel_argument(regs, 0);
+	call->args = (const void *)regs_get_kernel_argument(regs, 2);
+	if (!call->rqstp || !call->args || !call->rqstp->rq_xprt ||
+	    !fairq_serv_is_managed(call->rqstp->rq_server))
+		return 1;	/* no return probe for this call */
 	return 0;
 }
 
-static struct kprobe sequence_kp;
+/*
+ * nfsd4_sequence() returned: nfs_ok means nfsd found the session by its whole id (and, on a
+ * replay, the cached reply of that session's slot), so the session id's client id is the
+ * owner of the session this connection now serves.  The arguments outlive the operation: they
+ * belong to the compound.
+ */
+static int notrace sequence_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	const struct sequence_call *call = (const struct sequence_call *)ri->data;
+	/* a 32-bit return value: the register's upper half is not part of it */
+	__be32 status = (__force __be32)(u32)regs_return_value(regs);
+	u64 clientid;
 
+	if (status) {
+		atomic64_inc(&sequences_refused);
+		return 0;
+	}
+	memcpy(&clientid, call->args, sizeof(clientid));
+	learn(call->rqstp->rq_xprt, clientid);
+	return 0;
+}
+
+static struct kretprobe sequence_krp;
 static void probe_register(void)
 {
 	int err;
 
-	memset(&sequence_kp, 0, sizeof(sequence_kp));
-	sequence_kp.symbol_name = "nfsd4_sequence";
-	sequence_kp.pre_handler = sequence_probe;
-	err = register_kprobe(&sequence_kp);
+	memset(&sequence_krp, 0, sizeof(sequence_krp));
+	sequence_krp.kp.symbol_name = "nfsd4_sequence";
+	sequence_krp.entry_handler = sequence_entry;
+	sequence_krp.handler = sequence_return;
+	sequence_krp.data_size = sizeof(struct sequence_call);
+	sequence_krp.maxactive = V4B_PROBES;
+	err = register_kretprobe(&sequence_krp);
 	probe_registered = !err;
 	if (err)
 		pr_info("NFSv4.1 client keys wait for nfsd (cannot probe nfsd4_sequence: %d); v4.1 connections are keyed by address until then\n",
@@ -164,7 +325,7 @@ static void probe_unregister(void)
 {
 	if (!probe_registered)
 		return;
-	unregister_kprobe(&sequence_kp);
+	unregister_kretprobe(&sequence_krp);
 	probe_registered = false;
 }
 
@@ -215,11 +376,8 @@ static void gc_work_fn(struct work_struct *work)
 
 	spin_lock_irq(&bindings_lock);
 	hash_for_each_safe(bindings, i, tmp, b, node) {
-		if (time_after(jiffies, READ_ONCE(b->seen) + V4B_TTL)) {
-			hash_del_rcu(&b->node);
-			nr_bindings--;
-			kfree_rcu(b, rcu);
-		}
+		if (time_after(jiffies, READ_ONCE(b->seen) + V4B_TTL))
+			binding_del(b);
 	}
 	spin_unlock_irq(&bindings_lock);
 	schedule_delayed_work(&gc_work, V4B_TTL / 4);
@@ -228,12 +386,16 @@ static void gc_work_fn(struct work_struct *work)
 /**
  * fairq_v4client_stats - how many connections are bound, and how many could not be
  * @bound: connections with a known owner
- * @skipped: first SEQUENCEs that found the table full or no memory
+ * @skipped: accepted first SEQUENCEs that found the table or their address full, or no memory
+ * @refused: SEQUENCEs nfsd refused (a forged or stale session id among them): nothing learnt
+ * @missed: SEQUENCEs not seen, more at once than the return probe tracks (V4B_PROBES)
  */
-void fairq_v4client_stats(unsigned int *bound, u64 *skipped)
+void fairq_v4client_stats(unsigned int *bound, u64 *skipped, u64 *refused, u64 *missed)
 {
 	*bound = READ_ONCE(nr_bindings);
 	*skipped = atomic64_read(&bindings_skipped);
+	*refused = atomic64_read(&sequences_refused);
+	*missed = READ_ONCE(sequence_krp.nmissed);
 }
 
 int fairq_v4client_init(void)
@@ -257,10 +419,9 @@ void fairq_v4client_exit(void)
 	cancel_delayed_work_sync(&gc_work);
 	/* unregister_kprobe waited for running handlers; readers run under the pool locks */
 	synchronize_rcu();
-	hash_for_each_safe(bindings, i, tmp, b, node) {
-		hash_del(&b->node);
-		kfree(b);
-	}
-	nr_bindings = 0;
-	rcu_barrier();		/* kfree_rcu of replaced bindings */
+	spin_lock_irq(&bindings_lock);
+	hash_for_each_safe(bindings, i, tmp, b, node)
+		binding_del(b);
+	spin_unlock_irq(&bindings_lock);
+	rcu_barrier();		/* their kfree_rcu, and those of replaced bindings */
 }

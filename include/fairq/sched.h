@@ -163,6 +163,8 @@ static inline void fairq_counter_add(struct fairq_counters *cs, const char *name
  *	after its current request; sleeps.  Called before a service loses its last nfsd thread,
  *	before it is freed, and once the policy is no longer active.  No locks held but
  *	possibly fairq_sched_mutex.
+ * @release: the policy is unregistered: free what it keeps outside its pools (settings,
+ *	weight rules).  No pool uses it any more.  Optional.
  *
  * Native policies (FAIRQ_SCHED_NATIVE) have no queue ops: selecting one turns fairq's hooks off.
  */
@@ -191,6 +193,7 @@ struct fairq_sched_ops {
 	bool (*kick)(struct fairq_pool *fp);
 	bool (*has_idle)(struct fairq_pool *fp);
 	void (*quiesce)(struct svc_serv *serv);
+	void (*release)(void);
 };
 
 void *fairq_pool_priv(struct fairq_pool *fp);

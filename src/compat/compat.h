@@ -13,6 +13,15 @@
 #error "fairq needs CONFIG_DYNAMIC_FTRACE_WITH_ARGS or _WITH_REGS"
 #endif
 
+/*
+ * fairq's ftrace callbacks run with preemption off and take spinlock_t (and allocate with
+ * GFP_ATOMIC): on PREEMPT_RT those sleep.  dkms.conf skips such kernels; this says why to a
+ * direct build.
+ */
+#ifdef CONFIG_PREEMPT_RT
+#error "fairq does not support PREEMPT_RT kernels: its ftrace callbacks take locks that sleep there"
+#endif
+
 static inline unsigned long fairq_fregs_arg0(struct ftrace_regs *fregs)
 {
 #ifdef FAIRQ_HAVE_FTRACE_REGS_GET_ARG

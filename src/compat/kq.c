@@ -42,17 +42,28 @@ unsigned int fairq_pool_threads(const struct svc_pool *pool)
 
 /*
  * sunrpc.svc_rpc_per_connection_limit is a static of sunrpc; its address is found once in
- * sunrpc's own module parameter table (reached through a transport's class owner), so the
- * readiness rule stays exactly the kernel's without kallsyms.
+ * sunrpc's own module parameter table, so the readiness rule stays exactly the kernel's
+ * without kallsyms.  The table is reached through the owner of sunrpc's own TCP or UDP
+ * transport class: other classes belong to other modules (RDMA's to rpcrdma), so the first
+ * transport seen may not lead there.  With sunrpc built in there is no module to ask, and the
+ * limit (0, off, by default) is not applied; that is said once.
  */
 static unsigned int *per_connection_limit;
 static bool per_connection_limit_looked_up;
 
+static bool class_is_sunrpc_own(const struct svc_xprt_class *xcl)
+{
+	return xcl && (!strcmp(xcl->xcl_name, "tcp") || !strcmp(xcl->xcl_name, "udp"));
+}
+
 static void find_per_connection_limit(struct svc_xprt *xprt)
 {
-	const struct module *owner = xprt->xpt_class ? xprt->xpt_class->xcl_owner : NULL;
+	const struct module *owner;
 	unsigned int i;
 
+	if (!class_is_sunrpc_own(xprt->xpt_class))
+		return;		/* ask again with a transport of sunrpc's own */
+	owner = xprt->xpt_class->xcl_owner;
 	if (owner) {
 		for (i = 0; i < owner->num_kp; i++) {
 			if (!strcmp(owner->kp[i].name, "svc_rpc_per_connection_limit")) {
@@ -61,6 +72,8 @@ static void find_per_connection_limit(struct svc_xprt *xprt)
 			}
 		}
 	}
+	if (!per_connection_limit)
+		pr_info_once("sunrpc's svc_rpc_per_connection_limit not found among its module parameters: not applied\n");
 	/* publishes per_connection_limit before the flag that says it was looked up */
 	smp_store_release(&per_connection_limit_looked_up, true);
 }
@@ -110,6 +123,20 @@ void fairq_kq_feed(struct svc_pool *pool, struct svc_xprt *xprt)
 bool fairq_kq_empty(struct svc_pool *pool)
 {
 	return lwq_empty(&pool->sp_xprts);
+}
+
+/*
+ * Take every transport waiting in @pool's kernel queue, oldest first (a pool that lost its
+ * last thread: nobody would dequeue them).  Process context, as lwq's consumer must be.
+ */
+void fairq_kq_take_all(struct svc_pool *pool, struct fairq_xlist *out)
+{
+	struct llist_node *n = lwq_dequeue_all(&pool->sp_xprts), *next;
+
+	for (; n; n = next) {
+		next = n->next;
+		fairq_xlist_push(out, container_of(n, struct svc_xprt, xpt_ready.node));
+	}
 }
 
 bool fairq_kq_has_idle(struct svc_pool *pool)
@@ -199,6 +226,19 @@ bool fairq_kq_empty(struct svc_pool *pool)
 	return list_empty_careful(&pool->sp_sockets);
 }
 
+/* Take every transport waiting in @pool's kernel queue, oldest first (see the 6.7+ version). */
+void fairq_kq_take_all(struct svc_pool *pool, struct fairq_xlist *out)
+{
+	struct svc_xprt *xprt;
+
+	spin_lock_bh(&pool->sp_lock);
+	while ((xprt = list_first_entry_or_null(&pool->sp_sockets, struct svc_xprt, xpt_ready))) {
+		list_del_init(&xprt->xpt_ready);
+		fairq_xlist_push(out, xprt);
+	}
+	spin_unlock_bh(&pool->sp_lock);
+}
+
 bool fairq_kq_has_idle(struct svc_pool *pool)
 {
 	struct svc_rqst *rqstp;
@@ -285,6 +325,12 @@ bool fairq_kq_push(struct fairq_pool *fp)
 	struct svc_rqst *rqstp;
 	bool fed = false, reserved;
 
+	/*
+	 * Claiming a thread obliges us to wake it: do not claim one for work the policy holds
+	 * back on purpose (a key at its in-flight cap), or it wakes for nothing.
+	 */
+	if (READ_ONCE(fp->track_threads) && !fairq_pool_has_work(fp))
+		return false;
 	/* the work stays queued when the cap is reached: a running thread pulls it */
 	reserved = fairq_waking_reserve(fp);
 	if (!reserved)

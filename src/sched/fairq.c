@@ -100,6 +100,7 @@ struct fq_pool {
 	u64 split_failures;		/* splits postponed: no page for the new bucket */
 	u64 holds;			/* turns skipped because a key was at its cap */
 	u64 lost_handoffs;		/* hand-offs never seen on a thread, let go after 1 s */
+	u64 turns_overspent;		/* turns over before they began: the key was in debt */
 	u32 cap;			/* max_inflight when the pool state was built (0: none) */
 	u64 bursts;			/* allowances given to keys back from idle */
 	u64 avg_cost;			/* ns, moving average of the pool's requests */
@@ -709,8 +710,17 @@ static void key_went_empty(struct fq_pool *p, struct fq_key *k)
  */
 static void next_turn(struct fq_pool *p, struct fq_key *k)
 {
+	s64 q = quantum_ns(p, k);
+
+	/*
+	 * Debt is bounded by four quanta when it is made (fq_complete()); a quantum lowered
+	 * since then would make the key sit out old/new times more rounds, each one a pass of
+	 * fq_pick() under the pool lock: bound it by the quantum in force.
+	 */
+	if (k->deficit < -4 * q)
+		k->deficit = -4 * q;
 	if (k->deficit <= 0)
-		k->deficit += quantum_ns(p, k);
+		k->deficit += q;
 	if (k->list != FQ_OLD && k->burst_left > 0) {
 		k->list = FQ_BURST;
 		list_move_tail(&k->link, &p->burst_keys);
@@ -767,6 +777,7 @@ static struct svc_xprt *fq_pick(struct fairq_pool *fp)
 		 * its turn is over before it began.
 		 */
 		if (k->deficit <= 0 || (list != &p->old_keys && k->burst_left <= 0)) {
+			p->turns_overspent++;
 			next_turn(p, k);
 			continue;
 		}
@@ -839,6 +850,8 @@ static void fq_drain(struct fairq_pool *fp, struct fairq_xlist *out)
 	p->ahead_run = 0;
 }
 
+static struct fq_key *fq_key_lookup(struct fq_pool *p, struct svc_xprt *xprt);
+
 static bool fq_remove(struct fairq_pool *fp, struct svc_xprt *xprt)
 {
 	struct fq_pool *p = fqp(fp);
@@ -846,7 +859,16 @@ static bool fq_remove(struct fairq_pool *fp, struct svc_xprt *xprt)
 	struct fq_key *k;
 	unsigned int i;
 
-	/* the key may have changed since it was queued (a tunable): look everywhere */
+	/* its key's queue first: only that one holds it, unless the key changed meanwhile */
+	k = fq_key_lookup(p, xprt);
+	if (!k && !list_empty(&p->overflow.link))
+		k = &p->overflow;
+	if (k && fairq_xlist_remove(&k->queue, xprt)) {
+		if (fairq_xlist_empty(&k->queue))
+			key_went_empty(p, k);
+		return true;
+	}
+	/* the key may have changed since it was queued (a v4.1 binding): look everywhere */
 	for (i = 0; (list = queued_lists(p, i)); i++) {
 		list_for_each_entry(k, list, link) {
 			if (!fairq_xlist_remove(&k->queue, xprt))
@@ -1128,6 +1150,17 @@ static const struct fairq_tunable fq_tunables[] = {
 	{ }
 };
 
+/* The policy is unregistered (unload): its weight rules go with it. */
+static void fq_release(void)
+{
+	/* unregistered: no pool, and so no reader, uses the rules any more */
+	struct fq_rules *rules = rcu_dereference_protected(fq_rules, true);
+
+	rcu_assign_pointer(fq_rules, NULL);
+	if (rules)
+		kfree_rcu(rules, rcu);
+}
+
 const struct fairq_sched_ops fairq_sched_fairq = {
 	.name		= "fairq",
 	.priv_size	= sizeof(struct fq_pool),
@@ -1146,5 +1179,6 @@ const struct fairq_sched_ops fairq_sched_fairq = {
 	.set_weight	= fq_set_weight,
 	.counters	= fq_counters,
 	.tick		= fq_tick,
+	.release	= fq_release,
 	.tunables	= fq_tunables,
 };

@@ -376,6 +376,7 @@ static void wq_start(struct fairq_pool *fp, struct svc_serv *serv, u64 gen)
 	bool keep;
 
 	lockdep_assert_held(&wq_mutex);
+	fairq_test_delay(FAIRQ_TEST_DELAY_WQ_START);
 	w = kzalloc(sizeof(*w), GFP_KERNEL);
 	if (w)
 		w->rqstp = svc_rqst_alloc(serv, fp->pool, NUMA_NO_NODE);
@@ -440,9 +441,21 @@ static void wq_manage(struct work_struct *work)
 		rcu_read_lock();
 		list_for_each_entry_rcu(fs, &fairq_servs, list) {
 			for (i = 0; i < fs->nr_pools && !fp; i++) {
-				struct fairq_pool *cand = &fs->pools[i];
+				struct fairq_pool *cand = fs->pools[i];
 
 				spin_lock_bh(&cand->lock);
+				/*
+				 * A stopping service is being torn down: it may be freed while
+				 * wq_start() sleeps, so it gets no worker (see wq_quiesce()).
+				 */
+				if (cand->ops == &fairq_sched_wq && cand->stopping) {
+					struct wq_pool *wp = wq_pool(cand);
+
+					/* the workers wq_kick() counted will not come */
+					wp->nr_workers -= wp->nr_starting;
+					wp->nr_pending -= wp->nr_starting;
+					wp->nr_starting = 0;
+				}
 				if (cand->ops == &fairq_sched_wq && wq_pool(cand)->nr_starting) {
 					wq_pool(cand)->nr_starting--;
 					gen = wq_pool(cand)->gen;
@@ -477,8 +490,12 @@ static void wq_quiesce(struct svc_serv *serv)
 			wq_worker_stop(w);
 	}
 	mutex_unlock(&wq_mutex);
-	if (!serv)
-		flush_work(&wq_manage_work);
+	/*
+	 * A manager run that picked one of @serv's pools before its stopping flag was set may
+	 * still sleep in wq_start() with that pool: the caller frees the pool next, so wait for
+	 * it.  Runs after this one skip @serv's pools.
+	 */
+	flush_work(&wq_manage_work);
 }
 
 static bool wq_supported(void)

@@ -85,6 +85,7 @@ static inline void *kzalloc(size_t n, int gfp)
 #define rcu_dereference(p) (p)
 #define rcu_dereference_protected(p, c) (p)
 #define rcu_assign_pointer(p, v) ((p) = (v))
+#define rcu_access_pointer(p) (p)
 
 static inline u32 jhash(const void *key, u32 len, u32 seed)
 {

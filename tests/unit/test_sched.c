@@ -549,6 +549,54 @@ static void test_fairq_heavy_weights(void)
 	CHECK(fairq_sched_fairq.set_weight(&id, 0) == 0, "weight rule removed");
 }
 
+/*
+ * Debt made under a large quantum_us, then quantum_us lowered under load: the next pick must
+ * not sit out thousands of rounds of tiny quanta (each one a pass under the pool lock).
+ */
+static void test_fairq_quantum_lowered(void)
+{
+	static struct sim sm;
+	struct fq_pool *p;
+	struct fq_key *k;
+	u64 before;
+	int i, keys = 0;
+
+	CHECK(fq_set_quantum_us(1000000) == 0, "quantum_us 1 s accepted");
+	sim_init(&sm, 2);
+	for (i = 0; i < 8; i++) {
+		char ip[24];
+
+		snprintf(ip, sizeof(ip), "10.0.1.%d", i + 1);
+		set_addr(&fx[i], ip, 900 + i);
+		sm.cost[i] = 1000000;
+		sm.backlogged[i] = true;
+		fairq_sched_fairq.enqueue(&sm.fp, &fx[i]);
+	}
+	sim_run(&sm, 2ULL * 1000000000);
+	p = fqp(&sm.fp);
+	/* the deepest debt fq_complete() allows under the 1 s quantum, on every waiting key */
+	while (!list_empty(&p->burst_keys)) {
+		k = list_first_entry(&p->burst_keys, struct fq_key, link);
+		k->burst_left = 0;
+		list_move_tail(&k->link, &p->old_keys);
+	}
+	list_for_each_entry(k, &p->old_keys, link) {
+		k->list = FQ_OLD;
+		k->deficit = -4 * (s64)quantum_ns(p, k);
+		keys++;
+	}
+	CHECK(list_empty(&p->new_keys), "no new key waits");
+	CHECK(keys >= 4, "keys in the rotation: %d", keys);
+	CHECK(fq_set_quantum_us(100) == 0, "quantum_us 100 us accepted");
+	before = p->turns_overspent;
+	CHECK(fairq_sched_fairq.pick(&sm.fp) != NULL, "a pick after lowering the quantum");
+	CHECK(p->turns_overspent - before <= 6 * (u64)keys,
+	      "turns sat out by %d indebted keys after quantum_us 1 s -> 100 us: %llu (at most %d)",
+	      keys, (unsigned long long)(p->turns_overspent - before), 6 * keys);
+	sim_exit(&sm);
+	CHECK(fq_set_quantum_us(10000) == 0, "quantum_us back to 10 ms");
+}
+
 /* An idle client's request goes ahead of a backlog; many of them cannot starve it. */
 static void test_fairq_new_keys(void)
 {
@@ -1218,6 +1266,20 @@ static void test_fairq_nothing_lost(void)
 	fairq_sched_fairq.exit_pool(&sm.fp);
 }
 
+/* Unregistering the policy (unload) frees its weight rules: nothing is left for kmemleak. */
+static void test_fairq_release(void)
+{
+	struct fairq_key_id id = { .type = FAIRQ_KEY_ADDR, .family = AF_INET };
+
+	inet_pton(AF_INET, "10.0.9.9", id.addr);
+	CHECK(fairq_sched_fairq.set_weight(&id, 5) == 0, "a weight rule before unload");
+	CHECK(rcu_access_pointer(fq_rules), "the rules exist");
+	CHECK(fairq_sched_fairq.release, "the policy has a release op");
+	if (fairq_sched_fairq.release)
+		fairq_sched_fairq.release();
+	CHECK(!rcu_access_pointer(fq_rules), "release freed the weight rules");
+}
+
 int main(void)
 {
 	unsigned int seed;
@@ -1241,6 +1303,7 @@ int main(void)
 	test_fairq_ten_clients();
 	test_fairq_weights();
 	test_fairq_heavy_weights();
+	test_fairq_quantum_lowered();
 	test_fairq_new_keys();
 	test_fairq_bursts();
 	test_fairq_busy_on_arrival();
@@ -1249,6 +1312,7 @@ int main(void)
 	test_fairq_v4client();
 	test_fairq_inflight_cap();
 	CHECK(!pick_mismatches, "has_work agreed with pick at every step (%d mismatches)", pick_mismatches);
+	test_fairq_release();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }
