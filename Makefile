@@ -62,7 +62,7 @@ images: prereqs
 vm-check: prereqs
 	bash tests/vm/run -k $(KERNELS) $(TESTS)
 
-check: images unit style nl-check cli load-test pkg-check build-check vm-check
+check: images unit style nl-check cli load-test pkg-check pkg-install-check build-check vm-check
 
 # fairqctl, and the netlink code generated from the family's spec (tools/ynl-regen.sh).
 .PHONY: fairqctl cli nl-check

@@ -74,6 +74,23 @@ deb_remove() {
 deb_purge() {
 	in_root "apt-get purge -y fairq-dkms" && [ ! -e "$root/etc/fairq" ]
 }
+# A PREEMPT_RT kernel (fairq's ftrace callbacks take locks that sleep there) is skipped by
+# DKMS with its BUILD_EXCLUSIVE message, not built: the same headers with PREEMPT_RT set.
+rt_skipped() {
+	local rt=$abi-rt-test
+	rm -rf "$root/tmp/rt-headers" "$root$(moddir)/../$rt"
+	mkdir -p "$root/tmp/rt-headers" "$root$(moddir)/../$rt"
+	{ in_root "cat $(moddir)/build/.config" | grep -v '^CONFIG_PREEMPT'; echo CONFIG_PREEMPT_RT=y; } \
+		>"$root/tmp/rt-headers/.config"
+	ln -s /tmp/rt-headers "$root$(moddir)/../$rt/build"
+	in_root "dkms build fairq/$ver -k $rt" >"$tmp/rt.out" 2>&1
+	local rc=$?
+	cat "$tmp/rt.out"
+	rm -rf "$root$(moddir)/../$rt" "$root/tmp/rt-headers"
+	[ "$rc" != 0 ] && grep -q 'BUILD_EXCLUSIVE' "$tmp/rt.out" &&
+		! in_root "dkms status fairq" | grep -q "$rt"
+}
+
 # scriptlet NAME ARG: run an RPM scriptlet as rpm does, with the image's kernel as the
 # running one (the scriptlets build for "uname -r"; here that is the host's, without headers).
 scriptlet() {
@@ -94,6 +111,7 @@ echo "# $kernel: $abi, dkms $(chroot "$root" dpkg-query -W -f='${Version}' dkms)
 cp "$deb" "$root/tmp/"
 check "deb: apt installs fairq-dkms offline (dkms and kmod come from the image)" deb_install
 check "deb: DKMS built and installed fairq for $abi" installed_for_abi
+check "deb: DKMS skips a PREEMPT_RT kernel with its BUILD_EXCLUSIVE message" rt_skipped
 echo "# $(in_root 'dkms status fairq')"
 check "deb: fairq.service is enabled for multi-user.target" \
 	test -L "$root/etc/systemd/system/multi-user.target.wants/fairq.service"

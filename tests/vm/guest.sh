@@ -105,6 +105,15 @@ chroot "$merged" sh -c "rm -rf /tmp/badpull && cp -a /usr/src/fairq-$ver /tmp/ba
 	die "kernel $kernel: test-only build failed"
 }
 cp "$merged/tmp/badpull/fairq.ko" "$merged/fairq/extra/fairq-badpull.ko"
+# ... and one with the race-window wideners and allocation failures of src/testing.c, for the
+# race and fault tests (module parameters test_delay_us and test_fail_every).
+chroot "$merged" sh -c "rm -rf /tmp/races && cp -a /usr/src/fairq-$ver /tmp/races &&
+	make -s -C /lib/modules/$abi/build M=/tmp/races FAIRQ_TEST_RACES=y modules" \
+	>"$out/races.log" 2>&1 || {
+	cat "$out/races.log" >&2
+	die "kernel $kernel: test-only build failed"
+}
+cp "$merged/tmp/races/fairq.ko" "$merged/fairq/extra/fairq-races.ko"
 # The test-only helpers: fixed service time (tests/helpers/svctime), for fairness tests and
 # benchmarks, and queue-to-pickup time (tests/helpers/qtime), for benchmarks.
 for helper in svctime qtime; do
@@ -197,7 +206,7 @@ echo "$abi" >"$out/abi"
 	-o -path ./usr/lib/modules -o -path ./lib/modules -o -path ./boot -o -path ./var/lib/dkms \
 	-o -path ./var/cache/apt -o -path ./var/lib/apt/lists -o -path ./usr/share/doc \
 	-o -path ./usr/include -o -path ./usr/lib/x86_64-linux-gnu/perl \
-	-o -path ./usr/share/perl -o -path ./tmp/badpull -o -path ./tmp/svctime -o -path ./tmp/qtime \) -prune -o -print |
+	-o -path ./usr/share/perl -o -path ./tmp/badpull -o -path ./tmp/races -o -path ./tmp/svctime -o -path ./tmp/qtime \) -prune -o -print |
 	cpio --quiet -o -H newc) >"$out/initrd.part"
 stat -c %s "$out/initrd.part" >"$out/userland-bytes"
 # usr-merged layouts need /lib/modules to resolve: it is a symlink into /usr/lib

@@ -242,7 +242,7 @@ int fq_nl_fail(struct fq_nl *nl, int err, const char *what)
 	case EPERM:
 	case EACCES:
 		if (!nl->msg[0])
-			why = "permission denied (needs CAP_NET_ADMIN)";
+			why = "permission denied (changing fairq needs CAP_SYS_ADMIN; per-client data, CAP_NET_ADMIN)";
 		fq_err("%s: %s", what, why);
 		return FQ_EXIT_PERM;
 	case ENOENT:

@@ -44,6 +44,8 @@ log "8 connections, no cap: $free_rate calls/s (one thread serves at most $per_t
 fairqctl set fairq.max_inflight 2 || fail "fairqctl set fairq.max_inflight 2 failed"
 [ "$(cat "$TUN")" = 2 ] || fail "max_inflight reads $(cat "$TUN") after setting 2"
 holds0=$(fq_pool_sum holds)
+wakeups0=$(fq_pool_sum wakeups)
+pushed0=$(fq_pool_sum fed_push)
 # sample every key's requests in processing (column 6) for as long as the capped load runs
 rm -f "$B_OUT/stop"
 (
@@ -77,6 +79,12 @@ log "cap 2: 8 connections $capped_rate calls/s, the 1-connection client $other_r
 [ $((other_rate * 16)) -ge "$free_rate" ] ||
 	fail "the second client was starved: $other_rate calls/s against the uncapped $free_rate"
 [ "$holds" -gt 0 ] || fail "no key was ever held at its cap"
+# a thread woken is a thread handed work: none is woken for a key held at its cap (6.1 claims
+# a thread before the hand-off, and used to wake it for nothing)
+wakeups=$(($(fq_pool_sum wakeups) - wakeups0))
+idle_wakeups=$((wakeups - ($(fq_pool_sum fed_push) - pushed0)))
+log "cap 2: $wakeups threads woken, $idle_wakeups of them for nothing"
+[ $((idle_wakeups * 10)) -le "$wakeups" ] || fail "$idle_wakeups of $wakeups wakeups handed the thread nothing"
 
 # 1 MiB writes under a cap of 1: most records arrive in pieces, and a thread that read only a
 # piece gives its place back when it looks for work again (6.1: at its svc_xprt_received)

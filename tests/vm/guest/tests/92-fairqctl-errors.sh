@@ -13,6 +13,18 @@ fq_expect 4 'sched set: .*(permission denied|Operation not permitted)' fq_as_nob
 fq_expect 4 'set: ' fq_as_nobody fairqctl set fairq.quantum_us 1000
 fq_expect 4 'weight: ' fq_as_nobody fairqctl weight 10.99.0.11 2
 fq_as_nobody fairqctl sched >/dev/null || fail "an unprivileged user cannot read the schedulers"
+# one privilege for sysfs and netlink: CAP_NET_ADMIN alone reads client data but changes nothing
+net_admin() {
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all,+net_admin \
+		--ambient-caps=-all,+net_admin --bounding-set=-all,+net_admin -- "$@"
+}
+fq_expect 4 'sched set: changing fairq needs CAP_SYS_ADMIN' net_admin fairqctl sched set qfifo
+fq_expect 4 'set: changing fairq needs CAP_SYS_ADMIN' net_admin fairqctl set fairq.quantum_us 1000
+fq_expect 4 'weight: changing fairq needs CAP_SYS_ADMIN' net_admin fairqctl weight 10.99.0.11 2
+[ "$(fq_sched)" = fifo ] || fail "a switch with CAP_NET_ADMIN alone changed the scheduler"
+net_admin fairqctl -j shares >/dev/null || fail "CAP_NET_ADMIN cannot read per-key shares"
+# per-client data needs CAP_NET_ADMIN
+fq_expect 4 'shares: .*permission denied' fq_as_nobody fairqctl shares
 
 # unknown scheduler: the kernel's extack text (5 = no such thing)
 fq_expect 5 'sched set: no scheduler of that name on this kernel' fairqctl sched set nosuch

@@ -1,0 +1,186 @@
+#!/bin/bash
+# The races of unload, switching and nfsd teardown, with their windows widened by the race
+# build (fairq-races.ko: src/testing.c's test_delay_us) so that a run hits them every time:
+#  1. writers racing unload: sysfs and netlink switches and tunable writes, each held 20 ms
+#     before it takes the scheduler mutex, while the module is unloaded and loaded again.  A
+#     writer that got the mutex after unload's last switch used to turn the hooks back on,
+#     and the module was freed under live ftrace hooks.  After every unload no function may
+#     still be traced by fairq.
+#  2. readers racing the switch to fifo: debugfs and netlink dumps, each resting 20 ms on every
+#     service, walk the services while they are freed (switch to fifo, unload).  An unlink
+#     that is not RCU-safe sends a resting reader into the switcher's stack: a hang or an oops.
+#  3. nfsd teardown racing unload: the svc_destroy wrapper sleeps 6 s before the real function
+#     (the hooks go meanwhile, and unload waits for the wrapper) and then spends 2 s in its own
+#     tail after saying it is done; unload must wait for that tail too (the race build warns
+#     if it does not).
+# Clients keep I/O going through all of it (fio with verification): no error, and no
+# retransmission while nfsd stays up (1 and 2).  FQ_RACES="writers readers teardown" picks parts.
+. /fairq/lib.sh
+FQ_RACES=${FQ_RACES:-writers readers teardown}
+part() { [[ " $FQ_RACES " == *" $1 "* ]]; }
+R=/fairq/extra/fairq-races.ko
+TR=/sys/kernel/tracing
+[ -f $R ] || fail "no race build $R"
+mountpoint -q $TR || mount -t tracefs nodev $TR || fail "cannot mount tracefs"
+
+loops=()
+stop_loops() {
+	local p
+	for p in "${loops[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${loops[@]}"; do wait "$p" 2>/dev/null; done
+	loops=()
+}
+cleanup() {
+	stop_loops
+	pkill -INT -x fio
+	rmmod fairq 2>/dev/null
+	modprobe fairq
+	[ "$(cat /proc/fs/nfsd/threads)" != 0 ] || fq_nfsd_up
+}
+trap cleanup EXIT
+
+# races DELAYS: the race build in place of the real module, with test_delay_us=DELAYS
+# (select, wrapper, wrapper exit, reader, wq start)
+races() {
+	rmmod fairq 2>/dev/null
+	insmod $R "test_delay_us=$1" || fail "cannot load the race build"
+}
+
+# unload WHEN: rmmod, again while a netlink dump in progress holds the module (EAGAIN); then
+# nothing of fairq may still be traced
+unload() {
+	local n
+	for n in $(seq 1 50); do
+		timeout 60 rmmod fairq 2>/tmp/rmmod.err && break
+		grep -q 'in use\|temporarily' /tmp/rmmod.err || fail "$1: rmmod failed: $(cat /tmp/rmmod.err)"
+		sleep 0.1
+	done
+	grep -q '^fairq ' /proc/modules && fail "$1: rmmod failed: $(cat /tmp/rmmod.err)"
+	no_hooks "$1"
+}
+
+# no_hooks WHEN: after an unload, nothing of fairq may still be traced
+no_hooks() {
+	if grep -E 'svc_|fairq' $TR/enabled_functions; then
+		fail "$1: functions still traced after unload (the hooks outlived the module)"
+	fi
+	! grep -q '^fairq ' /proc/modules || fail "$1: the module is still loaded"
+}
+
+b1=$(fq_retrans 1)
+b2=$(fq_retrans 2)
+job="fio --name=r --size=2m --bs=4k --rw=randrw --ioengine=psync --direct=1 --numjobs=2 --time_based --runtime=3600 --verify=crc32c --verify_fatal=1 --minimal"
+fq_nfs 1 3 "$job" >/tmp/fio1 2>&1 &
+p1=$!
+fq_nfs 2 4.1 "$job" >/tmp/fio2 2>&1 &
+p2=$!
+sleep 12
+
+# 1. writers racing unload
+if part writers; then
+races 20000,0,0,0,0
+writer() {
+	while :; do
+		for s in qfifo fairq fifo capped qfifo; do
+			# the files come and go with the module
+			{ echo "$s" >"$FQ_SYSFS/scheduler"; } 2>/dev/null
+			{ echo 5000 >"$FQ_SYSFS/fairq/quantum_us"; } 2>/dev/null
+		done
+	done
+}
+nl_writer() {
+	while :; do
+		fairqctl sched set qfifo >/dev/null 2>&1
+		fairqctl set fairq.quantum_us 8000 >/dev/null 2>&1
+		fairqctl sched set fairq >/dev/null 2>&1
+	done
+}
+writer &
+loops+=($!)
+writer &
+loops+=($!)
+nl_writer &
+loops+=($!)
+for i in $(seq 1 8); do
+	sleep 0.$((RANDOM % 8 + 2))
+	unload "writers, round $i"
+	insmod $R test_delay_us=20000,0,0,0,0 || fail "writers: reload $i failed"
+done
+stop_loops
+log "writers: 8 unloads under sysfs and netlink writers"
+fi
+
+# 2. readers racing the switch to fifo and unload
+if part readers; then
+races 0,0,0,20000,0
+# read by the shell itself: no fork between two reads, so a reader nearly always rests on
+# the service
+reader() {
+	local x
+	while :; do read -r -d '' x <"$FQ_DEBUGFS/pools"; done 2>/dev/null
+}
+nl_reader() {
+	while :; do
+		fairqctl -j -a pools >/dev/null 2>&1
+		fairqctl -j -a shares >/dev/null 2>&1
+	done
+}
+reader &
+loops+=($!)
+reader &
+loops+=($!)
+nl_reader &
+loops+=($!)
+for i in $(seq 1 12); do
+	fq_set_sched fairq || fail "readers: switch $i to fairq refused"
+	sleep 0.3
+	# a reader that walked off the list keeps the switch in synchronize_rcu() for good
+	timeout 60 sh -c "echo fifo >$FQ_SYSFS/scheduler" || fail "readers: switch $i to fifo hung"
+	sleep 0.1
+done
+for i in $(seq 1 3); do
+	fq_set_sched qfifo || fail "readers: switch to qfifo refused"
+	sleep 0.5
+	unload "readers, unload $i"
+	insmod $R test_delay_us=0,0,0,20000,0 || fail "readers: reload $i failed"
+done
+stop_loops
+log "readers: 12 switches to fifo and 3 unloads under debugfs and netlink readers"
+# nfsd stays up until here: the clients have not retransmitted
+[ $(($(fq_retrans 1) - b1)) = 0 ] || fail "client 1 retransmitted"
+[ $(($(fq_retrans 2) - b2)) = 0 ] || fail "client 2 retransmitted"
+fi
+
+# 3. nfsd teardown racing unload
+if part teardown; then
+for i in 1 2 3; do
+	races 0,6000000,2000000,0,0
+	fq_set_sched qfifo || fail "teardown: switch to qfifo refused"
+	sleep 1
+	rpc.nfsd 0 &
+	nfsd_pid=$!
+	# nfsd's threads are gone just before svc_destroy; then unload while the wrapper
+	# sleeps, at a different point each round
+	for t in $(seq 1 100); do
+		[ "$(cat /proc/fs/nfsd/threads)" = 0 ] && break
+		sleep 0.1
+	done
+	sleep 0.$((i * 4 - 4))
+	unload "teardown, round $i"
+	wait $nfsd_pid || fail "teardown: rpc.nfsd 0 failed in round $i"
+	fq_nfsd_up || fail "teardown: nfsd restart failed in round $i"
+	sleep 2
+done
+modprobe fairq
+log "teardown: 3 unloads during nfsd's svc_destroy"
+fi
+
+sleep 12	# the last grace period ends, so the clients finish with I/O, not reclaims
+kill -0 $p1 $p2 2>/dev/null || fail "a client died"
+pkill -INT -x fio
+wait $p1 $p2
+for c in 1 2; do
+	grep -q '^3;' /tmp/fio$c || { cat /tmp/fio$c; fail "client $c: fio did not report"; }
+	grep -qiE 'verify|bad magic|io_u error|error=' /tmp/fio$c && { cat /tmp/fio$c; fail "client $c: I/O error"; }
+done
+log "clients: no I/O error"

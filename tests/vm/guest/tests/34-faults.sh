@@ -1,0 +1,82 @@
+#!/bin/bash
+# Allocation failures in fairq's own allocation sites, injected by the race build
+# (fairq-races.ko: src/testing.c's test_fail_every) under I/O with verification:
+#  - a service's state: its transports keep the kernel's dispatch, the failure is counted and
+#    retried once a second (not on every enqueue), and fairq takes over once memory is back;
+#  - thread records (the per-key cap): counted as untracked threads, requests served;
+#  - NFSv4.1 bindings (client keys): counted as skipped, the connection keyed by address.
+# Each time nothing is lost: no I/O error, no retransmission, no rescue, no warning.
+. /fairq/lib.sh
+R=/fairq/extra/fairq-races.ko
+F=/sys/module/fairq/parameters/test_fail_every
+cleanup() {
+	pkill -INT -x fio
+	rmmod fairq 2>/dev/null
+	modprobe fairq
+}
+trap cleanup EXIT
+stat() {
+	awk -v f="$1" '{ for (i = 1; i < NF; i++) if ($i == f) print $(i + 1) }' "$FQ_DEBUGFS/pools" | tail -n 1
+}
+
+rmmod fairq
+insmod $R test_fail_every=1,0,0 || fail "cannot load the race build"
+b1=$(fq_retrans 1)
+b2=$(fq_retrans 2)
+job="fio --name=f --size=2m --bs=4k --rw=randrw --ioengine=psync --direct=1 --numjobs=2 --time_based --runtime=3600 --verify=crc32c --verify_fatal=1 --minimal"
+fq_nfs 1 3 "$job" >/tmp/fio1 2>&1 &
+p1=$!
+fq_nfs 2 4.1 "$job" >/tmp/fio2 2>&1 &
+p2=$!
+sleep 10
+
+# the service's state cannot be had
+fq_set_sched qfifo || fail "switch to qfifo refused"
+sleep 4
+fails=$(stat serv_alloc_failures)
+grep -q '^serv ' "$FQ_DEBUGFS/pools" && fail "a service was tracked although its state could not be allocated"
+[ "$fails" -ge 2 ] && [ "$fails" -le 7 ] ||
+	fail "$fails failed service allocations in 4 s: retried once a second, not per enqueue"
+dmesg | grep -q 'fairq: no memory for the state of an nfsd service' || fail "the failure was not logged"
+echo 0,0,0 >$F
+sleep 3
+grep -q '^serv .* enqueued [1-9]' "$FQ_DEBUGFS/pools" || fail "fairq did not take over once memory was back: $(cat "$FQ_DEBUGFS/pools")"
+log "service state: $fails failures in 4 s (one a second), then tracked"
+
+# thread records, under the per-key cap
+if fq_scheds | tr ' ' '\n' | grep -qx fairq; then
+	fq_set_sched fairq || fail "switch to fairq refused"
+	echo 2 >$FQ_SYSFS/fairq/max_inflight || fail "max_inflight refused"
+	echo 0,1,0 >$F
+	sleep 5
+	untracked=$(fq_pool_sum untracked_threads)
+	[ "$untracked" -gt 0 ] || fail "no untracked thread counted: $(cat "$FQ_DEBUGFS/pools")"
+	echo 0,0,0 >$F
+	echo 0 >$FQ_SYSFS/fairq/max_inflight
+	log "thread records: $untracked threads untracked, requests served"
+
+	# NFSv4.1 bindings
+	skipped0=$(awk '/^v4client_bound/ { print $4 }' "$FQ_DEBUGFS/pools")
+	echo 4 >$FQ_SYSFS/fairq/key || fail "key 4 refused"
+	echo 0,0,1 >$F
+	# a new connection's first SEQUENCE asks for a binding
+	fq_nfs 3 4.1 "dd if=/dev/zero of=f bs=64k count=16 conv=fsync 2>/dev/null && cat f >/dev/null" ||
+		fail "client 3: I/O failed while bindings could not be allocated"
+	skipped=$(awk '/^v4client_bound/ { print $4 }' "$FQ_DEBUGFS/pools")
+	[ "$skipped" -gt "$skipped0" ] || fail "no skipped binding counted: $(tail -n 1 "$FQ_DEBUGFS/pools")"
+	echo 0,0,0 >$F
+	echo 1 >$FQ_SYSFS/fairq/key
+	log "v4.1 bindings: $((skipped - skipped0)) skipped, client 3 served by address"
+fi
+
+fq_set_sched fifo
+pkill -INT -x fio
+wait $p1 $p2
+for c in 1 2; do
+	grep -q '^3;' /tmp/fio$c || { cat /tmp/fio$c; fail "client $c: fio did not report"; }
+	grep -qiE 'verify|bad magic|io_u error|error=' /tmp/fio$c && { cat /tmp/fio$c; fail "client $c: I/O error"; }
+done
+[ $(($(fq_retrans 1) - b1)) = 0 ] || fail "client 1 retransmitted"
+[ $(($(fq_retrans 2) - b2)) = 0 ] || fail "client 2 retransmitted"
+[ "$(fq_rescues)" = 0 ] || fail "the watchdog rescued $(fq_rescues) transports"
+log "no I/O error, no retransmission"

@@ -1,0 +1,125 @@
+#!/bin/bash
+# Hostile clients under NFSv4.1 client keys (key 4).  Client 1 is honest: an NFSv4.1 session
+# over 4 connections.  Client 2 opens 8 connections, sends a SEQUENCE with a random (forged)
+# session id on each, then NFSv3 load on the same connections; client 3 does the same with the
+# victim's own session ids (client 1's client id, guessed counters).  nfsd refuses every forged
+# SEQUENCE, so nothing may be learnt from them: each hostile client is one address key and gets
+# one share, like the honest one, and the victim's key keeps its share.  Thread time is made
+# scarce with the service-time helper (4 threads x 20 ms), and shares are counted by the
+# clients themselves.  The binding table holds only the honest client's connections; an address
+# that mints client ids gets at most 16 client keys; an unprivileged user sees no client data.
+. /fairq/lib.sh
+. /fairq/fairqctl-lib.sh
+fq_need_sched fairq
+FL=/usr/local/bin/fairq-load
+T=$FQ_SYSFS/fairq
+B=/tmp/hostile
+mkdir -p $B
+insmod /fairq/extra/fairq_svctime.ko || fail "cannot load the service-time helper"
+cleanup() {
+	pkill -INT -x fairq-load
+	sleep 1
+	echo 1 >$T/key
+	fq_set_sched fifo
+	echo 0 >/sys/module/fairq_svctime/parameters/delay_us
+	rmmod fairq_svctime
+	rpc.nfsd "$FQ_THREADS"
+}
+trap cleanup EXIT
+rpc.nfsd 4
+echo all >/sys/module/fairq_svctime/parameters/clients
+echo 20000 >/sys/module/fairq_svctime/parameters/delay_us
+fq_set_sched fairq
+echo 4 >$T/key || fail "key 4 refused"
+# bindings of earlier tests' connections live on until they expire: count from here
+bound0=$(awk '/^v4client_bound/ { print $2 }' "$FQ_DEBUGFS/pools")
+refused0=$(awk '/^v4client_bound/ { print $6 }' "$FQ_DEBUGFS/pools")
+
+# the victim: its session is up (and its client id known) before the attackers start; all
+# three measure the same 30 s, from 35 s after the victim started
+t0=$(date +%s.%N)
+ip netns exec c1 $FL -j -p nfs4.1 -K 4 -W 8 -w 35 -d 30 "$FQ_SERVER:$FQ_EXPORT" \
+	>$B/c1.json 2>$B/c1.err &
+p1=$!
+for i in $(seq 1 50); do
+	c1id=$(for f in /proc/fs/nfsd/clients/*/info; do
+		grep -q '10.99.0.11' "$f" 2>/dev/null && sed -n 's/^clientid: 0x//p' "$f"; done | head -n 1)
+	[ -n "$c1id" ] && break
+	sleep 0.2
+done
+[ -n "$c1id" ] || fail "no NFSv4.1 client id for client 1"
+# nfsd's session id: the client id and a session counter in host order (x86: little endian),
+# then 4 zero bytes
+sessid() {
+	python3 -c "import struct, sys; print((struct.pack('<Q', int(sys.argv[1], 16)) + struct.pack('<I', int(sys.argv[2])) + bytes(4)).hex())" "$c1id" "$1"
+}
+# guesses of the victim's session counter, each on a connection of its own
+for s in 1 2 3 4; do
+	ip netns exec c3 $FL -p nfs3 -n 1 --forge-sequence "$(sessid "$s")" "$FQ_SERVER:$FQ_EXPORT" \
+		>$B/guess$s.out 2>&1 || fail "client 3: guess $s: $(cat $B/guess$s.out)"
+	grep -q 'forged SEQUENCE: 1 sent, 1 refused' $B/guess$s.out ||
+		fail "client 3: nfsd accepted a SEQUENCE with the victim's session id (guess $s): $(cat $B/guess$s.out)"
+done
+w=$(awk -v t0="$t0" -v now="$(date +%s.%N)" 'BEGIN { printf "%.1f", 35 - (now - t0) }')
+awk -v w="$w" 'BEGIN { exit !(w >= 10) }' || fail "the set-up took too long (warm-up left $w s)"
+ip netns exec c2 $FL -j -p nfs3 -K 8 -W 8 -w "$w" -d 30 --forge-sequence random \
+	"$FQ_SERVER:$FQ_EXPORT" >$B/c2.json 2>$B/c2.err &
+p2=$!
+ip netns exec c3 $FL -j -p nfs3 -K 8 -W 8 -w "$w" -d 30 --forge-sequence "$(sessid 1)" --forge-repeat 3 \
+	"$FQ_SERVER:$FQ_EXPORT" >$B/c3.json 2>$B/c3.err &
+p3=$!
+sleep "$(awk -v w="$w" 'BEGIN { print w + 10 }')"
+fairqctl -j shares >$B/shares.json || fail "fairqctl -j shares failed"
+fq_as_nobody fairqctl -j shares >$B/nobody.out 2>$B/nobody.err
+rc=$?
+wait $p1 || fail "client 1: $(cat $B/c1.err)"
+wait $p2 || fail "client 2: $(cat $B/c2.err)"
+wait $p3 || fail "client 3: $(cat $B/c3.err)"
+
+python3 - $B "$c1id" <<'PY' || fail "the hostile clients were not held to one share each"
+import json, sys
+b, c1id = sys.argv[1], sys.argv[2]
+ops = {}
+for c in (1, 2, 3):
+    d = json.load(open(f"{b}/c{c}.json"))
+    ops[c] = d["client"]["ops"]
+    if c > 1:
+        f = d["client"]["forged_sequence"]
+        assert f["sent"] >= 8 and f["accepted"] == 0 and f["refused"] == f["sent"], (c, f)
+total = sum(ops.values())
+share = {c: ops[c] / total for c in ops}
+print("# shares of the RPCs: honest %.3f, random forger %.3f, victim-id forger %.3f (owed 1/3 each)"
+      % (share[1], share[2], share[3]))
+for c in ops:
+    assert 0.27 <= share[c] <= 0.40, ("client", c, share)
+keys = {k["key"]: k for k in json.load(open(f"{b}/shares.json"))["keys"]}
+want = {"v4client:" + c1id.rjust(16, "0").lower(), "10.99.0.12", "10.99.0.13"}
+print("# keys: %s" % " ".join(sorted(keys)))
+assert set(keys) == want, sorted(keys)
+PY
+bound=$(awk '/^v4client_bound/ { print $2 }' "$FQ_DEBUGFS/pools")
+refused=$(awk '/^v4client_bound/ { print $6 }' "$FQ_DEBUGFS/pools")
+[ $((bound - bound0)) -le 4 ] || fail "$((bound - bound0)) connections bound: only client 1's 4 may be"
+[ $((refused - refused0)) -ge 36 ] || fail "only $((refused - refused0)) refused SEQUENCEs counted (4 + 8 + 24 forged at least)"
+log "new bindings $((bound - bound0)) (client 1's connections), refused SEQUENCEs $((refused - refused0))"
+# client ids cost nothing to make: 20 NFSv4.1 clients (processes) of client 3 at once get at
+# most 16 client keys; the others are keyed by the address
+skipped0=$(awk '/^v4client_bound/ { print $4 }' "$FQ_DEBUGFS/pools")
+for i in $(seq 1 20); do
+	ip netns exec c3 $FL -p nfs4.1 -K 1 -W 2 -d 8 "$FQ_SERVER:$FQ_EXPORT" >$B/mint$i.out 2>&1 &
+done
+sleep 6
+fairqctl -j shares >$B/mint.json || fail "fairqctl -j shares failed"
+wait
+skipped=$(awk '/^v4client_bound/ { print $4 }' "$FQ_DEBUGFS/pools")
+ids=$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(sum(1 for k in d["keys"] if k["key"].startswith("v4client:") and k["queued"] + k["in_flight"] > 0))' $B/mint.json)
+log "20 client ids from one address: $ids busy client keys, $((skipped - skipped0)) bindings refused"
+[ "$ids" -le 16 ] || fail "one address got $ids client keys (at most 16)"
+[ $((skipped - skipped0)) -ge 4 ] || fail "only $((skipped - skipped0)) bindings refused at the address's bound"
+# no client data for the unprivileged
+[ "$rc" = 4 ] || fail "unprivileged fairqctl shares exited $rc, expected 4 (no privilege): $(cat $B/nobody.err)"
+grep -Eq '10\.99\.0\.|v4client' $B/nobody.out $B/nobody.err && fail "unprivileged fairqctl shares showed client data"
+log "unprivileged: $(cat $B/nobody.err)"
+[ "$(fq_rescues)" = 0 ] || fail "the watchdog rescued transports"
