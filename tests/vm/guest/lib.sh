@@ -58,6 +58,43 @@ fq_nfs() {
 		mkdir -p /mnt/fq/c$n && cd /mnt/fq/c$n && { $*; }; rc=\$?; cd /; umount /mnt/fq || umount -l /mnt/fq; exit \$rc"
 }
 
+# fq_fio_start: client 1 (NFSv3) and client 2 (NFSv4.1) run fio with verification until
+# fq_fio_stop; their retransmissions count from here (fq_fio_retrans).
+fq_fio_start() {
+	local job="fio --name=v --size=2m --bs=4k --rw=randrw --ioengine=psync --direct=1 --numjobs=2 --time_based --runtime=3600 --verify=crc32c --verify_fatal=1 --minimal"
+	FQ_FIO_RETRANS="$(fq_retrans 1) $(fq_retrans 2)"
+	fq_nfs 1 3 "$job" >/tmp/fio1 2>&1 &
+	FQ_FIO_PIDS="$!"
+	fq_nfs 2 4.1 "$job" >/tmp/fio2 2>&1 &
+	FQ_FIO_PIDS="$FQ_FIO_PIDS $!"
+}
+
+# fq_fio_stop: both fio clients are still running; stop them; each must report, without an
+# I/O error
+fq_fio_stop() {
+	local c
+	# shellcheck disable=SC2086 # two pids
+	kill -0 $FQ_FIO_PIDS 2>/dev/null || fail "a fio client died"
+	pkill -INT -x fio
+	# shellcheck disable=SC2086
+	wait $FQ_FIO_PIDS
+	for c in 1 2; do
+		grep -q '^3;' /tmp/fio$c || { cat /tmp/fio$c; fail "client $c: fio did not report"; }
+		if grep -qiE 'verify|bad magic|io_u error|error=' /tmp/fio$c; then
+			cat /tmp/fio$c
+			fail "client $c: I/O error"
+		fi
+	done
+}
+
+# fq_fio_retrans: no fio client retransmitted since fq_fio_start
+fq_fio_retrans() {
+	local b1 b2
+	read -r b1 b2 <<<"$FQ_FIO_RETRANS"
+	[ $(($(fq_retrans 1) - b1)) = 0 ] || fail "client 1 retransmitted"
+	[ $(($(fq_retrans 2) - b2)) = 0 ] || fail "client 2 retransmitted"
+}
+
 # fq_retrans N: RPC retransmissions seen by client N's network namespace so far.
 fq_retrans() {
 	ip netns exec "c$1" awk '$1 == "rpc" { print $3 }' /proc/net/rpc/nfs 2>/dev/null || echo 0

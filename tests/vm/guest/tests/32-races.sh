@@ -68,13 +68,7 @@ no_hooks() {
 	! grep -q '^fairq ' /proc/modules || fail "$1: the module is still loaded"
 }
 
-b1=$(fq_retrans 1)
-b2=$(fq_retrans 2)
-job="fio --name=r --size=2m --bs=4k --rw=randrw --ioengine=psync --direct=1 --numjobs=2 --time_based --runtime=3600 --verify=crc32c --verify_fatal=1 --minimal"
-fq_nfs 1 3 "$job" >/tmp/fio1 2>&1 &
-p1=$!
-fq_nfs 2 4.1 "$job" >/tmp/fio2 2>&1 &
-p2=$!
+fq_fio_start
 sleep 12
 
 # 1. writers racing unload
@@ -142,8 +136,7 @@ done
 stop_loops
 log "readers: 12 switches to fifo under debugfs and netlink readers"
 # nfsd stays up until here: the clients have not retransmitted
-[ $(($(fq_retrans 1) - b1)) = 0 ] || fail "client 1 retransmitted"
-[ $(($(fq_retrans 2) - b2)) = 0 ] || fail "client 2 retransmitted"
+fq_fio_retrans
 fi
 
 # 3. nfsd teardown racing unload
@@ -173,11 +166,5 @@ log "teardown: 3 unloads during nfsd's svc_destroy, $waited of them waiting for 
 fi
 
 sleep 12	# the last grace period ends, so the clients finish with I/O, not reclaims
-kill -0 $p1 $p2 2>/dev/null || fail "a client died"
-pkill -INT -x fio
-wait $p1 $p2
-for c in 1 2; do
-	grep -q '^3;' /tmp/fio$c || { cat /tmp/fio$c; fail "client $c: fio did not report"; }
-	grep -qiE 'verify|bad magic|io_u error|error=' /tmp/fio$c && { cat /tmp/fio$c; fail "client $c: I/O error"; }
-done
+fq_fio_stop
 log "clients: no I/O error"

@@ -21,13 +21,7 @@ stat() {
 
 rmmod fairq
 insmod $R test_fail_every=1,0,0 || fail "cannot load the race build"
-b1=$(fq_retrans 1)
-b2=$(fq_retrans 2)
-job="fio --name=f --size=2m --bs=4k --rw=randrw --ioengine=psync --direct=1 --numjobs=2 --time_based --runtime=3600 --verify=crc32c --verify_fatal=1 --minimal"
-fq_nfs 1 3 "$job" >/tmp/fio1 2>&1 &
-p1=$!
-fq_nfs 2 4.1 "$job" >/tmp/fio2 2>&1 &
-p2=$!
+fq_fio_start
 sleep 10
 
 # the service's state cannot be had
@@ -70,13 +64,7 @@ if fq_scheds | tr ' ' '\n' | grep -qx fairq; then
 fi
 
 fq_set_sched fifo
-pkill -INT -x fio
-wait $p1 $p2
-for c in 1 2; do
-	grep -q '^3;' /tmp/fio$c || { cat /tmp/fio$c; fail "client $c: fio did not report"; }
-	grep -qiE 'verify|bad magic|io_u error|error=' /tmp/fio$c && { cat /tmp/fio$c; fail "client $c: I/O error"; }
-done
-[ $(($(fq_retrans 1) - b1)) = 0 ] || fail "client 1 retransmitted"
-[ $(($(fq_retrans 2) - b2)) = 0 ] || fail "client 2 retransmitted"
+fq_fio_stop
+fq_fio_retrans
 [ "$(fq_rescues)" = 0 ] || fail "the watchdog rescued $(fq_rescues) transports"
 log "no I/O error, no retransmission"
