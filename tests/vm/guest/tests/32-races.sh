@@ -27,7 +27,8 @@ mountpoint -q $TR || mount -t tracefs nodev $TR || fail "cannot mount tracefs"
 loops=()
 stop_loops() {
 	local p
-	for p in "${loops[@]}"; do kill "$p" 2>/dev/null; done
+	# their children too: an orphaned fairqctl dump would hold the module
+	for p in "${loops[@]}"; do pkill -P "$p" 2>/dev/null; kill "$p" 2>/dev/null; done
 	for p in "${loops[@]}"; do wait "$p" 2>/dev/null; done
 	loops=()
 }
@@ -43,7 +44,7 @@ trap cleanup EXIT
 # races DELAYS: the race build in place of the real module, with test_delay_us=DELAYS
 # (select, wrapper, wrapper exit, reader, wq start)
 races() {
-	rmmod fairq 2>/dev/null
+	grep -q '^fairq ' /proc/modules && unload "loading the race build"
 	insmod $R "test_delay_us=$1" || fail "cannot load the race build"
 }
 
@@ -135,9 +136,9 @@ for i in $(seq 1 12); do
 done
 stop_loops
 log "readers: 12 switches to fifo under debugfs and netlink readers"
+fi
 # nfsd stays up until here: the clients have not retransmitted
 fq_fio_retrans
-fi
 
 # 3. nfsd teardown racing unload
 if part teardown; then
@@ -148,10 +149,13 @@ for i in 1 2 3; do
 	sleep 1
 	rpc.nfsd 0 &
 	nfsd_pid=$!
-	# nfsd's threads stop within a second or two, and then svc_destroy sleeps in the
-	# wrapper (nfsd_mutex is held all along, so /proc/fs/nfsd cannot be asked): unload
-	# meanwhile, at a different point each round
-	sleep $((i + 1))
+	# once nfsd's threads are gone, svc_destroy sleeps in the wrapper (nfsd_mutex is held
+	# all along, so /proc/fs/nfsd cannot be asked): unload meanwhile
+	for t in $(seq 1 100); do
+		pgrep -x nfsd >/dev/null || break
+		sleep 0.1
+	done
+	sleep 1
 	t=$(date +%s)
 	unload "teardown, round $i"
 	# an unload that overlapped the wrapper waited for its sleep and its tail

@@ -15,7 +15,7 @@ cleanup() {
 	modprobe fairq
 }
 trap cleanup EXIT
-stat() {
+pool_stat() {
 	awk -v f="$1" '{ for (i = 1; i < NF; i++) if ($i == f) print $(i + 1) }' "$FQ_DEBUGFS/pools" | tail -n 1
 }
 
@@ -27,7 +27,7 @@ sleep 10
 # the service's state cannot be had
 fq_set_sched qfifo || fail "switch to qfifo refused"
 sleep 4
-fails=$(stat serv_alloc_failures)
+fails=$(pool_stat serv_alloc_failures)
 grep -q '^serv ' "$FQ_DEBUGFS/pools" && fail "a service was tracked although its state could not be allocated"
 [ "$fails" -ge 2 ] && [ "$fails" -le 7 ] ||
 	fail "$fails failed service allocations in 4 s: retried once a second, not per enqueue"
@@ -39,9 +39,10 @@ log "service state: $fails failures in 4 s (one a second), then tracked"
 
 # thread records, under the per-key cap
 if fq_scheds | tr ' ' '\n' | grep -qx fairq; then
+	# armed first: a thread keeps its record for life once it has one
+	echo 0,1,0 >$F
 	fq_set_sched fairq || fail "switch to fairq refused"
 	echo 2 >$FQ_SYSFS/fairq/max_inflight || fail "max_inflight refused"
-	echo 0,1,0 >$F
 	sleep 5
 	untracked=$(fq_pool_sum untracked_threads)
 	[ "$untracked" -gt 0 ] || fail "no untracked thread counted: $(cat "$FQ_DEBUGFS/pools")"

@@ -3,51 +3,82 @@
 # pool_mode=percpu on the guest's two CPUs); clients busy on connections that both pools
 # serve; pool 1's threads are taken away (pool_threads "4 0") and given back, again and again,
 # then it stays empty.  What the pool held (its policy's queue, and what its last thread's own
-# look for work had just handed its kernel queue) moves to pool 0: no client waits for a reply
-# longer than fairq-load's timeout while pool 1 has no thread.  (fifo is left out: the
-# kernel's own dispatch strands such a pool's queue, which is what fairq does better.)
+# look for work had just handed its kernel queue) moves to pool 0: while pool 1 stays empty
+# every connection of every client (a closed loop, always with calls outstanding) is served,
+# counted by the clients (fairq-load --series).  (fifo is left out: the kernel's own dispatch
+# strands such a pool's queue, which is what fairq does better.)
 . /fairq/lib.sh
 FL=/usr/local/bin/fairq-load
 PT=/proc/fs/nfsd/pool_threads
+PM=/sys/module/sunrpc/parameters/pool_mode
+mode0=$(cat $PM)
 cleanup() {
 	pkill -INT -x fairq-load
 	fq_set_sched fifo
 	fq_nfsd_down
-	echo global >/sys/module/sunrpc/parameters/pool_mode
+	echo "$mode0" >$PM
 	fq_nfsd_up
 }
 trap cleanup EXIT
 fq_nfsd_down
-echo percpu >/sys/module/sunrpc/parameters/pool_mode || fail "pool_mode percpu refused"
+echo percpu >$PM || fail "pool_mode percpu refused"
 fq_nfsd_up 8 || fail "nfsd did not start with two pools"
 [ "$(grep -c '^[0-9]' /proc/fs/nfsd/pool_stats)" = 2 ] || fail "not two pools: $(cat /proc/fs/nfsd/pool_stats)"
 sleep 11	# the grace period
 
+# pool_threads_set "A B": write it, and see it read back once the threads came or went
+pool_threads_set() {
+	local n
+	echo "$1" >$PT || fail "$s: pool_threads '$1' refused"
+	for n in $(seq 1 50); do
+		[ "$(tr -s ' \n' ' ' <$PT | sed 's/ $//')" = "$1" ] && return
+		sleep 0.1
+	done
+	fail "$s: pool_threads reads '$(cat $PT)' 5 s after '$1'"
+}
+
 for s in qfifo fairq capped; do
 	fq_scheds | tr ' ' '\n' | grep -qx "$s" || continue
 	fq_set_sched "$s" || fail "switch to $s refused"
-	echo "4 4" >$PT || fail "pool_threads 4 4 refused"
+	pool_threads_set "4 4"
 	migrated0=$(fq_pool_sum migrated)
 	pids=()
 	for c in 1 2 3; do
-		ip netns exec "c$c" $FL -p nfs3 -K 6 -W 4 -d 45 --timeout 15 "$FQ_SERVER:$FQ_EXPORT" \
-			>/tmp/orphan$c.out 2>&1 &
+		ip netns exec "c$c" $FL -p nfs3 -K 6 -W 4 -d 0 --timeout 60 --series /tmp/orphan$c.series \
+			--interval 0.5 "$FQ_SERVER:$FQ_EXPORT" >/tmp/orphan$c.out 2>&1 &
 		pids+=($!)
 	done
 	sleep 5
 	for i in 1 2 3 4 5 6; do
-		echo "4 0" >$PT || fail "$s: pool_threads 4 0 refused"
+		pool_threads_set "4 0"
 		sleep 2
-		echo "4 4" >$PT || fail "$s: pool_threads 4 4 refused"
+		pool_threads_set "4 4"
 		sleep 1
 	done
-	# pool 1 stays empty past the clients' timeout: a stranded connection would time out
-	echo "4 0" >$PT
-	sleep 20
+	# pool 1 stays empty: a connection stranded there would make no progress
+	pool_threads_set "4 0"
+	sleep 5
+	from=$EPOCHREALTIME
+	sleep 15
+	to=$EPOCHREALTIME
+	kill -INT "${pids[@]}"
 	for c in 1 2 3; do
 		wait "${pids[$((c - 1))]}" || fail "$s: client $c: $(tail -n 3 /tmp/orphan$c.out)"
 	done
-	echo "4 4" >$PT
-	log "$s: 7 times without pool 1's threads, every client served; moved $(($(fq_pool_sum migrated) - migrated0)) transports"
+	python3 - "$from" "$to" /tmp/orphan1.series /tmp/orphan2.series /tmp/orphan3.series <<'PY' ||
+import json, sys
+t0, t1 = float(sys.argv[1]), float(sys.argv[2])
+for c, path in enumerate(sys.argv[3:], 1):
+    series = [json.loads(l) for l in open(path) if l.strip()]
+    before = [s for s in series if s["wall"] <= t0][-1]["conn"]
+    after = [s for s in series if s["wall"] <= t1][-1]["conn"]
+    stuck = [i for i, (a, b) in enumerate(zip(before, after)) if b <= a]
+    assert not stuck, ("client", c, "connections served nothing while pool 1 was empty", stuck)
+PY
+		fail "$s: a connection waited while pool 1 had no thread"
+	pool_threads_set "4 4"
+	moved=$(($(fq_pool_sum migrated) - migrated0))
+	[ "$moved" -gt 0 ] || fail "$s: nothing was moved off pool 1: did it ever lose its last thread?"
+	log "$s: 7 times without pool 1's threads, every connection served; moved $moved transports"
 done
 [ "$(fq_rescues)" = 0 ] || fail "the watchdog rescued $(fq_rescues) transports"

@@ -35,58 +35,74 @@ echo 4 >$T/key || fail "key 4 refused"
 bound0=$(awk '/^v4client_bound/ { print $2 }' "$FQ_DEBUGFS/pools")
 refused0=$(awk '/^v4client_bound/ { print $6 }' "$FQ_DEBUGFS/pools")
 
-# the victim: its session is up (and its client id known) before the attackers start; all
-# three measure the same 30 s, from 35 s after the victim started
-t0=$(date +%s.%N)
-ip netns exec c1 $FL -j -p nfs4.1 -K 4 -W 8 -w 35 -d 30 "$FQ_SERVER:$FQ_EXPORT" \
-	>$B/c1.json 2>$B/c1.err &
+# the victim's session is up (and its client id known) before the attackers start; each client
+# writes its cumulative replies with wall-clock times (--series), so that shares are taken over
+# one window that all three spend under load, whatever each one's set-up took
+ip netns exec c1 $FL -j -p nfs4.1 -K 4 -W 8 -d 0 --series $B/c1.series --interval 0.5 \
+	"$FQ_SERVER:$FQ_EXPORT" >$B/c1.json 2>$B/c1.err &
 p1=$!
-for i in $(seq 1 50); do
-	c1id=$(for f in /proc/fs/nfsd/clients/*/info; do
-		grep -q '10.99.0.11' "$f" 2>/dev/null && sed -n 's/^clientid: 0x//p' "$f"; done | head -n 1)
+# its record names the generator and its pid (ip netns exec runs it in place)
+for i in $(seq 1 100); do
+	c1id=$(grep -l "fairq-load/.*/$p1/" /proc/fs/nfsd/clients/*/info 2>/dev/null | head -n 1 |
+		xargs -r sed -n 's/^clientid: 0x//p')
 	[ -n "$c1id" ] && break
 	sleep 0.2
 done
 [ -n "$c1id" ] || fail "no NFSv4.1 client id for client 1"
-# nfsd's session id: the client id and a session counter in host order (x86: little endian),
-# then 4 zero bytes
-sessid() {
-	python3 -c "import struct, sys; print((struct.pack('<Q', int(sys.argv[1], 16)) + struct.pack('<I', int(sys.argv[2])) + bytes(4)).hex())" "$c1id" "$1"
-}
-# guesses of the victim's session counter, each on a connection of its own
-for s in 1 2 3 4; do
-	ip netns exec c3 $FL -p nfs3 -n 1 --forge-sequence "$(sessid "$s")" "$FQ_SERVER:$FQ_EXPORT" \
+# nfsd's session ids: the client id and a session counter in host order (x86: little endian),
+# then 4 zero bytes; guesses 1 to 4 of the counter
+read -r -a sessids <<<"$(python3 -c "import struct, sys
+print(' '.join((struct.pack('<Q', int(sys.argv[1], 16)) + struct.pack('<I', n) + bytes(4)).hex() for n in range(1, 5)))" "$c1id")"
+[ "${#sessids[@]}" = 4 ] || fail "no session ids made of $c1id"
+# each guess on a connection of its own
+for s in 0 1 2 3; do
+	ip netns exec c3 $FL -p nfs3 -n 1 --forge-sequence "${sessids[$s]}" "$FQ_SERVER:$FQ_EXPORT" \
 		>$B/guess$s.out 2>&1 || fail "client 3: guess $s: $(cat $B/guess$s.out)"
 	grep -q 'forged SEQUENCE: 1 sent, 1 refused' $B/guess$s.out ||
 		fail "client 3: nfsd accepted a SEQUENCE with the victim's session id (guess $s): $(cat $B/guess$s.out)"
 done
-w=$(awk -v t0="$t0" -v now="$(date +%s.%N)" 'BEGIN { printf "%.1f", 35 - (now - t0) }')
-awk -v w="$w" 'BEGIN { exit !(w >= 10) }' || fail "the set-up took too long (warm-up left $w s)"
-ip netns exec c2 $FL -j -p nfs3 -K 8 -W 8 -w "$w" -d 30 --forge-sequence random \
-	"$FQ_SERVER:$FQ_EXPORT" >$B/c2.json 2>$B/c2.err &
+ip netns exec c2 $FL -j -p nfs3 -K 8 -W 8 -d 0 --forge-sequence random --series $B/c2.series \
+	--interval 0.5 "$FQ_SERVER:$FQ_EXPORT" >$B/c2.json 2>$B/c2.err &
 p2=$!
-ip netns exec c3 $FL -j -p nfs3 -K 8 -W 8 -w "$w" -d 30 --forge-sequence "$(sessid 1)" --forge-repeat 3 \
-	"$FQ_SERVER:$FQ_EXPORT" >$B/c3.json 2>$B/c3.err &
+ip netns exec c3 $FL -j -p nfs3 -K 8 -W 8 -d 0 --forge-sequence "${sessids[0]}" --forge-repeat 3 \
+	--series $B/c3.series --interval 0.5 "$FQ_SERVER:$FQ_EXPORT" >$B/c3.json 2>$B/c3.err &
 p3=$!
-sleep "$(awk -v w="$w" 'BEGIN { print w + 10 }')"
+# all three under load: the window
+sleep 15
+from=$EPOCHREALTIME
+sleep 25
+to=$EPOCHREALTIME
 fairqctl -j shares >$B/shares.json || fail "fairqctl -j shares failed"
 # while all three run (a binding goes with its connection)
 bound=$(awk '/^v4client_bound/ { print $2 }' "$FQ_DEBUGFS/pools")
 fq_as_nobody fairqctl -j shares >$B/nobody.out 2>$B/nobody.err
 rc=$?
+kill -INT $p1 $p2 $p3
 wait $p1 || fail "client 1: $(cat $B/c1.err)"
 wait $p2 || fail "client 2: $(cat $B/c2.err)"
 wait $p3 || fail "client 3: $(cat $B/c3.err)"
 
-python3 - $B "$c1id" <<'PY' || fail "the hostile clients were not held to one share each"
+python3 - $B "$c1id" "$from" "$to" <<'PY' || fail "the hostile clients were not held to one share each"
 import json, sys
-b, c1id = sys.argv[1], sys.argv[2]
+b, c1id, t0, t1 = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
+
+def replies_at(series, t):
+    """cumulative replies at wall time t: the last sample at or before it"""
+    last = None
+    for s in series:
+        if s["wall"] > t:
+            break
+        last = s["replies"]
+    assert last is not None, ("no sample before", t)
+    return last
+
 ops = {}
 for c in (1, 2, 3):
-    d = json.load(open(f"{b}/c{c}.json"))
-    ops[c] = d["client"]["ops"]
+    series = [json.loads(l) for l in open(f"{b}/c{c}.series") if l.strip()]
+    assert series[-1]["wall"] >= t1, ("client", c, "stopped before the window ended")
+    ops[c] = replies_at(series, t1) - replies_at(series, t0)
     if c > 1:
-        f = d["client"]["forged_sequence"]
+        f = json.load(open(f"{b}/c{c}.json"))["client"]["forged_sequence"]
         assert f["sent"] >= 8 and f["accepted"] == 0 and f["refused"] == f["sent"], (c, f)
 total = sum(ops.values())
 share = {c: ops[c] / total for c in ops}
