@@ -97,13 +97,13 @@ writer &
 loops+=($!)
 nl_writer &
 loops+=($!)
-for i in $(seq 1 8); do
+for i in $(seq 1 6); do
 	sleep 0.$((RANDOM % 8 + 2))
 	unload "writers, round $i"
 	insmod $R test_delay_us=20000,0,0,0,0 || fail "writers: reload $i failed"
 done
 stop_loops
-log "writers: 8 unloads under sysfs and netlink writers"
+log "writers: 6 unloads under sysfs and netlink writers"
 fi
 
 # 2. readers racing the switch to fifo and unload
@@ -127,7 +127,7 @@ reader &
 loops+=($!)
 nl_reader &
 loops+=($!)
-for i in $(seq 1 12); do
+for i in $(seq 1 10); do
 	fq_set_sched fairq || fail "readers: switch $i to fairq refused"
 	sleep 0.3
 	# a reader that walked off the list keeps the switch in synchronize_rcu() for good
@@ -135,7 +135,7 @@ for i in $(seq 1 12); do
 	sleep 0.1
 done
 stop_loops
-log "readers: 12 switches to fifo under debugfs and netlink readers"
+log "readers: 10 switches to fifo under debugfs and netlink readers"
 fi
 # nfsd stays up until here: the clients have not retransmitted
 fq_fio_retrans
