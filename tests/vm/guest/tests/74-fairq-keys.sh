@@ -27,26 +27,42 @@ svctime_on 20000
 fq_set_sched fairq
 
 # shares NAME "K1 K2 K3": each client's part of the calls all of them completed in one 6 s
-# window (after 2 s of warm-up); K0 leaves a client out.  Prints "s1 s2 s3".
+# window that all of them spend under load (after 2 s of warm-up), from each client's own time
+# series, whatever each one's start-up took; K0 leaves a client out.  Prints "s1 s2 s3".
 shares() {
-	local name=$1 k pids=() i=0
+	local name=$1 k pids=() i=0 from to
 	for k in $2; do
 		i=$((i + 1))
-		rm -f "$B_OUT/$name-$i.json"
+		rm -f "$B_OUT/$name-$i.series"
 		[ "$k" = 0 ] && continue
-		ip netns exec "c$i" $FL -j -K "$k" -W 8 -w 2 -d 6 --label "$name-$i" "$B_EXPORT" \
+		ip netns exec "c$i" $FL -j -K "$k" -W 8 -d 0 --series "$B_OUT/$name-$i.series" \
+			--interval 0.25 --label "$name-$i" "$B_EXPORT" \
 			>"$B_OUT/$name-$i.json" 2>"$B_OUT/$name-$i.err" &
 		pids+=($!)
 	done
+	sleep 3
+	from=$EPOCHREALTIME
+	sleep 6
+	to=$EPOCHREALTIME
+	kill -INT "${pids[@]}"
 	for i in "${pids[@]}"; do
 		wait "$i" || fail "$name: a client failed: $(cat "$B_OUT/$name"-*.err)"
 	done
-	python3 - "$B_OUT" "$name" <<'PY'
+	python3 - "$B_OUT" "$name" "$from" "$to" <<'PY'
 import json, os, sys
+out, name, t0, t1 = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
+
+def replies_at(series, t):
+    return [s["replies"] for s in series if s["wall"] <= t][-1]
+
 ops = []
 for i in (1, 2, 3):
-    f = os.path.join(sys.argv[1], "%s-%d.json" % (sys.argv[2], i))
-    ops.append(json.load(open(f))["client"]["ops"] if os.path.exists(f) else 0)
+    f = os.path.join(out, "%s-%d.series" % (name, i))
+    if not os.path.exists(f):
+        ops.append(0)
+        continue
+    series = [json.loads(l) for l in open(f) if l.strip()]
+    ops.append(replies_at(series, t1) - replies_at(series, t0))
 print(" ".join("%.3f" % (o / sum(ops)) for o in ops))
 PY
 }
