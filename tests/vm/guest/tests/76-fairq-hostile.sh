@@ -123,13 +123,23 @@ log "new bindings $((bound - bound0)) (client 1's connections), refused SEQUENCE
 # client ids cost nothing to make: 20 NFSv4.1 clients (processes) of client 3 at once get at
 # most 16 client keys; the others are keyed by the address
 skipped0=$(awk '/^v4client_bound/ { print $4 }' "$FQ_DEBUGFS/pools")
+mint=()
 for i in $(seq 1 20); do
-	ip netns exec c3 $FL -p nfs4.1 -K 1 -W 2 -d 8 "$FQ_SERVER:$FQ_EXPORT" >$B/mint$i.out 2>&1 &
+	ip netns exec c3 $FL -p nfs4.1 -K 1 -W 2 -d 0 "$FQ_SERVER:$FQ_EXPORT" >$B/mint$i.out 2>&1 &
+	mint+=($!)
 done
-sleep 6
+# all 20 have their client id and have sent SEQUENCEs
+for t in $(seq 1 120); do
+	n=$(grep -l 'fairq-load/' /proc/fs/nfsd/clients/*/info 2>/dev/null | xargs -r grep -l '10.99.0.13' | wc -l)
+	[ "$n" -ge 20 ] && break
+	sleep 0.5
+done
+[ "$n" -ge 20 ] || fail "only $n of client 3's 20 NFSv4.1 clients came up"
+sleep 3
 fairqctl -j shares >$B/mint.json || fail "fairqctl -j shares failed"
-wait
 skipped=$(awk '/^v4client_bound/ { print $4 }' "$FQ_DEBUGFS/pools")
+kill -INT "${mint[@]}"
+wait "${mint[@]}"
 ids=$(python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))
 print(sum(1 for k in d["keys"] if k["key"].startswith("v4client:") and k["queued"] + k["in_flight"] > 0))' $B/mint.json)
