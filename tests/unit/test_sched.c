@@ -550,6 +550,42 @@ static void test_fairq_heavy_weights(void)
 }
 
 /*
+ * Deep windows: three clients of one connection each keep more requests in flight than their
+ * key's quantum covers, as fio or a deep NFS client does.  A weight 4 on the subnet of two of
+ * them must still leave the third 1/5 (each request is paid for when it starts, so a bound on
+ * debt must not forgive what is still running).
+ */
+static void test_fairq_deep_weights(void)
+{
+	struct fairq_key_id id = { .type = FAIRQ_KEY_SUBNET, .family = AF_INET, .prefix_len = 30 };
+	static const char * const ips[] = { "10.99.0.9", "10.99.0.13", "10.99.0.14" };
+	static struct sim sm;
+	double s0, s1;
+	int i;
+
+	fq_key_type = FAIRQ_KEY_SUBNET;
+	fq_prefix4 = 30;
+	inet_pton(AF_INET, "10.99.0.12", id.addr);
+	CHECK(fairq_sched_fairq.set_weight(&id, 4) == 0, "weight 4 on 10.99.0.12/30 accepted");
+	sim_init(&sm, 8);
+	for (i = 0; i < 3; i++) {
+		set_addr(&fx[i], ips[i], 800 + i);
+		sm.cost[i] = 20000000;
+		sm.backlogged[i] = true;
+		fairq_sched_fairq.enqueue(&sm.fp, &fx[i]);
+	}
+	sim_run(&sm, 60ULL * 1000000000);
+	s0 = share(&sm, 0, 1, 0, 3);
+	s1 = share(&sm, 1, 2, 0, 3);
+	CHECK(s0 > 0.17 && s0 < 0.23, "deep windows, weight 1 against a weight-4 subnet: %.3f (owed 0.2)", s0);
+	CHECK(s1 > 0.37 && s1 < 0.43, "deep windows, one of the weight-4 subnet's two: %.3f (owed 0.4)", s1);
+	sim_exit(&sm);
+	CHECK(fairq_sched_fairq.set_weight(&id, 0) == 0, "weight rule removed");
+	fq_key_type = FAIRQ_KEY_ADDR;
+	fq_prefix4 = 24;
+}
+
+/*
  * Debt made under a large quantum_us, then quantum_us lowered under load: the next pick must
  * not sit out thousands of rounds of tiny quanta (each one a pass under the pool lock).
  */
@@ -1303,6 +1339,7 @@ int main(void)
 	test_fairq_ten_clients();
 	test_fairq_weights();
 	test_fairq_heavy_weights();
+	test_fairq_deep_weights();
 	test_fairq_quantum_lowered();
 	test_fairq_new_keys();
 	test_fairq_bursts();
