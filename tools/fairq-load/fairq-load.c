@@ -766,9 +766,21 @@ static void mnt_args_cb(struct xenc *x, const void *a)
 	mnt3_args(x, a);
 }
 
+static void rpcb_args_cb(struct xenc *x, const void *a)
+{
+	const struct pmap_arg *p = a;
+
+	rpcb_getaddr_args(x, p->prog, p->vers, "tcp6");
+}
+
+/*
+ * mountd's port: GETPORT (rpcbind v2) knows IPv4 registrations only, so an IPv6 server is
+ * asked with GETADDR (v4) for mountd's "tcp6" one, which listens on a port of its own.
+ */
 static int get_mountd_port(void)
 {
 	struct pmap_arg a = { MOUNT_PROG, MOUNT_V3 };
+	bool v6 = srv_addr.ss_family == AF_INET6;
 	struct rm_reader rd;
 	struct xdec d;
 	uint32_t port;
@@ -779,13 +791,20 @@ static int get_mountd_port(void)
 	fd = connect_to(111, "rpcbind");
 	if (rm_init(&rd, MAX_RECORD))
 		fatal("out of memory");
-	sync_call(fd, &rd, PMAP_PROG, PMAP_VERS, PMAPPROC_GETPORT, false, pmap_args_cb, &a, &d,
-		  "rpcbind GETPORT(mountd v3 tcp)", false);
-	if (!pmap_getport_res(&d, &port))
-		fatal("rpcbind: malformed GETPORT reply");
+	if (v6) {
+		sync_call(fd, &rd, PMAP_PROG, RPCB_VERS4, RPCBPROC_GETADDR, false, rpcb_args_cb, &a,
+			  &d, "rpcbind GETADDR(mountd v3 tcp6)", false);
+		if (!rpcb_getaddr_res(&d, &port))
+			fatal("rpcbind: malformed GETADDR reply");
+	} else {
+		sync_call(fd, &rd, PMAP_PROG, PMAP_VERS, PMAPPROC_GETPORT, false, pmap_args_cb, &a,
+			  &d, "rpcbind GETPORT(mountd v3 tcp)", false);
+		if (!pmap_getport_res(&d, &port))
+			fatal("rpcbind: malformed GETPORT reply");
+	}
 	if (!port || port > 65535)
-		fatal("rpcbind on %s knows no mountd v3 over TCP: is rpc.mountd running? "
-		      "(or give --mount-port)", o.host);
+		fatal("rpcbind on %s knows no mountd v3 over %s: is rpc.mountd running? "
+		      "(or give --mount-port)", o.host, v6 ? "TCP on IPv6" : "TCP");
 	rm_free(&rd);
 	close(fd);
 	verbose("mountd v3/tcp is on port %u", port);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* rpcbind, MOUNT v3, NFSv3 and NFSv4.1 arguments and results for fairq-load (see nfs.h). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "nfs.h"
@@ -36,6 +37,49 @@ bool pmap_getport_res(struct xdec *d, uint32_t *port)
 {
 	*port = xd_u32(d);
 	return !d->err;
+}
+
+void rpcb_getaddr_args(struct xenc *x, uint32_t prog, uint32_t vers, const char *netid)
+{
+	xe_u32(x, prog);
+	xe_u32(x, vers);
+	xe_string(x, netid);
+	xe_string(x, "");	/* r_addr: any */
+	xe_string(x, "");	/* r_owner: any */
+}
+
+/* A universal address ends in ".P1.P2", the port's high and low bytes; "" when unregistered. */
+bool rpcb_getaddr_res(struct xdec *d, uint32_t *port)
+{
+	const uint8_t *p;
+	char uaddr[128], *lo, *hi, *end;
+	unsigned long h, l;
+	uint32_t n;
+
+	p = xd_opaque(d, &n, sizeof(uaddr) - 1);
+	if (!p)
+		return false;
+	*port = 0;
+	if (!n)
+		return true;
+	memcpy(uaddr, p, n);
+	uaddr[n] = 0;
+	lo = strrchr(uaddr, '.');
+	if (!lo)
+		return false;
+	*lo++ = 0;
+	hi = strrchr(uaddr, '.');
+	if (!hi)
+		return false;
+	hi++;
+	h = strtoul(hi, &end, 10);
+	if (end == hi || *end || h > 255)
+		return false;
+	l = strtoul(lo, &end, 10);
+	if (end == lo || *end || l > 255)
+		return false;
+	*port = (uint32_t)(h << 8 | l);
+	return true;
 }
 
 void mnt3_args(struct xenc *x, const char *path)

@@ -13,6 +13,8 @@
 #define PMAP_PROG 100000
 #define PMAP_VERS 2
 #define PMAPPROC_GETPORT 3
+#define RPCB_VERS4 4
+#define RPCBPROC_GETADDR 3
 #define IPPROTO_TCP_NUM 6
 
 #define MOUNT_PROG 100005
@@ -48,6 +50,9 @@ enum nfs4_opnum {
 
 void pmap_getport_args(struct xenc *x, uint32_t prog, uint32_t vers, uint32_t prot);
 bool pmap_getport_res(struct xdec *d, uint32_t *port);
+/* rpcbind v4 GETADDR (RFC 1833): the only way to ask for an IPv6 ("tcp6") registration */
+void rpcb_getaddr_args(struct xenc *x, uint32_t prog, uint32_t vers, const char *netid);
+bool rpcb_getaddr_res(struct xdec *d, uint32_t *port);	/* port 0: not registered */
 
 void mnt3_args(struct xenc *x, const char *path);
 /* true if decoded; *mstat is the MOUNT status, and on 0 fh/fhlen hold the root filehandle */

@@ -338,6 +338,26 @@ static void test_mount_pmap_nfs3(void)
 	xdec_init(&d, "\0\0\x4e\x20", 4);
 	CHECK(pmap_getport_res(&d, &port) && port == 20000, "GETPORT result");
 
+	/* rpcbind v4 GETADDR, as asked of an IPv6 server */
+	w.n = 0;
+	xenc_init(&x, buf, sizeof(buf));
+	rpcb_getaddr_args(&x, MOUNT_PROG, 3, "tcp6");
+	w32(&w, MOUNT_PROG);
+	w32(&w, 3);
+	w32(&w, 4);
+	wbytes(&w, "tcp6", 4);
+	w32(&w, 0);
+	w32(&w, 0);
+	CHECK(same(&x, &w), "RPCB GETADDR arguments");
+	xdec_init(&d, "\0\0\0\x0e" "fd99::1.159.23" "\0\0", 20);
+	CHECK(rpcb_getaddr_res(&d, &port) && port == 159 * 256 + 23, "GETADDR result: %u", port);
+	xdec_init(&d, "\0\0\0\0", 4);
+	CHECK(rpcb_getaddr_res(&d, &port) && port == 0, "GETADDR of nothing registered: port 0");
+	xdec_init(&d, "\0\0\0\x08" "fd99::1." , 12);
+	CHECK(!rpcb_getaddr_res(&d, &port), "GETADDR with no port in the address refused");
+	xdec_init(&d, "\0\0\0\x0c" "::.1000.23\0\0", 16);
+	CHECK(!rpcb_getaddr_res(&d, &port), "GETADDR with a port byte over 255 refused");
+
 	w.n = 0;
 	xenc_init(&x, buf, sizeof(buf));
 	mnt3_args(&x, "/srv/nfs");
