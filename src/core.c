@@ -307,19 +307,55 @@ static void serv_alloc_schedule(void)
 	mod_delayed_work(system_wq, &serv_alloc_work, delay);
 }
 
+/*
+ * Whether @serv is already asked for, without the lock: every enqueue of a service whose
+ * state is on its way comes here, and must not queue on the global lock to learn it.  A stale
+ * answer costs one more native enqueue, or one more look under the lock.
+ */
+static bool wanted_already(const struct svc_serv *serv)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(servs_wanted); i++) {
+		if (READ_ONCE(servs_wanted[i].serv) == serv)
+			return true;
+	}
+	return false;
+}
+
+/* Empty a slot of the table; lockless readers see its service go, never half of it. */
+static void wanted_clear(struct serv_wanted *w)
+	__must_hold(&fairq_servs_lock)
+{
+	WRITE_ONCE(w->serv, NULL);
+	w->net = NULL;
+}
+
+/* Forget every wanted service (the switch to the kernel's dispatch). */
+static void wanted_clear_all(void)
+	__must_hold(&fairq_servs_lock)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(servs_wanted); i++)
+		wanted_clear(&servs_wanted[i]);
+}
+
 /* Ask for state for @xprt's service; its transports stay native until it exists. */
 static void serv_want(struct svc_xprt *xprt)
 {
 	struct svc_serv *serv = xprt->xpt_server;
 	struct serv_wanted *w;
 
+	if (wanted_already(serv))
+		return;
 	spin_lock_bh(&fairq_servs_lock);
 	if (!wanted_find(serv) && !serv_lookup(serv) &&
 	    !(fairq_active->flags & FAIRQ_SCHED_NATIVE)) {
 		w = wanted_find(NULL);
 		if (w) {
-			w->serv = serv;
 			w->net = xprt->xpt_net;
+			WRITE_ONCE(w->serv, serv);
 			serv_alloc_schedule();
 		} else {
 			atomic_long_inc(&fairq_servs_untracked);
@@ -336,7 +372,7 @@ static void serv_unwant(const struct svc_serv *serv)
 	spin_lock_bh(&fairq_servs_lock);
 	w = wanted_find(serv);
 	if (w)
-		memset(w, 0, sizeof(*w));
+		wanted_clear(w);
 	spin_unlock_bh(&fairq_servs_lock);
 }
 
@@ -431,10 +467,10 @@ static void serv_alloc_work_fn(struct work_struct *work)
 			pool_set_ops(fp, ops);
 		}
 		list_add_tail_rcu(&fs->list, &fairq_servs);
-		memset(w, 0, sizeof(*w));
+		wanted_clear(w);
 		fs = NULL;
 	} else if (w) {
-		memset(w, 0, sizeof(*w));	/* nothing to do for it any more */
+		wanted_clear(w);	/* nothing to do for it any more */
 	}
 	/* more services wanted (or this one again after a failure): run again */
 	for (i = 0; i < ARRAY_SIZE(servs_wanted); i++) {
@@ -1336,7 +1372,7 @@ static void free_all_servs(void)
 	LIST_HEAD(dead);
 
 	spin_lock_bh(&fairq_servs_lock);
-	memset(servs_wanted, 0, sizeof(servs_wanted));
+	wanted_clear_all();
 	list_for_each_entry_safe(fs, tmp, &fairq_servs, list) {
 		list_del_rcu(&fs->list);
 		list_add(&fs->dead, &dead);
@@ -1385,7 +1421,7 @@ int fairq_switch(const struct fairq_sched_ops *new_ops)
 	 * stay listed for the allocation work from here on.
 	 */
 	if (to_native)
-		memset(servs_wanted, 0, sizeof(servs_wanted));
+		wanted_clear_all();
 	list_for_each_entry(fs, &fairq_servs, list) {
 		for (i = 0; i < fs->nr_pools; i++) {
 			struct fairq_pool *fp = fs->pools[i];
