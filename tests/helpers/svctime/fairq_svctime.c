@@ -12,12 +12,14 @@
  * nfsd_dispatch() is redirected (ftrace IPMODIFY, address from a kprobe lookup) to a wrapper
  * that sleeps with a high-resolution timer, then calls the real function.
  */
+#include <linux/atomic.h>
 #include <linux/delay.h>
 #include <linux/ftrace.h>
 #include <linux/inet.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/rcupdate.h>
 #include <linux/sunrpc/svc.h>
 #include "compat/compat.h"
 
@@ -92,15 +94,20 @@ static bool selected(const struct svc_rqst *rqstp)
 	return false;
 }
 
+/* threads inside svctime_dispatch(): unload waits for them (they may sleep there) */
+static atomic_t inside = ATOMIC_INIT(0);
+
 static int svctime_dispatch(struct svc_rqst *rqstp, void *arg2)
 {
-	unsigned int us = READ_ONCE(delay_us);
+	unsigned int us;
 	int ret;
 
+	atomic_inc(&inside);
+	us = READ_ONCE(delay_us);
 	if (us && selected(rqstp))
 		usleep_range(us, us + 50);
 	ret = real_dispatch(rqstp, arg2);
-	barrier();	/* a tail call would re-enter the redirect */
+	atomic_dec(&inside);
 	return ret;
 }
 
@@ -144,6 +151,13 @@ static int __init svctime_init(void)
 static void __exit svctime_exit(void)
 {
 	unregister_ftrace_function(&svctime_ops);
+	/*
+	 * No thread enters any more; those asleep in the wrapper finish their request, and then
+	 * every task passes a voluntary switch, so none is left on the wrapper's last instructions.
+	 */
+	while (atomic_read(&inside))
+		msleep(20);
+	synchronize_rcu_tasks();
 	ftrace_free_filter(&svctime_ops);
 }
 

@@ -1,0 +1,57 @@
+#!/bin/bash
+# Another IPMODIFY user of svc_xprt_enqueue (a live patch; here the test helper
+# fairq_ipmodify) and fairq meet.  With the other one in place, fairq stays in fifo (which
+# hooks nothing) and refuses every other scheduler, through sysfs and netlink, with the reason
+# in the kernel log, changing nothing; the other user keeps seeing every enqueue while NFS
+# traffic runs.  Once it is gone fairq switches as usual.  And the other way round: with fairq
+# out of fifo, the other user is refused and fairq keeps serving.
+. /fairq/lib.sh
+H=/fairq/extra/fairq_ipmodify.ko
+CALLS=/sys/module/fairq_ipmodify/parameters/calls
+cleanup() {
+	fq_set_sched fifo 2>/dev/null
+	rmmod fairq_ipmodify 2>/dev/null
+}
+trap cleanup EXIT
+traffic() {	# traffic WHAT: client 1 writes 2 MiB over NFSv3, lists and removes it
+	fq_nfs 1 3 'dd if=/dev/urandom of=f bs=64k count=32 conv=fsync 2>/dev/null && ls -l f >/dev/null &&
+		rm -f f' || fail "$1: NFS traffic failed"
+}
+
+fq_set_sched fifo
+insmod $H || fail "the stand-in for a live patch did not load beside fairq in fifo"
+for s in $(fq_scheds); do
+	[ "$s" = fifo ] && continue
+	lines=$(dmesg | wc -l)
+	if echo "$s" >"$FQ_SYSFS/scheduler" 2>/tmp/err; then
+		fail "sysfs: $s was accepted with another IPMODIFY user of svc_xprt_enqueue"
+	fi
+	[ "$(fq_sched)" = fifo ] || fail "sysfs: the refused $s left the scheduler at $(fq_sched)"
+	dmesg | tail -n +$((lines + 1)) | grep -q 'cannot enable the svc_xprt_enqueue hooks (error -16): a live patch or tracer already modifies it' ||
+		fail "sysfs: no reason for refusing $s in the kernel log: $(dmesg | tail -n 3)"
+	if fairqctl sched set "$s" >/tmp/out 2>&1; then
+		fail "netlink: $s was accepted with another IPMODIFY user of svc_xprt_enqueue"
+	fi
+	[ "$(fq_sched)" = fifo ] || fail "netlink: the refused $s left the scheduler at $(fq_sched)"
+	grep -q 'a live patch or tracer already modifies svc_xprt_enqueue: nothing changed' /tmp/out ||
+		fail "netlink: fairqctl did not say why $s was refused: $(cat /tmp/out)"
+	log "$s refused: sysfs '$(sed 's/.*: //' /tmp/err)', fairqctl '$(cat /tmp/out)'"
+done
+before=$(cat $CALLS)
+traffic "fifo beside the other user"
+after=$(cat $CALLS)
+[ "$after" -gt "$before" ] || fail "the other user saw no enqueue while NFS traffic ran ($before, $after)"
+log "the other user saw $((after - before)) enqueues of the traffic"
+
+rmmod fairq_ipmodify || fail "the stand-in did not unload"
+fq_set_sched qfifo || fail "qfifo refused once the other user was gone"
+traffic "qfifo after the other user left"
+
+# the other way round: fairq hooks svc_xprt_enqueue first
+if insmod $H 2>/tmp/err; then
+	fail "another IPMODIFY user of svc_xprt_enqueue loaded while fairq ran qfifo"
+fi
+[ "$(fq_sched)" = qfifo ] || fail "the refused other user moved fairq to $(fq_sched)"
+traffic "qfifo after refusing the other user"
+fq_set_sched fifo || fail "back to fifo refused"
+log "with fairq out of fifo the other user was refused: $(sed 's/.*: //' /tmp/err)"
