@@ -4,6 +4,9 @@
 # make demo         boot a Debian kernel in qemu: nfsd under load, schedulers switched
 # make check        every test: unit, style, builds on all kernels, the VM suite on all kernels
 # make vm-check KERNELS="6.12" TESTS="switch-under-load"   a part of the VM suite
+# make deep-check   the VM suite on the debug kernel (6.12-debug: lockdep, KASAN, kmemleak; built
+#                   once from Debian's source, about an hour, then cached), and on 7.3 as shipped
+#                   on two NUMA nodes (nfsd's pernode pools); never in make check
 # make deb          Debian packages in build/pkg/ (fairq-dkms, fairqctl); make rpm: the same as RPMs
 # make pkg-check    both, lintian clean, and the tests of what the packages install
 # make pkg-install-check   the packages installed in a Debian userland: DKMS builds for its kernel
@@ -22,7 +25,7 @@ KERNELS ?= all
 TESTS ?=
 DEMO_KERNEL ?= 6.12
 
-.PHONY: all module clean prereqs demo check unit style build-check vm-check
+.PHONY: all module clean prereqs demo check unit style build-check vm-check deep-check
 .PHONY: pkg-prereqs deb rpm pkg-check pkg-install-check
 
 all: module
@@ -63,6 +66,11 @@ vm-check: prereqs
 	bash tests/vm/run -k $(KERNELS) $(TESTS)
 
 check: images unit style nl-check cli load-test pkg-check pkg-install-check build-check vm-check
+
+DEEP_KERNELS ?= 6.12-debug
+deep-check: prereqs
+	bash tests/vm/run -k $(DEEP_KERNELS) $(TESTS)
+	bash tests/vm/run -k 7.3 --smp 2 --numa 2 load switch-under-load unload-under-load pools-orphan
 
 # fairqctl, and the netlink code generated from the family's spec (tools/ynl-regen.sh).
 .PHONY: fairqctl cli nl-check

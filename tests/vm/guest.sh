@@ -115,8 +115,9 @@ chroot "$merged" sh -c "rm -rf /tmp/races && cp -a /usr/src/fairq-$ver /tmp/race
 }
 cp "$merged/tmp/races/fairq.ko" "$merged/fairq/extra/fairq-races.ko"
 # The test-only helpers: fixed service time (tests/helpers/svctime), for fairness tests and
-# benchmarks, and queue-to-pickup time (tests/helpers/qtime), for benchmarks.
-for helper in svctime qtime; do
+# benchmarks, queue-to-pickup time (tests/helpers/qtime), for benchmarks, and a stand-in for
+# a live patch of svc_xprt_enqueue (tests/helpers/ipmodify), for the conflict test.
+for helper in svctime qtime ipmodify; do
 	rm -rf "$merged/tmp/$helper"
 	mkdir -p "$merged/tmp/$helper/tests/helpers"
 	cp -a "$FAIRQ_TOP/tests/helpers/$helper" "$merged/tmp/$helper/tests/helpers/"
@@ -194,7 +195,12 @@ cp "$merged/$moddir"/modules.{order,builtin,builtin.modinfo} "$out/mods/lib/modu
 cp "$merged/$moddir"/modules.{order,builtin,builtin.modinfo} "$out/mods-sysd/lib/modules/$abi/" 2>/dev/null || true
 # The headers' links: DKMS's postinst installs only for kernels that have a build link (the
 # headers themselves stay out; the next release comes prebuilt, see above).
-cp -P "$merged/$moddir/build" "$merged/$moddir/source" "$out/mods-sysd/lib/modules/$abi/"
+# (a kernel built with make bindeb-pkg, the debug tier's, has no source link)
+for link in build source; do
+	if [ -L "$merged/$moddir/$link" ]; then
+		cp -P "$merged/$moddir/$link" "$out/mods-sysd/lib/modules/$abi/"
+	fi
+done
 depmod -b "$out/mods" "$abi"
 depmod -b "$out/mods-sysd" "$abi"
 
@@ -206,7 +212,7 @@ echo "$abi" >"$out/abi"
 	-o -path ./usr/lib/modules -o -path ./lib/modules -o -path ./boot -o -path ./var/lib/dkms \
 	-o -path ./var/cache/apt -o -path ./var/lib/apt/lists -o -path ./usr/share/doc \
 	-o -path ./usr/include -o -path ./usr/lib/x86_64-linux-gnu/perl \
-	-o -path ./usr/share/perl -o -path ./tmp/badpull -o -path ./tmp/races -o -path ./tmp/svctime -o -path ./tmp/qtime \) -prune -o -print |
+	-o -path ./usr/share/perl -o -path ./tmp/badpull -o -path ./tmp/races -o -path ./tmp/svctime -o -path ./tmp/qtime -o -path ./tmp/ipmodify \) -prune -o -print |
 	cpio --quiet -o -H newc) >"$out/initrd.part"
 stat -c %s "$out/initrd.part" >"$out/userland-bytes"
 # usr-merged layouts need /lib/modules to resolve: it is a symlink into /usr/lib

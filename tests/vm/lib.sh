@@ -8,6 +8,8 @@ FAIRQ_T0=${FAIRQ_T0:-$(date +%s)}
 export FAIRQ_CACHE FAIRQ_MIRROR FAIRQ_TOP FAIRQ_T0
 
 KERNELS_ALL="6.1 6.12 7.3"
+# Debug builds of a series (tests/vm/debug-kernel.sh): named SERIES-debug, never part of "all".
+KERNELS_DEBUG="6.1-debug 6.12-debug 7.3-debug"
 
 # a failing step inside $(...) must stop the caller too
 shopt -s inherit_errexit 2>/dev/null || true
@@ -26,7 +28,7 @@ die() {
 
 # Which Debian suite carries which kernel series: the userland is the one the kernel ships in.
 kernel_suite() {
-	case "$1" in
+	case "${1%-debug}" in
 	6.1) echo bookworm ;;
 	6.12) echo trixie ;;
 	7.3) echo trixie ;;
@@ -36,7 +38,7 @@ kernel_suite() {
 
 # The suite the kernel packages come from (resolved to the newest ABI of the series there).
 kernel_pkg_suite() {
-	case "$1" in
+	case "${1%-debug}" in
 	6.1) echo bookworm ;;
 	6.12) echo trixie ;;
 	7.3) echo trixie-backports ;;
@@ -45,7 +47,7 @@ kernel_pkg_suite() {
 }
 
 kernel_valid() {
-	case "$1" in
+	case "${1%-debug}" in
 	6.1 | 6.12 | 7.3) return 0 ;;
 	*) return 1 ;;
 	esac

@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""A bare generic netlink client for the fairq family, for the requests fairqctl never makes.
+"""A bare generic netlink client for the fairq family, for the requests fairqctl never makes,
+and for nfsd's pool mode where the guest's nfs-utils has no nfsdctl.
 
 usage: fairq-nl.py pool-get SERV POOL          one pool (the pool-get do request)
        fairq-nl.py key-get SERV POOL ADDR      one IPv4 address key (the key-get do request)
        fairq-nl.py bare CMD                    a command without any attribute
+       fairq-nl.py nfsd-pool-mode [MODE]       nfsd's pool mode: set it (global, percpu,
+                                               pernode), then print it with the pool count
 
 Prints the reply's attributes as JSON, or "errno N: EXTACK MESSAGE" and exits 1.  The numbers
 below are the uapi header's (include/uapi/linux/fairq.h); fairqctl's host tests check that.
@@ -37,6 +40,10 @@ KEY = {"serv-id": 2, "pool-id": 3, "id": 4, "weight": 5, "queued": 6, "in-flight
 KEY_ID = {"type": 1, "family": 2, "prefix-len": 3, "port": 4, "addr": 5}
 KEY_TYPE_ADDR = 1
 
+# from include/uapi/linux/nfsd_netlink.h (6.11 and later)
+NFSD_CMD_POOL_MODE_SET, NFSD_CMD_POOL_MODE_GET = 8, 9
+NFSD_A_POOL_MODE_MODE, NFSD_A_POOL_MODE_NPOOLS = 1, 2
+
 
 def attr(kind, payload):
     return struct.pack("HH", 4 + len(payload), kind) + payload + b"\0" * (-len(payload) % 4)
@@ -52,14 +59,14 @@ def attrs(buf):
 
 
 class Genl:
-    def __init__(self):
+    def __init__(self, name="fairq"):
         self.sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_GENERIC)
         self.sock.bind((0, 0))
         self.sock.setsockopt(SOL_NETLINK, NETLINK_EXT_ACK, 1)
         self.sock.setsockopt(SOL_NETLINK, NETLINK_CAP_ACK, 1)
         self.seq = 0
         reply = self.request(GENL_ID_CTRL, CTRL_CMD_GETFAMILY,
-                             attr(CTRL_ATTR_FAMILY_NAME, b"fairq\0"))
+                             attr(CTRL_ATTR_FAMILY_NAME, name.encode() + b"\0"))
         self.family = struct.unpack("H", reply[CTRL_ATTR_FAMILY_ID][:2])[0]
 
     def request(self, family, cmd, payload=b""):
@@ -109,6 +116,15 @@ def decode(raw, names):
 
 def main(argv):
     try:
+        if argv[0] == "nfsd-pool-mode" and len(argv) <= 2:
+            nl = Genl("nfsd")
+            if len(argv) == 2:
+                nl.request(nl.family, NFSD_CMD_POOL_MODE_SET,
+                           attr(NFSD_A_POOL_MODE_MODE, argv[1].encode() + b"\0"))
+            raw = nl.request(nl.family, NFSD_CMD_POOL_MODE_GET)
+            print(json.dumps({"mode": raw[NFSD_A_POOL_MODE_MODE].rstrip(b"\0").decode(),
+                              "npools": struct.unpack("I", raw[NFSD_A_POOL_MODE_NPOOLS])[0]}))
+            return 0
         nl = Genl()
         if argv[0] == "pool-get" and len(argv) == 3:
             raw = nl.request(nl.family, FAIRQ_CMD["pool-get"],

@@ -2,6 +2,7 @@
 # Helpers for scripts that run inside the test guest (sourced).  See tests/vm/README.md.
 
 FQ_SERVER=10.99.0.1
+FQ_SERVER6=fd99::1	# the same server over IPv6; client N is fd99::1N beside 10.99.0.1N
 FQ_EXPORT=/srv/nfs
 FQ_SYSFS=/sys/kernel/fairq
 FQ_DEBUGFS=/sys/kernel/debug/fairq
@@ -20,12 +21,14 @@ fail() {
 fq_net_up() {
 	ip link add br0 type bridge
 	ip addr add "$FQ_SERVER/24" dev br0
+	ip addr add "$FQ_SERVER6/64" dev br0 nodad
 	ip link set br0 up
 	for i in $(seq 1 "$FQ_CLIENTS"); do
 		ip netns add "c$i"
 		ip link add "veth$i" type veth peer name eth0 netns "c$i"
 		ip link set "veth$i" master br0 up
 		ip -n "c$i" addr add "10.99.0.$((10 + i))/24" dev eth0
+		ip -n "c$i" addr add "fd99::$((10 + i))/64" dev eth0 nodad
 		ip -n "c$i" link set eth0 up
 		ip -n "c$i" link set lo up
 	done
@@ -50,35 +53,40 @@ fq_client() {
 # the mount in the same mount namespace, unmount.  Each call gets its own private mount
 # namespace (ip netns exec), so mount and use must happen in one call.
 fq_nfs() {
-	local n=$1 vers=$2
+	local n=$1 vers=$2 server=$FQ_SERVER proto=tcp
 	shift 2
-	local opts="vers=$vers,proto=tcp,hard"
+	# FQ_NFS_SERVER6=1: over IPv6; FQ_NFS_TARGET=SERVER:EXPORT: another server's export
+	[ -n "${FQ_NFS_SERVER6:-}" ] && server="[$FQ_SERVER6]" proto=tcp6
+	local opts="vers=$vers,proto=$proto,hard" target=${FQ_NFS_TARGET:-$server:$FQ_EXPORT}
 	[ "$vers" = 3 ] && opts="$opts,nolock"
-	ip netns exec "c$n" sh -c "mkdir -p /mnt/fq && mount -t nfs -o $opts $FQ_SERVER:$FQ_EXPORT /mnt/fq || exit 99
+	ip netns exec "c$n" sh -c "mkdir -p /mnt/fq && mount -t nfs -o $opts $target /mnt/fq || exit 99
 		mkdir -p /mnt/fq/c$n && cd /mnt/fq/c$n && { $*; }; rc=\$?; cd /; umount /mnt/fq || umount -l /mnt/fq; exit \$rc"
 }
 
 # fq_fio_start: client 1 (NFSv3) and client 2 (NFSv4.1) run fio with verification until
 # fq_fio_stop; their retransmissions count from here (fq_fio_retrans).
-fq_fio_start() {
+fq_fio_start() {	# fq_fio_start [N:VERS[:SERVER:EXPORT] ...] (default: 1:3 2:4.1 on the server)
 	local job="fio --name=v --size=2m --bs=4k --rw=randrw --ioengine=psync --direct=1 --numjobs=2 --time_based --runtime=3600 --verify=crc32c --verify_fatal=1 --minimal"
-	FQ_FIO_RETRANS="$(fq_retrans 1) $(fq_retrans 2)"
-	fq_nfs 1 3 "$job" >/tmp/fio1 2>&1 &
-	FQ_FIO_PIDS="$!"
-	fq_nfs 2 4.1 "$job" >/tmp/fio2 2>&1 &
-	FQ_FIO_PIDS="$FQ_FIO_PIDS $!"
+	local spec n vers server export
+	FQ_FIO_CLIENTS=""
+	FQ_FIO_PIDS=""
+	FQ_FIO_RETRANS=""
+	for spec in ${*:-1:3 2:4.1}; do
+		read -r n vers server export <<<"${spec//:/ }"
+		FQ_FIO_CLIENTS="$FQ_FIO_CLIENTS $n"
+		FQ_FIO_RETRANS="$FQ_FIO_RETRANS $(fq_retrans "$n")"
+		FQ_NFS_TARGET=${server:+$server:$export} fq_nfs "$n" "$vers" "$job" >"/tmp/fio$n" 2>&1 &
+		FQ_FIO_PIDS="$FQ_FIO_PIDS $!"
+	done
 }
-
-# fq_fio_stop: both fio clients are still running; stop them; each must report, without an
-# I/O error
 fq_fio_stop() {
 	local c
-	# shellcheck disable=SC2086 # two pids
+	# shellcheck disable=SC2086 # a pid each
 	kill -0 $FQ_FIO_PIDS 2>/dev/null || fail "a fio client died"
 	pkill -INT -x fio
 	# shellcheck disable=SC2086
 	wait $FQ_FIO_PIDS
-	for c in 1 2; do
+	for c in $FQ_FIO_CLIENTS; do
 		grep -q '^3;' /tmp/fio$c || { cat /tmp/fio$c; fail "client $c: fio did not report"; }
 		if grep -qiE 'verify|bad magic|io_u error|error=' /tmp/fio$c; then
 			cat /tmp/fio$c
@@ -86,13 +94,15 @@ fq_fio_stop() {
 		fi
 	done
 }
-
-# fq_fio_retrans: no fio client retransmitted since fq_fio_start
 fq_fio_retrans() {
-	local b1 b2
-	read -r b1 b2 <<<"$FQ_FIO_RETRANS"
-	[ $(($(fq_retrans 1) - b1)) = 0 ] || fail "client 1 retransmitted"
-	[ $(($(fq_retrans 2) - b2)) = 0 ] || fail "client 2 retransmitted"
+	local c b
+	# shellcheck disable=SC2086 # one count per client
+	set -- $FQ_FIO_RETRANS
+	for c in $FQ_FIO_CLIENTS; do
+		b=$1
+		shift
+		[ $(($(fq_retrans "$c") - b)) = 0 ] || fail "client $c retransmitted"
+	done
 }
 
 # fq_retrans N: RPC retransmissions seen by client N's network namespace so far.
@@ -172,6 +182,26 @@ fq_nfsd_up() {
 
 fq_nfsd_down() {
 	rpc.nfsd 0
+}
+
+# fq_pool_mode_set MODE (nfsd stopped): sunrpc's parameter, and nfsd's own pool mode over
+# netlink where nfsd has one (6.11 and later; 7.3's nfsd no longer reads the parameter).
+fq_pool_mode_set() {
+	echo "$1" >/sys/module/sunrpc/parameters/pool_mode || return 1
+	python3 /fairq/fairq-nl.py nfsd-pool-mode "$1" >/tmp/nfsd-pool-mode.out 2>&1 ||
+		grep -q '^errno 2:' /tmp/nfsd-pool-mode.out	# no pool-mode command in this nfsd
+}
+
+# fq_pool_mode: the pool mode nfsd starts with (its own where it has one)
+fq_pool_mode() {
+	local mode
+	mode=$(python3 /fairq/fairq-nl.py nfsd-pool-mode 2>/dev/null | sed -n 's/.*"mode": "\([a-z]*\)".*/\1/p')
+	[ -n "$mode" ] || mode=$(cat /sys/module/sunrpc/parameters/pool_mode)
+	echo "$mode"
+}
+
+fq_nr_pools() {
+	grep -c '^[0-9]' /proc/fs/nfsd/pool_stats
 }
 
 # fq_expect_write_fails FILE VALUE: the write must be refused and the file unchanged.

@@ -14,6 +14,8 @@ for arg in $(cat /proc/cmdline); do
 	fq_threads=*) export FQ_THREADS=${arg#fq_threads=} ;;
 	fq_script=*) FQ_SCRIPT=${arg#fq_script=} ;;
 	fq_systemd=1) FQ_TESTDIR=/fairq/systemd FQ_SETUP=/fairq/setup-systemd.sh ;;
+	fq_debug=1) FQ_DEBUG=1 ;;
+	fq_pool_mode=*) export FQ_POOL_MODE=${arg#fq_pool_mode=} ;;
 	esac
 done
 . /fairq/lib.sh
@@ -23,8 +25,25 @@ TAINT_OK=$(((1 << 12) | (1 << 13)))
 taint_bad() {
 	echo $(($(cat /proc/sys/kernel/tainted) & ~TAINT_OK))
 }
+# Also what the debug kernels' checkers print (lockdep, RCU, KASAN, debug objects, kmemleak,
+# sleeping in atomic context: most of them as WARNING: or BUG:, some not).
 dmesg_problems() {
-	grep -E 'WARNING:|BUG:|Oops|cut here|soft lockup|hung_task|blocked for more than|general protection|RIP:' || true
+	grep -E 'WARNING:|BUG:|Oops|cut here|soft lockup|hung_task|blocked for more than|general protection|RIP:|KASAN|ODEBUG|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|detected stalls|self-detected stall|DEBUG_LOCKS_WARN_ON|suspected memory leak|list_(add|del) corruption' || true
+}
+
+# kmemleak (debug kernels): leaks of the kernel's own boot are forgotten once, then every test
+# answers for the unreferenced objects found after it.  Objects younger than kmemleak's 5 s
+# age are not reported yet: a leak made at a test's very end is charged to the next scan.
+kmemleak_reset() {
+	[ -w /sys/kernel/debug/kmemleak ] || return 0
+	echo scan >/sys/kernel/debug/kmemleak
+	echo clear >/sys/kernel/debug/kmemleak
+}
+kmemleak_new() {
+	[ -w /sys/kernel/debug/kmemleak ] || return 0
+	echo scan >/sys/kernel/debug/kmemleak
+	cat /sys/kernel/debug/kmemleak
+	echo clear >/sys/kernel/debug/kmemleak
 }
 
 echo "FQ-BOOT kernel $(uname -r) clients $FQ_CLIENTS threads $FQ_THREADS"
@@ -48,6 +67,10 @@ if [ -n "${FQ_SCRIPT:-}" ]; then
 	exit 0
 fi
 
+# what the tests run on (not in script mode: a script's output is its own)
+echo "# topology: $(nproc) CPUs, $(ls -d /sys/devices/system/node/node* 2>/dev/null | wc -l) NUMA nodes," \
+	"pool mode $(fq_pool_mode), $(fq_nr_pools 2>/dev/null) nfsd pools"
+
 tests=()
 if [ -n "${FQ_TESTS:-}" ]; then
 	IFS=, read -r -a names <<<"$FQ_TESTS"
@@ -60,7 +83,12 @@ else
 	tests=("$FQ_TESTDIR"/*.sh)
 fi
 
-echo "1..${#tests[@]}"
+if [ -n "${FQ_DEBUG:-}" ]; then
+	kmemleak_reset
+	echo "1..$((${#tests[@]} + 1))"
+else
+	echo "1..${#tests[@]}"
+fi
 i=0
 for t in "${tests[@]}"; do
 	i=$((i + 1))
@@ -78,21 +106,36 @@ for t in "${tests[@]}"; do
 		timeout -k 10 900 bash "$t" >/tmp/out 2>&1
 	rc=$?
 	secs=$(($(date +%s) - start))
+	leaks=""
+	[ -n "${FQ_DEBUG:-}" ] && leaks=$(kmemleak_new)
 	problems=$(dmesg | tail -n +$((dmesg_lines + 1)) | dmesg_problems)
 	bad=$(taint_bad)
 	if [ "$rc" = 4 ]; then
 		echo "ok $i - $name # SKIP $(tail -n1 /tmp/out)"
 		continue
 	fi
-	if [ "$rc" = 0 ] && [ -z "$problems" ] && [ "$bad" = 0 ]; then
+	if [ "$rc" = 0 ] && [ -z "$problems" ] && [ -z "$leaks" ] && [ "$bad" = 0 ]; then
 		echo "ok $i - $name (${secs}s)"
-		grep '^# ' /tmp/out | tail -n 8
+		grep -a '^# ' /tmp/out | tail -n 8
 		continue
 	fi
 	echo "not ok $i - $name (exit $rc, ${secs}s)"
 	tail -n 40 /tmp/out | sed 's/^/#   /'
 	[ "$bad" != 0 ] && echo "#   kernel taint $(cat /proc/sys/kernel/tainted)"
+	[ -n "$leaks" ] && echo "$leaks" | head -n 60 | sed 's/^/#   kmemleak: /'
 	echo "#   dmesg:"
 	dmesg | tail -n 40 | sed 's/^/#   /'
 done
+if [ -n "${FQ_DEBUG:-}" ]; then
+	# the last test's own leaks: past kmemleak's minimum age, with fairq unloaded
+	rmmod fairq 2>/dev/null
+	sleep 6
+	leaks=$(kmemleak_new)
+	if [ -z "$leaks" ]; then
+		echo "ok $((i + 1)) - kmemleak after the last test, fairq unloaded"
+	else
+		echo "not ok $((i + 1)) - kmemleak after the last test, fairq unloaded"
+		echo "$leaks" | head -n 60 | sed 's/^/#   kmemleak: /'
+	fi
+fi
 echo "FQ-DONE"

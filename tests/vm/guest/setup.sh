@@ -21,6 +21,7 @@ rpc.mountd
 mount -t rpc_pipefs rpc_pipefs /var/lib/nfs/rpc_pipefs
 mkdir -p /var/lib/nfs/nfsdcld
 nfsdcld
+[ -z "${FQ_POOL_MODE:-}" ] || fq_pool_mode_set "$FQ_POOL_MODE"
 fq_nfsd_up "$FQ_THREADS"
 
 fq_net_up

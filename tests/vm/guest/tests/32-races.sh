@@ -14,10 +14,13 @@
 #     (the hooks go meanwhile, and unload waits for the wrapper) and then spends 2 s in its own
 #     tail after saying it is done; unload must wait for that tail too (the race build warns
 #     if it does not).
+#  4. fairq's key type, quantum, prefix, cap and a weight rewritten for 20 s from sysfs and
+#     netlink at once under load: each rewrite rebuilds the pools' keys under live traffic.
 # Clients keep I/O going through all of it (fio with verification): no error, and no
-# retransmission while nfsd stays up (1 and 2).  FQ_RACES="writers readers teardown" picks parts.
+# retransmission while nfsd stays up (1, 2 and 4).  FQ_RACES="writers readers tunables
+# teardown" picks parts.
 . /fairq/lib.sh
-FQ_RACES=${FQ_RACES:-writers readers teardown}
+FQ_RACES=${FQ_RACES:-writers readers tunables teardown}
 part() { [[ " $FQ_RACES " == *" $1 "* ]]; }
 R=/fairq/extra/fairq-races.ko
 TR=/sys/kernel/tracing
@@ -137,6 +140,47 @@ done
 stop_loops
 log "readers: 10 switches to fifo under debugfs and netlink readers"
 fi
+# 4. fairq's keying and its quantum rewritten under load, from sysfs and netlink at once: every
+# rewrite rebuilds each pool's keys with transports queued and requests on threads
+if part tunables; then
+grep -q '^fairq ' /proc/modules && unload "loading the real module"
+modprobe fairq || fail "tunables: the real module did not load"
+fq_set_sched fairq || fail "tunables: switch to fairq refused"
+F=$FQ_SYSFS/fairq
+rewriter() {
+	while :; do
+		for v in "2 100 16" "3 1000000 32" "1 10000 24" "4 500 24"; do
+			set -- $v
+			echo "$1" >$F/key
+			echo "$2" >$F/quantum_us
+			echo "$3" >$F/prefix4
+		done
+	done 2>/dev/null
+}
+nl_rewriter() {
+	while :; do
+		fairqctl set fairq.max_inflight 2
+		fairqctl weight 10.99.0.0/24 3
+		fairqctl set fairq.quantum_us 2000
+		fairqctl set fairq.max_inflight 0
+		fairqctl weight 10.99.0.0/24 0
+	done >/dev/null 2>&1
+}
+rewriter &
+loops+=($!)
+nl_rewriter &
+loops+=($!)
+sleep 20
+stop_loops
+echo 1 >$F/key
+echo 10000 >$F/quantum_us
+echo 24 >$F/prefix4
+fairqctl set fairq.max_inflight 0 >/dev/null
+sleep 2
+fq_set_sched fifo || fail "tunables: back to fifo refused"
+log "tunables: key, quantum_us, prefix4, max_inflight and a weight rewritten for 20 s under load"
+fi
+
 # nfsd stays up until here: the clients have not retransmitted
 fq_fio_retrans
 

@@ -7,6 +7,8 @@
 #   key 2 (subnet), prefix4 30:                     client 1 alone in 10.99.0.8/30, clients 2
 #                                                   and 3 share 10.99.0.12/30: client 1 owed 1/2
 #   key 2, weight 4 on 10.99.0.12/30:               client 1 owed 1/5
+#   key 2, clients 1 and 2 over IPv6 in fd99::/64:   client 3 (IPv4) owed 1/2
+#   key 2, prefix6 128:                             client 3 owed 1/3
 #   key 3 (connection), client 1 with 4, client 2 with 1, client 3 idle: client 1 owed 4/5
 #   key 1 again with those connections:             client 1 owed 1/2
 . /fairq/lib.sh
@@ -18,6 +20,7 @@ cleanup() {
 	fairqctl weight 10.99.0.12/30 0 2>/dev/null
 	echo 1 >$T/key
 	echo 24 >$T/prefix4
+	echo 64 >$T/prefix6
 	svctime_off
 	fq_set_sched fifo
 	rpc.nfsd "$FQ_THREADS"
@@ -29,16 +32,19 @@ fq_set_sched fairq
 
 # shares NAME "K1 K2 K3": each client's part of the calls all of them completed in one 8 s
 # window that all of them spend under load (after 3 s of warm-up), from each client's own time
-# series, whatever each one's start-up took; K0 leaves a client out.  Prints "s1 s2 s3", and
+# series, whatever each one's start-up took; K0 leaves a client out; V6_CLIENTS="1 2" has
+# those clients use IPv6.  Prints "s1 s2 s3", and
 # fails unless the threads were busy: shares of a server with idle threads prove nothing.
 shares() {
-	local name=$1 k pids=() i=0 from to
+	local name=$1 k pids=() i=0 from to target
 	for k in $2; do
 		i=$((i + 1))
 		rm -f "$B_OUT/$name-$i.series"
 		[ "$k" = 0 ] && continue
+		target=$B_EXPORT
+		case " ${V6_CLIENTS:-} " in *" $i "*) target="[$FQ_SERVER6]:$FQ_EXPORT" ;; esac
 		ip netns exec "c$i" $FL -j -K "$k" -W 8 -d 0 --series "$B_OUT/$name-$i.series" \
-			--interval 0.25 --label "$name-$i" "$B_EXPORT" \
+			--interval 0.25 --label "$name-$i" "$target" \
 			>"$B_OUT/$name-$i.json" 2>"$B_OUT/$name-$i.err" &
 		pids+=($!)
 	done
@@ -104,6 +110,18 @@ read -r w1 w2 w3 <<<"$(shares weighted "1 1 1")"
 fairqctl weight 10.99.0.12/30 0
 log "subnet 10.99.0.12/30 at weight 4: $w1 $w2 $w3 (owed 0.2, 0.4, 0.4)"
 near "$w1" 0.2 && near "$w2" 0.4 && near "$w3" 0.4 || fail "a weighted subnet: $w1 $w2 $w3"
+
+# IPv6 clients (1 and 2) beside an IPv4 one (3): subnets by prefix6, and each address alone
+echo 24 >$T/prefix4
+echo 64 >$T/prefix6 || fail "prefix6 64 refused"
+read -r v1 v2 v3 <<<"$(V6_CLIENTS="1 2" shares v6subnet "1 1 1")"
+log "IPv6 clients 1 and 2 in fd99::/64, IPv4 client 3: $v1 $v2 $v3 (owed 0.25, 0.25, 0.5)"
+near "$v1" 0.25 && near "$v2" 0.25 && near "$v3" 0.5 || fail "IPv6 subnet keys: $v1 $v2 $v3"
+echo 128 >$T/prefix6 || fail "prefix6 128 refused"
+read -r v1 v2 v3 <<<"$(V6_CLIENTS="1 2" shares v6addr "1 1 1")"
+echo 64 >$T/prefix6
+log "IPv6 clients 1 and 2 by /128: $v1 $v2 $v3 (owed 0.333 each)"
+near "$v1" 0.333 && near "$v2" 0.333 && near "$v3" 0.333 || fail "IPv6 /128 keys: $v1 $v2 $v3"
 
 echo 3 >$T/key || fail "key 3 refused"
 read -r c1 c2 _ <<<"$(shares conn "4 1 0")"

@@ -1,0 +1,96 @@
+#!/bin/bash
+# A second nfsd in its own network namespace (s2, 10.99.0.2, an NFSv4-only server of its own
+# export, as a container would run one) served through fairq beside the first.  fairq tracks
+# both services; a caller in s2 sees only s2's pools, -a sees both.  Under fio with
+# verification on both servers at once: live switches through every scheduler, an unload and
+# reload in a queueing scheduler, and the second nfsd stopped and started under qfifo: no I/O
+# error, nothing left queued, no rescue.
+. /fairq/lib.sh
+. /fairq/fairqctl-lib.sh
+S2=10.99.0.2
+cleanup() {
+	pkill -INT -x fio
+	sleep 1
+	fq_set_sched fifo 2>/dev/null
+	ip netns exec s2 sh -c 'mount -t nfsd nfsd /proc/fs/nfsd && rpc.nfsd 0' 2>/dev/null
+	ip netns pids s2 2>/dev/null | xargs -r kill 2>/dev/null
+	sleep 1
+	ip netns del s2 2>/dev/null
+	umount /srv/nfs2 2>/dev/null
+}
+trap cleanup EXIT
+
+# s2's own file system view: nfsd's control files for s2, its own /run (rpcbind's socket),
+# /var/lib/nfs (export table, v4 client records through its own rpc_pipefs) and /etc/exports;
+# the daemons keep it
+mkdir -p /srv/nfs2 /tmp/s2
+mount -t tmpfs -o size=256m tmpfs /srv/nfs2
+chmod 1777 /srv/nfs2
+echo "/srv/nfs2 *(rw,no_root_squash,insecure,no_subtree_check,fsid=2)" >/tmp/s2/exports
+ip netns add s2
+ip link add vs2 type veth peer name eth0 netns s2
+ip link set vs2 master br0 up
+ip -n s2 addr add $S2/24 dev eth0
+ip -n s2 link set eth0 up
+ip -n s2 link set lo up
+s2_up() {	# s2_up THREADS
+	ip netns exec s2 sh -c "
+		mount -t nfsd nfsd /proc/fs/nfsd &&
+		echo 10 >/proc/fs/nfsd/nfsv4leasetime && echo 10 >/proc/fs/nfsd/nfsv4gracetime &&
+		rpc.nfsd -N 3 $1" >/tmp/s2/nfsd.out 2>&1
+}
+ip netns exec s2 sh -c '
+	mount -t tmpfs tmpfs /run && mount -t tmpfs tmpfs /var/lib/nfs &&
+	mount --bind /tmp/s2/exports /etc/exports &&
+	mkdir -p /var/lib/nfs/rpc_pipefs /var/lib/nfs/nfsdcld &&
+	mount -t rpc_pipefs rpc_pipefs /var/lib/nfs/rpc_pipefs &&
+	mount -t nfsd nfsd /proc/fs/nfsd &&
+	rpcbind -w && exportfs -ra && rpc.mountd -N 3 && nfsdcld &&
+	echo 10 >/proc/fs/nfsd/nfsv4leasetime && echo 10 >/proc/fs/nfsd/nfsv4gracetime &&
+	rpc.nfsd -N 3 4' >/tmp/s2/setup.out 2>&1 || fail "the second nfsd did not start: $(cat /tmp/s2/setup.out)"
+sleep 11	# its grace period
+
+fq_set_sched qfifo || fail "switch to qfifo refused"
+# fio with verification: clients 1 and 2 on the first server, client 3 on the second
+fq_fio_start 1:3 2:4.1 3:4.1:$S2:/srv/nfs2
+# fairq takes a service over at its first enqueue: wait for client 3's mount and fio
+services() { fairqctl -j -a pools | fq_json 'len({p["serv"] for p in d["pools"]})'; }
+for i in $(seq 1 60); do
+	[ "$(services)" = 2 ] && break
+	sleep 0.5
+done
+[ "$(services)" = 2 ] || fail "fairq tracks $(services) services with two nfsd serving: $(fairqctl -a pools)"
+n=$(ip netns exec s2 fairqctl -j pools | fq_json 'len({p["serv"] for p in d["pools"]})')
+[ "$n" = 1 ] || fail "a caller in s2 sees $n services: $(ip netns exec s2 fairqctl pools)"
+mine=$(ip netns exec s2 fairqctl -j pools | fq_json 'd["pools"][0]["serv"]')
+theirs=$(fairqctl -j pools | fq_json 'd["pools"][0]["serv"]')
+[ "$mine" != "$theirs" ] || fail "s2 and the init namespace see the same service $mine"
+busy=$(ip netns exec s2 fairqctl -j pools | fq_json 'sum(p["enqueued"] for p in d["pools"])')
+[ "$busy" -gt 0 ] || fail "nothing of the second server went through fairq"
+log "two services (init $theirs, s2 $mine); s2's own view shows one, -a both"
+
+# live switches across both services
+fq_switch_storm 16
+sleep 3
+keys=$(fairqctl -j -a shares | fq_json 'len({k["serv"] for k in d["keys"]})')
+[ "$keys" = 2 ] || fail "fairq keeps keys in $keys services with both loaded: $(fairqctl -a shares)"
+
+# unload and reload under a queueing scheduler
+fq_set_sched qfifo
+rmmod fairq || fail "unload under both services failed"
+modprobe fairq || fail "reload failed"
+fq_set_sched qfifo || fail "switch to qfifo after the reload refused"
+sleep 3
+
+# the second nfsd stopped and started again under qfifo, while the first keeps serving
+ip netns exec s2 sh -c 'mount -t nfsd nfsd /proc/fs/nfsd && rpc.nfsd 0' || fail "stopping the second nfsd failed"
+sleep 2
+[ "$(services)" = 1 ] || fail "fairq still tracks $(services) services with the second nfsd stopped"
+s2_up 4 || fail "the second nfsd did not start again: $(cat /tmp/s2/nfsd.out)"
+sleep 15	# its grace period, and client 3's reclaim
+
+fq_set_sched fifo
+fq_fio_stop
+[ "$(fq_pool_sum queued)" = 0 ] || fail "transports left queued: $(cat "$FQ_DEBUGFS/pools")"
+[ "$(fq_rescues)" = 0 ] || fail "the watchdog rescued $(fq_rescues) transports"
+log "16 switches, an unload and a restart of the second nfsd with both loaded: no I/O error"
