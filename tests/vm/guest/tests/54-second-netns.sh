@@ -12,7 +12,7 @@ cleanup() {
 	pkill -INT -x fio
 	sleep 1
 	fq_set_sched fifo 2>/dev/null
-	ip netns exec s2 sh -c 'mount -t nfsd nfsd /proc/fs/nfsd && rpc.nfsd 0' 2>/dev/null
+	s2 'rpc.nfsd 0' 2>/dev/null
 	ip netns pids s2 2>/dev/null | xargs -r kill 2>/dev/null
 	sleep 1
 	ip netns del s2 2>/dev/null
@@ -33,11 +33,12 @@ ip link set vs2 master br0 up
 ip -n s2 addr add $S2/24 dev eth0
 ip -n s2 link set eth0 up
 ip -n s2 link set lo up
+# s2 CMD: run CMD in s2's network and mount namespaces (its daemons'): an `ip netns exec`
+# would see the init namespace's /run, and an nfsd stopped from there (6.1's kernel finds
+# rpcbind by that path) unregisters the first server's programs from the first rpcbind
+s2() { nsenter -t "$(cat /tmp/s2/rpcbind.pid)" -m -n sh -c "$*"; }
 s2_up() {	# s2_up THREADS
-	ip netns exec s2 sh -c "
-		mount -t nfsd nfsd /proc/fs/nfsd &&
-		echo 10 >/proc/fs/nfsd/nfsv4leasetime && echo 10 >/proc/fs/nfsd/nfsv4gracetime &&
-		rpc.nfsd -N 3 $1" >/tmp/s2/nfsd.out 2>&1
+	s2 "rpc.nfsd -N 3 $1" >/tmp/s2/nfsd.out 2>&1
 }
 ip netns exec s2 sh -c '
 	mount -t tmpfs tmpfs /run && mount -t tmpfs tmpfs /var/lib/nfs &&
@@ -45,7 +46,8 @@ ip netns exec s2 sh -c '
 	mkdir -p /var/lib/nfs/rpc_pipefs /var/lib/nfs/nfsdcld &&
 	mount -t rpc_pipefs rpc_pipefs /var/lib/nfs/rpc_pipefs &&
 	mount -t nfsd nfsd /proc/fs/nfsd &&
-	rpcbind -w && exportfs -ra && rpc.mountd -N 3 && nfsdcld &&
+	rpcbind -w && pgrep -n -x rpcbind >/tmp/s2/rpcbind.pid &&
+	exportfs -ra && rpc.mountd -N 3 && nfsdcld &&
 	echo 10 >/proc/fs/nfsd/nfsv4leasetime && echo 10 >/proc/fs/nfsd/nfsv4gracetime &&
 	rpc.nfsd -N 3 4' >/tmp/s2/setup.out 2>&1 || fail "the second nfsd did not start: $(cat /tmp/s2/setup.out)"
 sleep 11	# its grace period
@@ -83,10 +85,12 @@ fq_set_sched qfifo || fail "switch to qfifo after the reload refused"
 sleep 3
 
 # the second nfsd stopped and started again under qfifo, while the first keeps serving
-ip netns exec s2 sh -c 'mount -t nfsd nfsd /proc/fs/nfsd && rpc.nfsd 0' || fail "stopping the second nfsd failed"
+s2 'rpc.nfsd 0' || fail "stopping the second nfsd failed"
 sleep 2
 [ "$(services)" = 1 ] || fail "fairq still tracks $(services) services with the second nfsd stopped"
 s2_up 4 || fail "the second nfsd did not start again: $(cat /tmp/s2/nfsd.out)"
+# the second server's stop and start left the first one's registrations alone
+fq_nfs 1 3 true || fail "the first server no longer answers NFSv3 mounts after the second one's restart"
 sleep 15	# its grace period, and client 3's reclaim
 
 fq_set_sched fifo
