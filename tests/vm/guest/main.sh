@@ -15,6 +15,7 @@ for arg in $(cat /proc/cmdline); do
 	fq_script=*) FQ_SCRIPT=${arg#fq_script=} ;;
 	fq_systemd=1) FQ_TESTDIR=/fairq/systemd FQ_SETUP=/fairq/setup-systemd.sh ;;
 	fq_debug=1) FQ_DEBUG=1 ;;
+	fq_test_timeout=*) FQ_TEST_TIMEOUT=${arg#fq_test_timeout=} ;;
 	fq_pool_mode=*) export FQ_POOL_MODE=${arg#fq_pool_mode=} ;;
 	esac
 done
@@ -103,7 +104,7 @@ for t in "${tests[@]}"; do
 	# each test answers for the rescues during itself (fq_rescues): one rescue fails the test
 	# it happened in, not every later test of the boot
 	FQ_RESCUES_BASE=$(cat /sys/kernel/fairq/rescues 2>/dev/null || echo 0) \
-		timeout -k 10 900 bash "$t" >/tmp/out 2>&1
+		timeout -k 10 "${FQ_TEST_TIMEOUT:-900}" bash "$t" >/tmp/out 2>&1
 	rc=$?
 	secs=$(($(date +%s) - start))
 	leaks=""
