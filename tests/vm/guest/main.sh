@@ -123,6 +123,7 @@ for t in "${tests[@]}"; do
 	echo "not ok $i - $name (exit $rc, ${secs}s)"
 	tail -n 40 /tmp/out | sed 's/^/#   /'
 	[ "$bad" != 0 ] && echo "#   kernel taint $(cat /proc/sys/kernel/tainted)"
+	[ -n "$problems" ] && echo "$problems" | head -n 40 | sed 's/^/#   kernel report: /'
 	[ -n "$leaks" ] && echo "$leaks" | head -n 60 | sed 's/^/#   kmemleak: /'
 	echo "#   dmesg:"
 	dmesg | tail -n 40 | sed 's/^/#   /'
