@@ -4,7 +4,7 @@
 # make demo         boot a Debian kernel in qemu: nfsd under load, schedulers switched
 # make check        every test: unit, style, builds on all kernels, the VM suite on all kernels
 # make vm-check KERNELS="6.12" TESTS="switch-under-load"   a part of the VM suite
-# make deep-check   the VM suite on the debug kernel (6.12-debug: lockdep, KASAN, kmemleak; built
+# make deep-check   W=1/sparse and the VM suite on the debug kernel (6.12-debug: lockdep, KASAN, kmemleak; built
 #                   once from Debian's source, about an hour, then cached), and on 7.3 as shipped
 #                   on two NUMA nodes (nfsd's pernode pools); never in make check
 # make deb          Debian packages in build/pkg/ (fairq-dkms, fairqctl); make rpm: the same as RPMs
@@ -22,6 +22,7 @@ KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
 VERSION := $(shell sh tools/version.sh)
 KERNELS ?= all
+comma := ,
 TESTS ?=
 DEMO_KERNEL ?= 6.12
 
@@ -69,6 +70,7 @@ check: images unit style nl-check cli load-test pkg-check pkg-install-check buil
 
 DEEP_KERNELS ?= 6.12-debug
 deep-check: prereqs
+	bash tests/build-check.sh $(subst $(comma), ,$(DEEP_KERNELS))
 	bash tests/vm/run -k $(DEEP_KERNELS) $(TESTS)
 	bash tests/vm/run -k 7.3 --smp 2 --numa 2 load switch-under-load unload-under-load pools-orphan
 
