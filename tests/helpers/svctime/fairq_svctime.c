@@ -8,6 +8,7 @@
  *
  *   /sys/module/fairq_svctime/parameters/delay_us   hold time per request (0 = off)
  *   /sys/module/fairq_svctime/parameters/clients    IPv4 addresses, comma separated, or "all"
+ *   /sys/module/fairq_svctime/parameters/inside     requests in the wrapper now
  *
  * nfsd_dispatch() is redirected (ftrace IPMODIFY, address from a kprobe lookup) to a wrapper
  * that sleeps with a high-resolution timer, then calls the real function.
@@ -96,6 +97,15 @@ static bool selected(const struct svc_rqst *rqstp)
 
 /* threads inside svctime_dispatch(): unload waits for them (they may sleep there) */
 static atomic_t inside = ATOMIC_INIT(0);
+
+static int inside_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&inside));
+}
+
+static const struct kernel_param_ops inside_ops = { .get = inside_get };
+module_param_cb(inside, &inside_ops, NULL, 0444);
+MODULE_PARM_DESC(inside, "requests in the wrapper now (asleep, or being served)");
 
 static int svctime_dispatch(struct svc_rqst *rqstp, void *arg2)
 {
