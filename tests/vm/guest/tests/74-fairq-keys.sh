@@ -73,20 +73,22 @@ for i in (1, 2, 3):
         continue
     series = [json.loads(l) for l in open(f) if l.strip()]
     ops.append(replies_at(series, t1) - replies_at(series, t0))
-rate = sum(ops) / (t1 - t0)
-if rate < 0.85 * 80:
-    print("%s: %.0f calls/s, the 4 threads serve 80: they were not the scarce resource"
-          % (name, rate), file=sys.stderr)
-    sys.exit(1)
-print(" ".join("%.3f" % (o / sum(ops)) for o in ops))
-
-# the server's view of the same window, per key (thread time), for the log
+# the server's view of the same window, per key (thread time)
 def keys(f):
     return {k["key"]: k for k in json.load(open(os.path.join(out, f)))["keys"]}
 k0, k1 = keys(name + "-keys0.json"), keys(name + "-keys1.json")
 ns = {key: k1[key]["thread_ns"] - k0.get(key, {}).get("thread_ns", 0) for key in k1}
+# the threads were the scarce resource: busy nearly all of the window (a slow guest serves
+# fewer than 80 calls/s with its threads busy all the same)
+busy = sum(ns.values()) / (4 * (t1 - t0) * 1e9)
+if busy < 0.85:
+    print("%s: the 4 threads were busy %.0f%% of the window (%.0f calls/s): they were not the"
+          " scarce resource" % (name, 100 * busy, sum(ops) / (t1 - t0)), file=sys.stderr)
+    sys.exit(1)
+print(" ".join("%.3f" % (o / sum(ops)) for o in ops))
 total = sum(ns.values()) or 1
-print("# " + name + ", the server's thread time by key: " + " ".join(
+print("# %s, the server's thread time by key (threads busy %.0f%%, %.0f calls/s): " % (
+    name, 100 * busy, sum(ops) / (t1 - t0)) + " ".join(
     "%s %.3f (weight %d)" % (key, v / total, k1[key]["weight"]) for key, v in sorted(ns.items()) if v),
       file=sys.stderr)
 PY
