@@ -25,8 +25,10 @@ int fairq_requeue_all(const struct fairq_sched_ops *ops)
 	return 0;
 }
 
+static unsigned long xnode_lookups;
 struct fairq_xnode *fairq_xnode_of(struct svc_xprt *xprt)
 {
+	xnode_lookups++;
 	return (struct fairq_xnode *)&xprt->xpt_ready;
 }
 
@@ -1316,6 +1318,32 @@ static void test_fairq_release(void)
 	CHECK(!rcu_access_pointer(fq_rules), "release freed the weight rules");
 }
 
+/*
+ * A close of a queued transport finds it through its own key, not by searching every key's
+ * queue: closes of busy transports must not cost O(queued) under the pool lock (M2).
+ */
+static void test_fairq_remove_by_key(void)
+{
+	static struct sim sm;
+	int i, keys = 200;
+	unsigned long visits;
+
+	sim_init(&sm, 1);
+	for (i = 0; i < keys; i++) {
+		char ip[32];
+
+		snprintf(ip, sizeof(ip), "10.1.%d.%d", i / 250, i % 250 + 1);
+		set_addr(&fx[i], ip, 800);
+		fairq_sched_fairq.enqueue(&sm.fp, &fx[i]);
+	}
+	xnode_lookups = 0;
+	CHECK(fairq_sched_fairq.remove(&sm.fp, &fx[keys - 1]), "remove the last key's transport");
+	visits = xnode_lookups;
+	CHECK(visits <= 2, "queues searched to remove one transport among %d keys: %lu", keys, visits);
+	CHECK(!fairq_sched_fairq.remove(&sm.fp, &fx[keys - 1]), "removed once");
+	sim_exit(&sm);
+}
+
 int main(void)
 {
 	unsigned int seed;
@@ -1350,6 +1378,7 @@ int main(void)
 	test_fairq_inflight_cap();
 	CHECK(!pick_mismatches, "has_work agreed with pick at every step (%d mismatches)", pick_mismatches);
 	test_fairq_release();
+	test_fairq_remove_by_key();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }
