@@ -10,7 +10,7 @@ FQ_KERNEL=$(cat /fairq/kernel)
 FQ_CLIENTS=${FQ_CLIENTS:-3}
 FQ_THREADS=${FQ_THREADS:-8}
 
-log() { echo "# $*"; }
+log() { echo "# [${SECONDS}s] $*"; }	# seconds since the test began
 fail() {
 	echo "# FAIL: $*"
 	exit 1
