@@ -27,12 +27,13 @@ sleep 15	# let the mounts and the v4 grace period settle
 
 # Every switch to or from fifo registers or removes fairq's ftrace hooks, which waits for
 # RCU-tasks grace periods (about half a second each under TCG); switches between queueing
-# schedulers are ms.  So fifo is drawn one time in eight and the queueing schedulers share
-# the rest: still about 200 hook changes under load, and the run fits the CI budget.
+# schedulers are ms.  So fifo is drawn one time in sixteen and the queueing schedulers share
+# the rest: still about 120 hook changes under load, and the run fits the CI budget (the races
+# test changes the hooks under its own widened windows).
 queueing=()
 for s in "${scheds[@]}"; do [ "$s" = fifo ] || queueing+=("$s"); done
 pick_target() {	# sets target (no subshell: a fork per switch costs much under TCG)
-	if [ $((RANDOM % 8)) = 0 ] || [ ${#queueing[@]} = 0 ]; then
+	if [ $((RANDOM % 16)) = 0 ] || [ ${#queueing[@]} = 0 ]; then
 		target=fifo
 	else
 		target=${queueing[$((RANDOM % ${#queueing[@]}))]}
