@@ -81,14 +81,14 @@ in_range() {
 
 echo 1 >$T/key
 sleep 5
-by_addr=$(share_of_c2 25)
+by_addr=$(share_of_c2 15)
 echo 4 >$T/key
 sleep 5
-by_client=$(share_of_c2 25)
+by_client=$(share_of_c2 15)
 fairqctl -j shares >/tmp/shares.json || fail "fairqctl -j shares failed"
 fairqctl weight 10.99.0.12 3 || fail "weight by address refused"
 sleep 5
-weighted=$(share_of_c2 25)
+weighted=$(share_of_c2 15)
 fairqctl weight 10.99.0.12 0
 log "client 2's share: by address $by_addr (owed 0.333), by NFSv4.1 client $by_client (owed 0.5), weight 3 $weighted (owed 0.75)"
 
