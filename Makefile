@@ -46,7 +46,7 @@ prereqs:
 demo: prereqs
 	bash tests/vm/demo.sh $(DEMO_KERNEL)
 
-build/unit/test_sched: tests/unit/test_sched.c tests/unit/kshim.h $(wildcard src/*.h src/sched/*.c include/fairq/*.h tests/unit/shim/*/*.h tests/unit/shim/*/*/*.h)
+build/unit/test_sched: tests/unit/test_sched.c tests/unit/kshim.h $(wildcard src/*.h src/compat/*.h src/sched/*.c include/fairq/*.h tests/unit/shim/*/*.h tests/unit/shim/*/*/*.h)
 	@mkdir -p build/unit
 	$(CC) -Wall -Wextra -Werror -std=gnu11 -O1 -g -fsanitize=address,undefined \
 		-Itests/unit/shim -Iinclude -o $@ tests/unit/test_sched.c

@@ -12,8 +12,8 @@
 #include <linux/sched.h>
 #include <linux/sunrpc/svc.h>
 #include <linux/sunrpc/svc_xprt.h>
-#include <linux/moduleparam.h>
 #include "../fairq.h"
+#include "conn_limit.h"
 
 struct fairq_xnode *fairq_xnode_of(struct svc_xprt *xprt)
 {
@@ -40,56 +40,7 @@ unsigned int fairq_pool_threads(const struct svc_pool *pool)
 	return READ_ONCE(pool->sp_nrthreads);
 }
 
-/*
- * sunrpc.svc_rpc_per_connection_limit is a static of sunrpc; its address is found once in
- * sunrpc's own module parameter table, so the readiness rule stays exactly the kernel's
- * without kallsyms.  The table is reached through the owner of sunrpc's own TCP or UDP
- * transport class: other classes belong to other modules (RDMA's to rpcrdma), so the first
- * transport seen may not lead there.  With sunrpc built in there is no module to ask, and the
- * limit (0, off, by default) is not applied; that is said once.
- */
-static unsigned int *per_connection_limit;
-static bool per_connection_limit_looked_up;
-
-static bool class_is_sunrpc_own(const struct svc_xprt_class *xcl)
-{
-	return xcl && (!strcmp(xcl->xcl_name, "tcp") || !strcmp(xcl->xcl_name, "udp"));
-}
-
-static void find_per_connection_limit(struct svc_xprt *xprt)
-{
-	const struct module *owner;
-	unsigned int i;
-
-	if (!class_is_sunrpc_own(xprt->xpt_class))
-		return;		/* ask again with a transport of sunrpc's own */
-	owner = xprt->xpt_class->xcl_owner;
-	if (owner) {
-		for (i = 0; i < owner->num_kp; i++) {
-			if (!strcmp(owner->kp[i].name, "svc_rpc_per_connection_limit")) {
-				per_connection_limit = owner->kp[i].arg;
-				break;
-			}
-		}
-	}
-	if (!per_connection_limit)
-		pr_info_once("sunrpc's svc_rpc_per_connection_limit not found among its module parameters: not applied\n");
-	/* publishes per_connection_limit before the flag that says it was looked up */
-	smp_store_release(&per_connection_limit_looked_up, true);
-}
-
-static bool slots_in_range(struct svc_xprt *xprt)
-{
-	unsigned int limit;
-	int nrqsts;
-
-	/* pairs with the release in find_per_connection_limit() */
-	if (unlikely(!smp_load_acquire(&per_connection_limit_looked_up)))
-		find_per_connection_limit(xprt);
-	limit = per_connection_limit ? READ_ONCE(*per_connection_limit) : 0;
-	nrqsts = atomic_read(&xprt->xpt_nr_rqsts);
-	return limit == 0 || (nrqsts >= 0 && nrqsts < limit);
-}
+static struct fairq_conn_limit conn_limit;
 
 /*
  * sunrpc's svc_xprt_ready() for data: whether a transport with pending requests may be handed
@@ -105,7 +56,7 @@ bool fairq_xprt_ready(struct svc_xprt *xprt)
 		return false;
 	if (!(flags & (BIT(XPT_DATA) | BIT(XPT_DEFERRED))))
 		return false;
-	return xprt->xpt_ops->xpo_has_wspace(xprt) && slots_in_range(xprt);
+	return xprt->xpt_ops->xpo_has_wspace(xprt) && fairq_conn_limit_allows(&conn_limit, xprt);
 }
 
 #ifdef FAIRQ_HAVE_LWQ_POOL

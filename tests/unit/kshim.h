@@ -208,12 +208,31 @@ struct svc_rqst { int unused; };
 typedef struct { int counter; } atomic_t;
 #define atomic_read(a) ((a)->counter)
 
+/* a module's parameter table, as sunrpc's per-connection limit is found in it */
+struct kernel_param {
+	const char *name;
+	void *arg;
+};
+struct module {
+	unsigned int num_kp;
+	const struct kernel_param *kp;
+};
+struct svc_xprt_class {
+	const char *xcl_name;
+	struct module *xcl_owner;
+};
 struct svc_xprt {
 	int id;
 	struct { void *next; } xpt_ready;
 	struct sockaddr_storage xpt_remote;
 	atomic_t xpt_nr_rqsts;
+	struct svc_xprt_class *xpt_class;
 };
+#define smp_load_acquire(p) __atomic_load_n(p, __ATOMIC_ACQUIRE)
+#define smp_store_release(p, v) __atomic_store_n(p, v, __ATOMIC_RELEASE)
+/* one-time notices are counted, so that a test can see one was given */
+extern int kshim_notices;
+#define pr_info_once(...) ((void)kshim_notices++)
 /* Policies print debug counters; the tests do not read them. */
 /* a warning is a test failure: fail loudly */
 #define WARN_ON_ONCE(cond) ({ bool __w = !!(cond); if (__w) abort(); __w; })

@@ -9,10 +9,12 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include "../../src/fairq.h"
+#include "../../src/compat/conn_limit.h"
 
 unsigned long jiffies = 1000;
 u64 kshim_now_ns;
 int kshim_fail_allocs;
+int kshim_notices;
 size_t kshim_fail_size;
 struct mutex fairq_sched_mutex;
 static int requeue_calls;
@@ -1344,6 +1346,52 @@ static void test_fairq_remove_by_key(void)
 	sim_exit(&sm);
 }
 
+/*
+ * sunrpc's per-connection limit is looked up through sunrpc's own transport class only: a
+ * first transport of another class (RDMA's, owned by rpcrdma) must not end the search with
+ * nothing found, leaving the limit unapplied for good (review M4).
+ */
+static void test_conn_limit_by_class(void)
+{
+	static unsigned int limit = 1;
+	static const struct kernel_param sunrpc_kp[] = {
+		{ "auth_hashtable_size", NULL },
+		{ "svc_rpc_per_connection_limit", &limit },
+	};
+	static const struct kernel_param rpcrdma_kp[] = { { "max_requests", NULL } };
+	struct module sunrpc = { 2, sunrpc_kp }, rpcrdma = { 1, rpcrdma_kp };
+	struct svc_xprt_class tcp = { "tcp", &sunrpc }, rdma = { "rdma", &rpcrdma };
+	struct svc_xprt_class builtin = { "tcp", NULL };
+	struct fairq_conn_limit cl = { 0 }, cl_builtin = { 0 };
+	struct svc_xprt x = { 0 };
+	int notices = kshim_notices;
+
+	x.xpt_class = &rdma;
+	x.xpt_nr_rqsts.counter = 0;
+	CHECK(fairq_conn_limit_allows(&cl, &x), "an idle RDMA transport may be served");
+	CHECK(!cl.looked_up, "rpcrdma's parameters were not taken for sunrpc's");
+	x.xpt_class = &tcp;
+	x.xpt_nr_rqsts.counter = 1;
+	CHECK(!fairq_conn_limit_allows(&cl, &x),
+	      "a TCP transport at sunrpc's limit of 1 waits, though an RDMA transport came first");
+	x.xpt_nr_rqsts.counter = 0;
+	CHECK(fairq_conn_limit_allows(&cl, &x), "a TCP transport under the limit may be served");
+	x.xpt_class = &rdma;
+	x.xpt_nr_rqsts.counter = 1;
+	CHECK(!fairq_conn_limit_allows(&cl, &x), "once found, the limit holds for every class");
+	limit = 0;
+	CHECK(fairq_conn_limit_allows(&cl, &x), "a limit of 0 is off");
+	CHECK(kshim_notices == notices, "no notice when the limit was found");
+
+	/* sunrpc built in: no module to ask, so the limit is not applied, and that is said once */
+	x.xpt_class = &builtin;
+	x.xpt_nr_rqsts.counter = 5;
+	CHECK(fairq_conn_limit_allows(&cl_builtin, &x) && fairq_conn_limit_allows(&cl_builtin, &x),
+	      "without sunrpc's parameter no limit is applied");
+	CHECK(kshim_notices == notices + 1, "said once that it is not applied (%d notices)",
+	      kshim_notices - notices);
+}
+
 int main(void)
 {
 	unsigned int seed;
@@ -1379,6 +1427,7 @@ int main(void)
 	CHECK(!pick_mismatches, "has_work agreed with pick at every step (%d mismatches)", pick_mismatches);
 	test_fairq_release();
 	test_fairq_remove_by_key();
+	test_conn_limit_by_class();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }
