@@ -23,13 +23,19 @@ done
 
 # Out-of-tree (O) and unsigned (E) are expected; anything else is a finding.
 TAINT_OK=$(((1 << 12) | (1 << 13)))
-taint_bad() {
-	echo $(($(cat /proc/sys/kernel/tainted) & ~TAINT_OK))
+taint_bad() {	# taint_bad [BEFORE]: taint flags set since BEFORE (default: since boot)
+	echo $(($(cat /proc/sys/kernel/tainted) & ~TAINT_OK & ~${1:-0}))
 }
 # Also what the debug kernels' checkers print (lockdep, RCU, KASAN, debug objects, kmemleak,
 # sleeping in atomic context: most of them as WARNING: or BUG:, some not).
+PROBLEMS='WARNING:|BUG:|Oops|cut here|soft lockup|hung_task|blocked for more than|general protection|RIP:|KASAN|ODEBUG|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|detected stalls|self-detected stall|DEBUG_LOCKS_WARN_ON|suspected memory leak|list_(add|del) corruption'
 dmesg_problems() {
-	grep -E 'WARNING:|BUG:|Oops|cut here|soft lockup|hung_task|blocked for more than|general protection|RIP:|KASAN|ODEBUG|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|detected stalls|self-detected stall|DEBUG_LOCKS_WARN_ON|suspected memory leak|list_(add|del) corruption' || true
+	grep -E "$PROBLEMS" || true
+}
+# report_from_first_problem: the kernel log (on stdin) from its first report on, whole (a
+# report's call trace is what says where it came from)
+report_from_first_problem() {
+	awk -v re="$PROBLEMS" 'n == 0 && $0 ~ re { n = 1 } n && n++ <= 120'
 }
 
 # kmemleak (debug kernels): leaks of the kernel's own boot are forgotten once, then every test
@@ -100,6 +106,7 @@ for t in "${tests[@]}"; do
 		continue
 	fi
 	dmesg_lines=$(dmesg | wc -l)
+	taint0=$(cat /proc/sys/kernel/tainted)
 	start=$(date +%s)
 	# each test answers for the rescues during itself (fq_rescues): one rescue fails the test
 	# it happened in, not every later test of the boot
@@ -109,8 +116,10 @@ for t in "${tests[@]}"; do
 	secs=$(($(date +%s) - start))
 	leaks=""
 	[ -n "${FQ_DEBUG:-}" ] && leaks=$(kmemleak_new)
-	problems=$(dmesg | tail -n +$((dmesg_lines + 1)) | dmesg_problems)
-	bad=$(taint_bad)
+	dmesg | tail -n +$((dmesg_lines + 1)) >/tmp/dmesg-test
+	problems=$(dmesg_problems </tmp/dmesg-test)
+	# a taint stays for the rest of the boot: each test answers for the flags it added
+	bad=$(taint_bad "$taint0")
 	if [ "$rc" = 4 ]; then
 		echo "ok $i - $name # SKIP $(tail -n1 /tmp/out)"
 		continue
@@ -123,7 +132,7 @@ for t in "${tests[@]}"; do
 	echo "not ok $i - $name (exit $rc, ${secs}s)"
 	tail -n 40 /tmp/out | sed 's/^/#   /'
 	[ "$bad" != 0 ] && echo "#   kernel taint $(cat /proc/sys/kernel/tainted)"
-	[ -n "$problems" ] && echo "$problems" | head -n 40 | sed 's/^/#   kernel report: /'
+	[ -n "$problems" ] && report_from_first_problem </tmp/dmesg-test | sed 's/^/#   kernel report: /'
 	[ -n "$leaks" ] && echo "$leaks" | head -n 60 | sed 's/^/#   kmemleak: /'
 	echo "#   dmesg:"
 	dmesg | tail -n 40 | sed 's/^/#   /'
