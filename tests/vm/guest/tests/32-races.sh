@@ -14,7 +14,7 @@
 #     (the hooks go meanwhile, and unload waits for the wrapper) and then spends 2 s in its own
 #     tail after saying it is done; unload must wait for that tail too (the race build warns
 #     if it does not).
-#  4. fairq's key type, quantum, prefix, cap and a weight rewritten for 20 s from sysfs and
+#  4. fairq's key type, quantum, prefix, cap and a weight rewritten for 12 s from sysfs and
 #     netlink at once under load: each rewrite rebuilds the pools' keys under live traffic.
 # Clients keep I/O going through all of it (fio with verification): no error, and no
 # retransmission while nfsd stays up (1, 2 and 4).  FQ_RACES="writers readers tunables
@@ -170,7 +170,7 @@ rewriter &
 loops+=($!)
 nl_rewriter &
 loops+=($!)
-sleep 20
+sleep 12
 stop_loops
 echo 1 >$F/key
 echo 10000 >$F/quantum_us
@@ -178,7 +178,7 @@ echo 24 >$F/prefix4
 fairqctl set fairq.max_inflight 0 >/dev/null
 sleep 2
 fq_set_sched fifo || fail "tunables: back to fifo refused"
-log "tunables: key, quantum_us, prefix4, max_inflight and a weight rewritten for 20 s under load"
+log "tunables: key, quantum_us, prefix4, max_inflight and a weight rewritten for 12 s under load"
 fi
 
 # nfsd stays up until here: the clients have not retransmitted
