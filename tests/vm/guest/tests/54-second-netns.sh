@@ -17,7 +17,7 @@ cleanup() {
 	sleep 1
 	ip netns del s2 2>/dev/null
 	umount /srv/nfs2 2>/dev/null
-	# Before 6.14 every nfsd start zeroes the kernel-wide count of session slot memory
+	# On 6.1 and 6.12 (not 7.3) every nfsd start zeroes the kernel-wide count of session slot memory
 	# (set_max_drc()), though the first server's sessions still hold theirs: once those end,
 	# the count wraps and every later NFSv4.1 session gets a single slot, too few for the
 	# shares the later tests measure.  Restarting the first server with no session left
