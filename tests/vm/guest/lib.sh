@@ -192,6 +192,20 @@ fq_pool_mode_set() {
 		grep -q '^errno 2:' /tmp/nfsd-pool-mode.out	# no pool-mode command in this nfsd
 }
 
+# fq_nfsd_restart_in MODE [THREADS]: nfsd stopped, started again in pool mode MODE;
+# fq_nfsd_restore_mode (a test's cleanup) puts back the mode it had before the first call.
+fq_nfsd_restart_in() {
+	FQ_POOL_MODE0=${FQ_POOL_MODE0:-$(fq_pool_mode)}
+	fq_nfsd_down
+	fq_pool_mode_set "$1" || return 1
+	fq_nfsd_up "${2:-$FQ_THREADS}"
+}
+fq_nfsd_restore_mode() {
+	fq_nfsd_down
+	fq_pool_mode_set "${FQ_POOL_MODE0:?fq_nfsd_restart_in was not called}"
+	fq_nfsd_up
+}
+
 # fq_pool_mode: the pool mode nfsd starts with (its own where it has one)
 fq_pool_mode() {
 	local mode

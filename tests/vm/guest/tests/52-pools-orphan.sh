@@ -11,18 +11,14 @@
 . /fairq/lib.sh
 FL=/usr/local/bin/fairq-load
 PT=/proc/fs/nfsd/pool_threads
-mode0=$(fq_pool_mode)
 cleanup() {
 	pkill -INT -x fairq-load
 	fq_set_sched fifo
-	fq_nfsd_down
-	fq_pool_mode_set "$mode0"
-	fq_nfsd_up
+	fq_nfsd_restore_mode
 }
 trap cleanup EXIT
-fq_nfsd_down
-fq_pool_mode_set percpu || fail "pool mode percpu refused: $(cat /tmp/nfsd-pool-mode.out)"
-fq_nfsd_up 8 || fail "nfsd did not start"
+fq_nfsd_restart_in percpu 8 ||
+	fail "nfsd did not start again in pool mode percpu: $(cat /tmp/nfsd-pool-mode.out)"
 if [ "$(fq_nr_pools)" != 2 ]; then
 	# 7.3's sunrpc keeps pernode whatever mode is written: two pools need two NUMA nodes
 	echo "$(fq_nr_pools) pools in pool mode $(fq_pool_mode) on $(ls -d /sys/devices/system/node/node* | wc -l)" \

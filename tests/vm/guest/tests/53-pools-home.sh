@@ -18,18 +18,14 @@ if [ "$(nproc)" -lt 4 ] || [ "$with_cpus" != 2 ] || [ "$cpuless" = 0 ]; then
 		"and a node without CPUs (tests/vm/run --smp 4 --numa 2 --cpuless-node, make deep-check)"
 	exit 4
 fi
-mode0=$(fq_pool_mode)
 cleanup() {
 	pkill -INT -x fairq-load
 	fq_set_sched fifo
-	fq_nfsd_down
-	fq_pool_mode_set "$mode0"
-	fq_nfsd_up
+	fq_nfsd_restore_mode
 }
 trap cleanup EXIT
-fq_nfsd_down
-fq_pool_mode_set pernode || fail "pool mode pernode refused: $(cat /tmp/nfsd-pool-mode.out)"
-fq_nfsd_up 8 || fail "nfsd did not start"
+fq_nfsd_restart_in pernode 8 ||
+	fail "nfsd did not start again in pool mode pernode: $(cat /tmp/nfsd-pool-mode.out)"
 [ "$(fq_nr_pools)" = 2 ] || fail "$(fq_nr_pools) pools in pool mode pernode with two nodes that have CPUs"
 sleep 11	# the grace period
 fq_set_sched qfifo || fail "switch to qfifo refused"
