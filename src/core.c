@@ -232,7 +232,7 @@ static void thread_seen_locked(struct fairq_pool *fp, struct svc_xprt *xprt, boo
 		t = fairq_test_fail(FAIRQ_TEST_FAIL_THREAD) ? NULL :
 		    kzalloc(sizeof(*t), GFP_ATOMIC | __GFP_NOWARN);
 		if (!t) {
-			fp->untracked++;
+			WRITE_ONCE(fp->untracked, fp->untracked + 1);	/* read unlocked */
 			return;
 		}
 		t->task = current;
@@ -905,7 +905,8 @@ bool fairq_waking_reserve(struct fairq_pool *fp)
 		}
 	}
 	if (fp->max_waking && fp->nr_waking >= fp->max_waking) {
-		fp->stats.overloads_avoided++;
+		/* the watchdog reads it unlocked */
+		WRITE_ONCE(fp->stats.overloads_avoided, fp->stats.overloads_avoided + 1);
 		ok = false;
 	} else if (fp->max_waking) {
 		fp->waking[fp->nr_waking].task = NULL;
