@@ -380,8 +380,10 @@ static void serv_free(struct fairq_serv *fs)
 {
 	unsigned int i;
 
-	for (i = 0; i < fs->nr_pools; i++)
+	for (i = 0; i < fs->nr_pools; i++) {
+		fairq_test_freeing(fs->pools[i]);
 		kfree(fs->pools[i]);
+	}
 	kfree(fs->cpu_pool);
 	kfree(fs);
 }
@@ -1317,6 +1319,7 @@ void fairq_serv_destroyed(struct svc_serv *serv)
 	/* an allocation for it that is under way finds it unwanted, or has published it */
 	flush_delayed_work(&serv_alloc_work);
 	fairq_serv_threads_changing(serv, true);
+	fairq_test_sleep(FAIRQ_TEST_DELAY_SERV_UNLIST);
 	spin_lock_bh(&fairq_servs_lock);
 	fs = serv_lookup(serv);
 	if (fs)

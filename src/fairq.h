@@ -212,7 +212,9 @@ enum fairq_test_delay {
 	FAIRQ_TEST_DELAY_WRAPPER,	/* the svc_destroy wrapper, before the real one (sleeps) */
 	FAIRQ_TEST_DELAY_WRAPPER_EXIT,	/* a wrapper, after it said it is done */
 	FAIRQ_TEST_DELAY_READER,	/* a reader of fairq_servs, on each service */
-	FAIRQ_TEST_DELAY_WQ_START,	/* wq's manager, while it starts a worker */
+	FAIRQ_TEST_DELAY_WQ_START,	/* wq's manager, while it starts a worker (sleeps) */
+	FAIRQ_TEST_DELAY_WQ_MANAGE,	/* wq's manager, before it takes its mutex (sleeps) */
+	FAIRQ_TEST_DELAY_SERV_UNLIST,	/* a quiesced service, before it is unlisted (sleeps) */
 	FAIRQ_TEST_DELAYS
 };
 
@@ -228,6 +230,8 @@ void fairq_test_delay(enum fairq_test_delay which);
 void fairq_test_sleep(enum fairq_test_delay which);
 void fairq_test_wrapper_tail(void);
 void fairq_test_unload_check(void);
+void fairq_test_using(const void *obj);
+void fairq_test_freeing(const void *obj);
 bool fairq_test_fail(enum fairq_test_fail which);
 #else
 static inline void fairq_test_delay(enum fairq_test_delay which)
@@ -242,6 +246,16 @@ static inline void fairq_test_sleep(enum fairq_test_delay which)
 
 static inline void fairq_test_wrapper_tail(void) { }
 static inline void fairq_test_unload_check(void) { }
+
+static inline void fairq_test_using(const void *obj)
+{
+	(void)obj;
+}
+
+static inline void fairq_test_freeing(const void *obj)
+{
+	(void)obj;
+}
 
 static inline bool fairq_test_fail(enum fairq_test_fail which)
 {

@@ -12,7 +12,7 @@
 static unsigned int test_delay_us[FAIRQ_TEST_DELAYS];
 module_param_array(test_delay_us, uint, NULL, 0644);
 MODULE_PARM_DESC(test_delay_us,
-		 "test build: sleep or busy-wait (us) at: select, wrapper, wrapper exit, reader, wq start");
+		 "test build: sleep or busy-wait (us) at: select, wrapper, wrapper exit, reader, wq start, wq manage, service unlist");
 
 static unsigned int test_fail_every[FAIRQ_TEST_FAILS];
 module_param_array(test_fail_every, uint, NULL, 0644);
@@ -57,6 +57,24 @@ void fairq_test_sleep(enum fairq_test_delay which)
 
 	if (us)
 		fsleep(us);
+}
+
+/*
+ * One object a context uses while it sleeps in a widened window (wq's manager and the pool it
+ * starts a worker for): freeing it meanwhile is the use-after-free the window is there to
+ * show, reported when it is freed rather than left to luck when the sleeper wakes.
+ */
+static const void *test_in_use;
+
+void fairq_test_using(const void *obj)
+{
+	WRITE_ONCE(test_in_use, obj);
+}
+
+void fairq_test_freeing(const void *obj)
+{
+	WARN(obj && READ_ONCE(test_in_use) == obj,
+	     "fairq: freeing memory that a sleeping context still uses\n");
 }
 
 bool fairq_test_fail(enum fairq_test_fail which)

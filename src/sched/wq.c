@@ -376,7 +376,8 @@ static void wq_start(struct fairq_pool *fp, struct svc_serv *serv, u64 gen)
 	bool keep;
 
 	lockdep_assert_held(&wq_mutex);
-	fairq_test_delay(FAIRQ_TEST_DELAY_WQ_START);
+	fairq_test_using(fp);
+	fairq_test_sleep(FAIRQ_TEST_DELAY_WQ_START);
 	w = kzalloc(sizeof(*w), GFP_KERNEL);
 	if (w)
 		w->rqstp = svc_rqst_alloc(serv, fp->pool, NUMA_NO_NODE);
@@ -431,6 +432,7 @@ static void wq_manage(struct work_struct *work)
 	unsigned int i;
 	u64 gen;
 
+	fairq_test_sleep(FAIRQ_TEST_DELAY_WQ_MANAGE);
 	mutex_lock(&wq_mutex);
 	list_for_each_entry_safe(w, tmp, &wq_workers, all) {
 		if (READ_ONCE(w->retired))
@@ -471,6 +473,7 @@ static void wq_manage(struct work_struct *work)
 		if (!fp)
 			break;
 		wq_start(fp, serv, gen);
+		fairq_test_using(NULL);
 	}
 	mutex_unlock(&wq_mutex);
 }
