@@ -16,11 +16,17 @@
 #     if it does not).
 #  4. fairq's key type, quantum, prefix, cap and a weight rewritten for 12 s from sysfs and
 #     netlink at once under load: each rewrite rebuilds the pools' keys under live traffic.
+#  5. nfsd stopping under wq (where it is offered) just after the switch, with wq's manager
+#     sleeping 4 s before each run and 8 s in each worker start, and the service's teardown
+#     6 s between its quiesce and unlisting the service: the manager run that the first
+#     enqueues asked for, before the stop, must not start a worker for the stopping service,
+#     or it sleeps in the start while the teardown frees the pools, and wakes on freed memory
+#     (the race build warns when a pool it uses is freed).
 # Clients keep I/O going through all of it (fio with verification): no error, and no
 # retransmission while nfsd stays up (1, 2 and 4).  FQ_RACES="writers readers tunables
-# teardown" picks parts.
+# teardown wq-teardown" picks parts.
 . /fairq/lib.sh
-FQ_RACES=${FQ_RACES:-writers readers tunables teardown}
+FQ_RACES=${FQ_RACES:-writers readers tunables teardown wq-teardown}
 part() { [[ " $FQ_RACES " == *" $1 "* ]]; }
 R=/fairq/extra/fairq-races.ko
 TR=/sys/kernel/tracing
@@ -45,7 +51,7 @@ cleanup() {
 trap cleanup EXIT
 
 # races DELAYS: the race build in place of the real module, with test_delay_us=DELAYS
-# (select, wrapper, wrapper exit, reader, wq start)
+# (select, wrapper, wrapper exit, reader, wq start, wq manage, service unlist)
 races() {
 	grep -q '^fairq ' /proc/modules && unload "loading the race build"
 	insmod $R "test_delay_us=$1" || fail "cannot load the race build"
@@ -208,6 +214,30 @@ done
 modprobe fairq
 [ "$waited" -gt 0 ] || fail "teardown: no unload overlapped the svc_destroy wrapper (the race was not run)"
 log "teardown: 3 unloads during nfsd's svc_destroy, $waited of them waiting for the wrapper"
+fi
+
+# 5. nfsd stopping right after a switch to wq, while the manager run the first enqueues asked
+# for has not looked at the pools yet
+if part wq-teardown && fq_scheds | grep -qw wq; then
+	asked=0
+	for i in 1 2 3; do
+		races 0,0,0,0,8000000,4000000,6000000
+		# work waits for workers that are slow to come: slow, not lost (the watchdog would
+		# rescue it)
+		echo 10000 >"$FQ_SYSFS/watchdog_ms"
+		fq_set_sched wq || fail "wq-teardown: switch to wq refused"
+		sleep 0.$((i * 3))
+		# the manager was asked for (wq_start() may be inlined into wq_manage())
+		grep -lsE 'wq_start|wq_manage' /proc/[0-9]*/stack >/dev/null && asked=$((asked + 1))
+		timeout 90 rpc.nfsd 0 || fail "wq-teardown: nfsd stop did not finish in round $i"
+		pgrep -x "fairq-wq/[0-9]*" >/dev/null && fail "wq-teardown: workers outlived nfsd: $(pgrep -a fairq-wq)"
+		fq_nfsd_up || fail "wq-teardown: nfsd restart failed in round $i"
+		sleep 2
+	done
+	unload "wq-teardown"
+	modprobe fairq
+	[ "$asked" -gt 0 ] || fail "wq-teardown: nfsd never stopped while the manager was asked for (the race was not run)"
+	log "wq-teardown: 3 nfsd stops under wq, $asked of them while the manager was asked for"
 fi
 
 sleep 12	# the last grace period ends, so the clients finish with I/O, not reclaims
