@@ -376,7 +376,6 @@ static void wq_start(struct fairq_pool *fp, struct svc_serv *serv, u64 gen)
 	bool keep;
 
 	lockdep_assert_held(&wq_mutex);
-	fairq_test_using(fp);
 	fairq_test_sleep(FAIRQ_TEST_DELAY_WQ_START);
 	w = kzalloc(sizeof(*w), GFP_KERNEL);
 	if (w)
@@ -472,6 +471,7 @@ static void wq_manage(struct work_struct *work)
 		rcu_read_unlock();
 		if (!fp)
 			break;
+		fairq_test_using(fp);
 		wq_start(fp, serv, gen);
 		fairq_test_using(NULL);
 	}

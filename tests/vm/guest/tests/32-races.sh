@@ -236,6 +236,8 @@ if part wq-teardown && fq_scheds | grep -qw wq; then
 	done
 	unload "wq-teardown"
 	modprobe fairq
+	! dmesg | grep -q 'freeing memory that a sleeping context still uses' ||
+		fail "wq-teardown: a service's pools were freed while wq's manager was starting a worker for one"
 	[ "$asked" -gt 0 ] || fail "wq-teardown: nfsd never stopped while the manager was asked for (the race was not run)"
 	log "wq-teardown: 3 nfsd stops under wq, $asked of them while the manager was asked for"
 fi
