@@ -136,6 +136,21 @@ fq_bench_lib() {
 	. /fairq/bench/lib.sh
 }
 
+# fq_series_wait SECONDS FILE...: wait until each load generator has written the first line
+# of its --series FILE (its set-up is done and its clock runs); fails after SECONDS.
+fq_series_wait() {
+	local limit=$1 f i
+	shift
+	for i in $(seq 1 $((limit * 5))); do
+		for f in "$@"; do
+			[ -s "$f" ] || break
+		done
+		[ -s "$f" ] && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
 # fq_switch_storm N [CMD]: N live switches to random schedulers, 0.2 s apart, ending on fairq;
 # fifo is picked a quarter as often as the others (each change of hooks is slow under TCG).
 # CMD (sh) runs after every tenth switch, e.g. to change a tunable meanwhile.

@@ -31,16 +31,16 @@ svctime_on 50000
 fq_set_sched fairq
 
 # shares NAME "K1 K2 K3": each client's part of the calls all of them completed in one 8 s
-# window that all of them spend under load (after 3 s of warm-up), from each client's own time
-# series, whatever each one's start-up took; K0 leaves a client out; V6_CLIENTS="1 2" has
-# those clients use IPv6.  Prints "s1 s2 s3", and
+# window that all of them spend under load (from 3 s after the last one started), from each
+# client's own time series; K0 leaves a client out; V6_CLIENTS="1 2" has those clients use IPv6.  Prints "s1 s2 s3", and
 # fails unless the threads were busy: shares of a server with idle threads prove nothing.
 shares() {
-	local name=$1 k pids=() i=0 from to target
+	local name=$1 k pids=() series=() i=0 from to target
 	for k in $2; do
 		i=$((i + 1))
 		rm -f "$B_OUT/$name-$i.series"
 		[ "$k" = 0 ] && continue
+		series+=("$B_OUT/$name-$i.series")
 		target=$B_EXPORT
 		case " ${V6_CLIENTS:-} " in *" $i "*) target="[$FQ_SERVER6]:$FQ_EXPORT" ;; esac
 		ip netns exec "c$i" $FL -j -K "$k" -W 8 -d 0 --series "$B_OUT/$name-$i.series" \
@@ -48,6 +48,11 @@ shares() {
 			>"$B_OUT/$name-$i.json" 2>"$B_OUT/$name-$i.err" &
 		pids+=($!)
 	done
+	# a client's set-up (connections, MOUNT) can take seconds on a loaded host
+	from=$EPOCHREALTIME
+	fq_series_wait 30 "${series[@]}" || fail "$name: a client did not start within 30 s"
+	awk -v a="$from" -v b="$EPOCHREALTIME" 'BEGIN { exit !(b - a > 2) }' &&
+		log "$name: the clients took $(awk -v a="$from" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s to start" >&2
 	sleep 3
 	from=$EPOCHREALTIME
 	fairqctl -j shares >"$B_OUT/$name-keys0.json"
@@ -63,7 +68,9 @@ import json, os, sys
 out, name, t0, t1 = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
 
 def replies_at(series, t):
-    return [s["replies"] for s in series if s["wall"] <= t][-1]
+    before = [s["replies"] for s in series if s["wall"] <= t]
+    assert before, ("a client has no sample before", t)
+    return before[-1]
 
 ops = []
 for i in (1, 2, 3):
