@@ -17,9 +17,25 @@ for arg in $(cat /proc/cmdline); do
 	fq_debug=1) FQ_DEBUG=1 ;;
 	fq_test_timeout=*) FQ_TEST_TIMEOUT=${arg#fq_test_timeout=} ;;
 	fq_pool_mode=*) export FQ_POOL_MODE=${arg#fq_pool_mode=} ;;
+	fq_clock=*) export FQ_CLOCK=${arg#fq_clock=} ;;
+	fq_online_cpus=*) FQ_ONLINE_CPUS=${arg#fq_online_cpus=} ;;
 	esac
 done
 . /fairq/lib.sh
+export FQ_CLOCK=${FQ_CLOCK:-wall}
+
+# Booted with one CPU (maxcpus=1, see tests/vm/run): the others come online before anything
+# sizes itself by them (nfsd's pools, the tests' expectations).
+if [ -n "${FQ_ONLINE_CPUS:-}" ]; then
+	for c in /sys/devices/system/cpu/cpu[0-9]*/online; do
+		[ "$(cat "$c")" = 1 ] || echo 1 >"$c"
+	done
+	if [ "$(nproc)" != "$FQ_ONLINE_CPUS" ]; then
+		echo "FQ-SETUP-FAILED"
+		echo "# $(nproc) CPUs online of the $FQ_ONLINE_CPUS asked for ($(cat /sys/devices/system/cpu/online))"
+		exit 0
+	fi
+fi
 
 # Out-of-tree (O) and unsigned (E) are expected; anything else is a finding.
 TAINT_OK=$(((1 << 12) | (1 << 13)))
