@@ -14,7 +14,8 @@
 # make fairqctl     the netlink CLI (tools/fairqctl); make cli: it and its host-side tests
 # make nl-check     the committed netlink code is what docs/netlink/fairq.yaml generates
 # make fairq-load   the RPC load generator (tools/fairq-load); make load-test: its host-side tests
-# make bench [SCENARIO="1 2 4"] [KERNEL=6.12]   the benchmarks in the VM, into build/bench/
+# make bench [SCENARIO="1 2 4"] [KERNEL=6.12] [CLOCK=icount|wall]   the benchmarks in the VM,
+#                   into build/bench/, on the instruction clock unless CLOCK=wall
 #                   (docs/benchmarks.md; 15 min to 2 h with the schedulers compared; never in make check)
 #
 # The kernel module itself is described in Kbuild (kbuild reads it in preference to this file).

@@ -65,12 +65,24 @@ def fmt(a, digits=1, pct=False):
     return "%.*f ±%.*f" % (digits, m, digits, a["spread"] * (100 if pct else 1) / 2)
 
 
+def clock(m, short=False):
+    """Which clock a scenario's numbers came from (results of before the clock was recorded: wall)."""
+    c = m.get("clock", "wall")
+    if c.startswith("icount"):
+        shift = c.partition("shift=")[2] or "0"
+        if short:
+            return "TCG, instruction clock"
+        return ("TCG with the instruction clock (1 guest instruction = 2^%s ns: rates count "
+                "instructions, not hardware time)" % shift)
+    return "TCG, wall clock" if short else "TCG on the host's wall clock (the host's load moves every rate)"
+
+
 def header(md, title, data):
     m, h = data["meta"], data["host"]
     md.append("## %s\n" % title)
-    md.append("Kernel %s (%s), %d guest CPUs under TCG, schedulers %s; scale %s, %s repetitions; "
+    md.append("Kernel %s (%s), %d guest CPUs under %s, schedulers %s; scale %s, %s repetitions; "
               "commit %s, %s. Watchdog rescues during the run: %s.\n" %
-              (m["kernel"], m["abi"], m["cpus"], ", ".join(m["schedulers"]), m["scale"], m["reps"],
+              (m["kernel"], m["abi"], m["cpus"], clock(m), ", ".join(m["schedulers"]), m["scale"], m["reps"],
                h.get("commit", "?"), h.get("date", "?"), data["end"].get("rescues", "?")))
     if m.get("tune"):
         md.append("**Tunables other than the defaults** (`B_TUNE`): `%s`.\n" % m["tune"])
@@ -196,7 +208,7 @@ def scenario1(data, md, res):
         ax.set_title("interactive window %d" % w)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
-    fig.suptitle("Scenario 1: greedy share (T=%d, D=%g ms, %s under TCG)" % (m["threads"], m["delay_us"] / 1000, m["kernel"]))
+    fig.suptitle("Scenario 1: greedy share (T=%d, D=%g ms, %s, %s)" % (m["threads"], m["delay_us"] / 1000, m["kernel"], clock(m, True)))
     fig.tight_layout()
     fig.savefig(os.path.join(OUT, "s1-share.png"), dpi=100)
     plt.close(fig)
@@ -326,7 +338,7 @@ def scenario2(data, md, res):
     ax.set_title("against K=%d greedy connections" % k0)
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=7)
-    fig.suptitle("Scenario 2: burst completion (T=%d, D=%g ms, %s under TCG)" % (m["threads"], m["delay_us"] / 1000, m["kernel"]))
+    fig.suptitle("Scenario 2: burst completion (T=%d, D=%g ms, %s, %s)" % (m["threads"], m["delay_us"] / 1000, m["kernel"], clock(m, True)))
     fig.tight_layout()
     fig.savefig(os.path.join(OUT, "s2-bursts.png"), dpi=100)
     plt.close(fig)
@@ -427,6 +439,12 @@ def scenario4(data, md, res):
               "the cost of the dispatch paths. \"vs fifo\" pairs each window with fifo's window of the "
               "same round. Mean ± half the spread over rounds.\n" %
               (m["threads"], m["clients"], m["connections"], m["window"], m["secs"], m["settle"], m["rounds"]))
+    if m.get("clock", "wall").startswith("icount"):
+        shift = int(m["clock"].partition("shift=")[2] or 0)
+        md.append("Under the instruction clock a guest µs is %g guest instructions, so the CPU time per "
+                  "RPC counts the instructions each RPC costs, server, clients and network together. It "
+                  "weighs every instruction alike: an atomic or a cache miss costs more on hardware.\n"
+                  % (1000 / 2 ** shift))
     rows = []
     for s in scheds:
         if s not in summ:
@@ -442,7 +460,7 @@ def scenario4(data, md, res):
     fig, axes = plt.subplots(1, 2, figsize=(10, 4))
     bars(axes[0], scheds, summ, "ops_per_s", "RPC/s (all clients)")
     bars(axes[1], scheds, summ, "ops_vs_fifo", "RPC/s vs fifo, same round (%)", 100)
-    fig.suptitle("Scenario 4: GETATTR rate at D=0, T=%d (%s, TCG)" % (m["threads"], m["kernel"]))
+    fig.suptitle("Scenario 4: GETATTR rate at D=0, T=%d (%s, %s)" % (m["threads"], m["kernel"], clock(m, True)))
     fig.tight_layout()
     fig.savefig(os.path.join(OUT, "s4-overhead.png"), dpi=100)
     plt.close(fig)
@@ -528,7 +546,7 @@ def scenario5(data, md, res):
     bars(axes[0], scheds, summ, "ops_per_s", "RPC/s")
     bars(axes[1], scheds, summ, "nfsd_wakeups_per_rpc", "nfsd wakeups per RPC")
     bars(axes[2], scheds, summ, "ctxt_per_rpc", "context switches per RPC")
-    fig.suptitle("Scenario 5: %d threads, GETATTR at D=0 (%s, TCG)" % (m["threads"], m["kernel"]))
+    fig.suptitle("Scenario 5: %d threads, GETATTR at D=0 (%s, %s)" % (m["threads"], m["kernel"], clock(m, True)))
     fig.tight_layout()
     fig.savefig(os.path.join(OUT, "s5-threads.png"), dpi=100)
     plt.close(fig)
@@ -569,7 +587,7 @@ def scenario3(data, md, res):
     ax.set_ylabel("walk completion (s)")
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3, axis="y")
-    ax.set_title("Scenario 3: find+stat walk vs nconnect=%d fio (%s, TCG)" % (m["nconnect"], m["kernel"]))
+    ax.set_title("Scenario 3: find+stat walk vs nconnect=%d fio (%s, %s)" % (m["nconnect"], m["kernel"], clock(m, True)))
     fig.tight_layout()
     fig.savefig(os.path.join(OUT, "s3-walk.png"), dpi=100)
     plt.close(fig)
@@ -889,7 +907,7 @@ def scenario6(data, md, res):
             ax.axhline(100 * subnet[0]["conn_share"], color="tab:red", ls=":", lw=1)
             ax.set_ylim(0, 100)
             ax.set_title("(b) weight %d:1 (dashed), connections (dotted)" % subnet[0]["weight"], fontsize=9)
-        fig.suptitle("Scenario 6: shares (T=%d, D=%g ms, %s under TCG)" % (m["threads"], m["delay_us"] / 1000, m["kernel"]))
+        fig.suptitle("Scenario 6: shares (T=%d, D=%g ms, %s, %s)" % (m["threads"], m["delay_us"] / 1000, m["kernel"], clock(m, True)))
         fig.tight_layout()
         fig.savefig(os.path.join(OUT, "s6-keys.png"), dpi=100)
         plt.close(fig)
@@ -979,7 +997,7 @@ def scenario7(data, md, res):
         ax.set_ylabel(yl)
         ax.grid(alpha=0.3, axis="y")
     axes[0].legend(fontsize=8)
-    fig.suptitle("Scenario 7: fio over NFS, nfsd threads vs wq workers (%s, TCG)" % m["kernel"])
+    fig.suptitle("Scenario 7: fio over NFS, nfsd threads vs wq workers (%s, %s)" % (m["kernel"], clock(m, True)))
     fig.tight_layout()
     fig.savefig(os.path.join(OUT, "s7-wq.png"), dpi=100)
     plt.close(fig)
@@ -989,7 +1007,8 @@ def scenario7(data, md, res):
 def main():
     md = ["# fairq benchmarks\n",
           "Generated by `make bench` (tests/bench/report.py). Under TCG emulation absolute rates mean "
-          "little; compare the schedulers side by side within one table. See docs/benchmarks.md.\n"]
+          "little; compare the schedulers side by side within one table. Each scenario says which "
+          "clock its numbers came from. See docs/benchmarks.md.\n"]
     res = {}
     done = []
     for sc, fn in ((1, scenario1), (2, scenario2), (3, scenario3), (4, scenario4), (5, scenario5),

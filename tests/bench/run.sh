@@ -1,8 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# make bench [SCENARIO="1 2 4"] [KERNEL=6.12] [BENCH_OUT=build/bench] [BENCH_SCALE=1] [BENCH_REPS=2]
+# make bench [SCENARIO="1 2 4"] [KERNEL=6.12] [CLOCK=icount|wall] [BENCH_OUT=build/bench] [BENCH_SCALE=1]
+#            [BENCH_REPS=2]
 #
+# CLOCK=icount (the default) boots each guest with the instruction clock: its time is its
+# instruction count, so rates measure the work each path does and the host's load cannot move
+# them; CLOCK=wall is plain TCG, on the host's clock (docs/benchmarks.md, "Clocks").
 # Runs the benchmark scenarios (docs/benchmarks.md) in the VM, one guest boot per scenario,
 # every scheduler the kernel offers side by side in that boot; unpacks each scenario's raw
 # results into BENCH_OUT/raw/sN/ and writes BENCH_OUT/results.json, bench.md and the plots
@@ -22,10 +26,16 @@ scenarios=${SCENARIO:-$default_scenarios}
 out=${BENCH_OUT:-$FAIRQ_TOP/build/bench}
 scale=${BENCH_SCALE:-1}
 reps=${BENCH_REPS:-2}
+clock=${CLOCK:-icount}
 scenarios=${scenarios//,/ }
 kernel_valid "$kernel" || die "unknown kernel '$kernel' (known: $KERNELS_ALL)"
 case "$scale" in '' | *[!0-9.]* | .) die "BENCH_SCALE takes a number" ;; esac
 case "$reps" in '' | *[!0-9]* | 0) die "BENCH_REPS takes a positive whole number" ;; esac
+case "$clock" in
+icount) clock_opt=(--icount) ;;
+wall) clock_opt=() ;;
+*) die "CLOCK is icount or wall, not '$clock'" ;;
+esac
 for t in ${B_TUNE:-}; do
 	case "$t" in
 	[a-z]*/[a-z]*=[0-9]*) ;;
@@ -57,7 +67,7 @@ trap 'rm -rf "$work"' EXIT
 for s in $scenarios; do
 	f=$(scenario_file "$s")
 	raw=$out/raw/s$s
-	say "scenario $s ($f) on $kernel: booting a guest"
+	say "scenario $s ($f) on $kernel: booting a guest ($clock clock)"
 	{
 		echo '#!/bin/bash'
 		echo "export B_SCALE=$scale B_REPS=$reps"
@@ -73,7 +83,7 @@ for s in $scenarios; do
 	mem=3072
 	[ "$s" = 6 ] && mem=${B6_VM_MEM:-6144}
 	bash "$FAIRQ_TOP/tests/vm/run" -k "$kernel" --script "$work/s$s.sh" --clients 3 --threads 8 \
-		--mem "$mem" >"$work/s$s.out" 2> >(sed -u 's/^/  /' >&2) &
+		--mem "$mem" "${clock_opt[@]}" >"$work/s$s.out" 2> >(sed -u 's/^/  /' >&2) &
 	vm=$!
 	( tail -n +1 -F --pid=$vm "$FAIRQ_CACHE/runs/$kernel-$vm/results.log" 2>/dev/null |
 		sed -u 's/\r//g' | grep --line-buffered -a '^# ' | sed -u "s/^# /  [s$s] /" >&2 ) &

@@ -87,7 +87,7 @@ bench_meta() {	# bench_meta SCENARIO KEY=VALUE... (numbers or strings)
 			printf '"%s"' "$s"
 			first=0
 		done
-		printf '],"cpus":%s,"tune":"%s"' "$(nproc)" "${B_TUNE:-}"
+		printf '],"cpus":%s,"tune":"%s","clock":"%s"' "$(nproc)" "${B_TUNE:-}" "$FQ_CLOCK"
 		for kv in "$@"; do
 			case "${kv#*=}" in
 			'' | *[!0-9.]*) printf ',"%s":"%s"' "${kv%%=*}" "${kv#*=}" ;;
