@@ -551,11 +551,11 @@ static void thread_seen_any(struct fairq_serv *fs, struct svc_xprt *xprt)
  * Hand one transport from the policy to the kernel queue of @fp's pool.  With @only_if_empty,
  * only if that queue is empty: a transport already there has a thread coming for it.
  */
-bool fairq_feed_one(struct fairq_pool *fp, bool only_if_empty, u64 *counter)
+static bool feed_one_locked(struct fairq_pool *fp, bool only_if_empty, u64 *counter)
+	__must_hold(&fp->lock)
 {
 	struct svc_xprt *xprt = NULL;
 
-	spin_lock_bh(&fp->lock);
 	/* queued work may wait on purpose (a key at its in-flight cap): ask the policy */
 	if (fp->ops && fp->nr_queued && fp->ops->has_work(fp) &&
 	    (!only_if_empty || fairq_kq_empty(fp->pool))) {
@@ -568,8 +568,17 @@ bool fairq_feed_one(struct fairq_pool *fp, bool only_if_empty, u64 *counter)
 			(*counter)++;
 		}
 	}
-	spin_unlock_bh(&fp->lock);
 	return xprt;
+}
+
+bool fairq_feed_one(struct fairq_pool *fp, bool only_if_empty, u64 *counter)
+{
+	bool fed;
+
+	spin_lock_bh(&fp->lock);
+	fed = feed_one_locked(fp, only_if_empty, counter);
+	spin_unlock_bh(&fp->lock);
+	return fed;
 }
 
 /* Give a transport we own straight to the kernel queue of @fp's pool, bypassing the policy. */
@@ -956,6 +965,28 @@ static void waking_ran(struct fairq_pool *fp)
 	spin_unlock_bh(&fp->lock);
 }
 
+/*
+ * A context looks for work in a pool whose policy runs contexts of its own.  The policy learns
+ * of the look (the context stops counting as on its way) in the same locked step that feeds it
+ * a transport: between the two, the watchdog would see queued work, an idle context and none
+ * on its way, and call it a lost wakeup.  If this context takes a transport the kernel queue
+ * already had (a close, an accept), the queued work still needs one.
+ */
+static void own_pull(struct fairq_pool *fp, struct svc_rqst *rqstp)
+{
+	const struct fairq_sched_ops *ops;
+	bool more;
+
+	spin_lock_bh(&fp->lock);
+	ops = fp->ops;
+	if (ops && ops->pulled)
+		ops->pulled(fp, rqstp);
+	more = !feed_one_locked(fp, true, &fp->stats.fed_pull) && fp->nr_queued;
+	spin_unlock_bh(&fp->lock);
+	if (more)
+		pool_push(fp);
+}
+
 /**
  * fairq_thread_pull - a thread of @pool is about to look at its pool queue
  * @rqstp: the thread (NULL on 6.1, where the hook only sees the pool)
@@ -998,13 +1029,12 @@ void fairq_thread_pull(struct svc_rqst *rqstp, struct svc_pool *pool)
 	/* the held thread sleeps on after its hold ran out: wake it (or another) for the queue */
 	if (unlikely(hold_ran_out(fp)) && READ_ONCE(fp->nr_queued))
 		pool_push(fp);
-	/*
-	 * A policy with contexts of its own woke one for its work; if this context takes a
-	 * transport the kernel queue already had (a close, an accept), that work still needs one.
-	 */
-	if (READ_ONCE(fp->nr_queued) && !hold_keeps(fp, rqstp, !rqstp->rq_xprt) &&
-	    !fairq_feed_one(fp, true, &fp->stats.fed_pull) && pool_runs_own(fp))
-		pool_push(fp);
+	if (pool_runs_own(fp)) {
+		own_pull(fp, rqstp);
+		goto out;
+	}
+	if (READ_ONCE(fp->nr_queued) && !hold_keeps(fp, rqstp, !rqstp->rq_xprt))
+		fairq_feed_one(fp, true, &fp->stats.fed_pull);
 	/* under a wake cap the pool self-clocks: a running thread that sees more work wakes one */
 	if (READ_ONCE(fp->max_waking) && READ_ONCE(fp->nr_queued))
 		fairq_kq_push(fp);
@@ -1014,7 +1044,7 @@ void fairq_thread_pull(struct svc_rqst *rqstp, struct svc_pool *pool)
 	 * that pulled wakes another for what is still queued, as 6.7+'s svc_thread_wake_next()
 	 * does through the same hook.
 	 */
-	else if (!FAIRQ_PULL_SEES_DEQUEUE && READ_ONCE(fp->nr_queued) && !pool_runs_own(fp))
+	else if (!FAIRQ_PULL_SEES_DEQUEUE && READ_ONCE(fp->nr_queued))
 		pool_push(fp);
 out:
 	rcu_read_unlock();

@@ -215,6 +215,7 @@ enum fairq_test_delay {
 	FAIRQ_TEST_DELAY_WQ_START,	/* wq's manager, while it starts a worker (sleeps) */
 	FAIRQ_TEST_DELAY_WQ_MANAGE,	/* wq's manager, before it takes its mutex (sleeps) */
 	FAIRQ_TEST_DELAY_SERV_UNLIST,	/* a quiesced service, before it is unlisted (sleeps) */
+	FAIRQ_TEST_DELAY_WQ_RUN,	/* a wq worker, from deciding to run to its look (sleeps) */
 	FAIRQ_TEST_DELAYS
 };
 
@@ -222,6 +223,7 @@ enum fairq_test_fail {
 	FAIRQ_TEST_FAIL_SERV,		/* a service's state */
 	FAIRQ_TEST_FAIL_THREAD,		/* a thread record */
 	FAIRQ_TEST_FAIL_V4BINDING,	/* an NFSv4.1 binding */
+	FAIRQ_TEST_FAIL_WQ_WORKER,	/* a wq worker's request context */
 	FAIRQ_TEST_FAILS
 };
 

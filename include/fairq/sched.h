@@ -19,6 +19,7 @@
 
 struct fairq_pool;
 struct svc_xprt;
+struct svc_rqst;
 struct svc_serv;
 
 /* Room for a policy's per-pool state, inside struct fairq_pool: switching never allocates. */
@@ -159,6 +160,10 @@ static inline void fairq_counter_add(struct fairq_counters *cs, const char *name
  *	the service is stopping.  Pool lock held.  Optional; with it, @has_idle and @quiesce are
  *	mandatory.
  * @has_idle: whether such a context of @fp is idle (the watchdog's test for a lost wakeup).
+ * @pulled: a context (@rqstp, the current task: one of the policy's own, or an nfsd thread)
+ *	looks at @fp's queue for work; the core hands it a transport in the same locked step.
+ *	A context the policy counts as on its way to the work stops counting here, not
+ *	earlier: in between, queued work would look forgotten.  Pool lock held.  Optional.
  * @quiesce: stop every context the policy runs for @serv (every service when NULL), each
  *	after its current request; sleeps.  Called before a service loses its last nfsd thread,
  *	before it is freed, and once the policy is no longer active.  No locks held but
@@ -192,6 +197,7 @@ struct fairq_sched_ops {
 	bool (*supported)(void);
 	bool (*kick)(struct fairq_pool *fp);
 	bool (*has_idle)(struct fairq_pool *fp);
+	void (*pulled)(struct fairq_pool *fp, struct svc_rqst *rqstp);
 	void (*quiesce)(struct svc_serv *serv);
 	void (*release)(void);
 };

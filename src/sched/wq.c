@@ -30,6 +30,7 @@
  */
 #include <linux/freezer.h>
 #include <linux/fs_struct.h>
+#include <linux/hashtable.h>
 #include <linux/kthread.h>
 #include <linux/slab.h>
 #include <linux/sunrpc/svc.h>
@@ -41,7 +42,8 @@
 
 /* One worker: a kthread with its own request context, serving one pool. */
 struct wq_worker {
-	struct list_head all;		/* wq_workers, under wq_mutex (RCU for the start lookup) */
+	struct list_head all;		/* wq_workers, under wq_mutex */
+	struct hlist_node by_task;	/* wq_by_task, under wq_mutex; looked up under RCU */
 	struct list_head idle;		/* its pool's idle list, under the pool lock */
 	struct rcu_head rcu;
 	struct task_struct *task;
@@ -50,8 +52,8 @@ struct wq_worker {
 	struct fairq_pool *fp;
 	u64 gen;
 	bool counted;			/* in its pool's nr_workers */
-	bool fresh;			/* in its pool's nr_pending: has not run yet */
-	bool kicked;			/* in its pool's nr_woken: woken for work, not run yet */
+	bool fresh;			/* in its pool's nr_pending: has not looked for work yet */
+	bool kicked;			/* in its pool's nr_woken: woken, not looked for work yet */
 	bool retired;			/* waits for kthread_stop; the manager reaps it */
 };
 
@@ -63,8 +65,8 @@ struct wq_pool {
 	unsigned int nr_workers;	/* running, idle, or being started */
 	unsigned int nr_idle;
 	unsigned int nr_starting;	/* asked of the manager, not yet picked up by it */
-	unsigned int nr_pending;	/* asked for, not yet running */
-	unsigned int nr_woken;		/* idle ones woken for work, not yet running */
+	unsigned int nr_pending;	/* asked for, not yet looking for work */
+	unsigned int nr_woken;		/* idle ones woken for work, not yet looking for it */
 	u64 started;
 	u64 stopped_idle;
 	u64 start_failures;
@@ -77,6 +79,7 @@ static atomic64_t wq_next_gen = ATOMIC64_INIT(0);
 
 static DEFINE_MUTEX(wq_mutex);
 static LIST_HEAD(wq_workers);
+static DEFINE_HASHTABLE(wq_by_task, 6);
 static void wq_manage(struct work_struct *work);
 static DECLARE_WORK(wq_manage_work, wq_manage);
 
@@ -132,7 +135,11 @@ static bool wq_remove(struct fairq_pool *fp, struct svc_xprt *xprt)
 	return fairq_xlist_remove(&wq_pool(fp)->queue, xprt);
 }
 
-/* @w runs (or will never run): it no longer counts as on its way; pool lock held. */
+/*
+ * @w looks for work (or never will): it no longer counts as on its way; pool lock held.
+ * Named for where it is called: the worker's look at the queue (wq_pulled()), its way to
+ * the idle list, or its end.
+ */
 static void wq_ran(struct wq_worker *w)
 {
 	struct fairq_pool *fp = w->fp;
@@ -147,11 +154,13 @@ static void wq_ran(struct wq_worker *w)
 }
 
 /*
- * Contexts on their way to the queue: started or woken, not running yet.  Each takes a
- * transport when it runs, so queued work beyond them is what still needs one.  Under load a
- * woken worker can wait a long while for a CPU (more so in a VM whose vCPUs the host
- * preempts); counting it keeps the watchdog from calling that wait a lost wakeup, and keeps
- * enqueues from starting workers for work that already has one coming.
+ * Contexts on their way to the queue: started or woken, not looking at it yet.  Each takes a
+ * transport when it looks (the core's pull, under the pool lock), so queued work beyond them
+ * is what still needs one.  Under load a woken worker can wait a long while for a CPU (more
+ * so in a VM whose vCPUs the host preempts), before it runs and again between running and
+ * looking (svc_recv() allocates pages and yields first); counting it until the look keeps
+ * the watchdog from calling that wait a lost wakeup, and keeps enqueues from starting
+ * workers for work that already has one coming.
  */
 static unsigned int wq_on_the_way(struct wq_pool *p)
 {
@@ -190,28 +199,51 @@ static bool wq_current(struct wq_worker *w)
 	return fp->ops == &fairq_sched_wq && wq_pool(fp)->gen == w->gen && !fp->stopping;
 }
 
+/* Wake the most recently idle worker (its cache is warmest), if there is one; pool lock held. */
+static bool wq_wake_idle(struct wq_pool *p)
+{
+	struct wq_worker *w = list_first_entry_or_null(&p->idle, struct wq_worker, idle);
+
+	if (!w)
+		return false;
+	list_del_init(&w->idle);
+	p->nr_idle--;
+	w->kicked = true;
+	p->nr_woken++;
+	wake_up_process(w->task);
+	return true;
+}
+
 /*
- * Work is queued: wake the most recently idle worker (its cache is warmest), or ask the
- * manager for one more.  Returns whether a context was started for it; with every worker busy
- * and the set full, the busy ones take it as they finish.
+ * A worker that counted as on its way will not come (its start failed): work that enqueues
+ * left to it needs another context.  An idle worker if there is one; if the pool has no
+ * worker at all, one of nfsd's threads: returns true, and the caller wakes one once the pool
+ * lock is dropped (from then on, each context that looks for work asks for a worker again).
+ * Never another start from here: it could fail the same way, over and over.  Pool lock held.
+ */
+static bool wq_not_coming(struct fairq_pool *fp)
+{
+	struct wq_pool *p = wq_pool(fp);
+
+	if (fp->stopping || fp->nr_queued <= wq_on_the_way(p) || !fp->ops->has_work(fp))
+		return false;
+	return !wq_wake_idle(p) && !p->nr_workers;
+}
+
+/*
+ * Work is queued: wake an idle worker, or ask the manager for one more.  Returns whether a
+ * context was started for it; with every worker busy and the set full, the busy ones take it
+ * as they finish.
  */
 static bool wq_kick(struct fairq_pool *fp)
 {
 	struct wq_pool *p = wq_pool(fp);
-	struct wq_worker *w;
 
 	/* enough workers are on their way for everything queued */
 	if (wq_on_the_way(p) >= fp->nr_queued)
 		return false;
-	w = list_first_entry_or_null(&p->idle, struct wq_worker, idle);
-	if (w) {
-		list_del_init(&w->idle);
-		p->nr_idle--;
-		w->kicked = true;
-		p->nr_woken++;
-		wake_up_process(w->task);
+	if (wq_wake_idle(p))
 		return true;
-	}
 	if (p->nr_workers >= READ_ONCE(wq_max_workers)) {
 		p->at_max++;
 		return false;
@@ -258,13 +290,15 @@ static enum wq_next wq_worker_wait(struct wq_worker *w)
 	long left;
 
 	spin_lock_bh(&fp->lock);
-	wq_ran(w);
 	if (!wq_current(w))
 		goto retire_locked;
+	/* a worker on its way (new, or woken) stays counted until it looks (wq_pulled()) */
 	if ((fp->nr_queued && fp->ops->has_work(fp)) || !fairq_kq_empty(fp->pool)) {
 		spin_unlock_bh(&fp->lock);
+		fairq_test_sleep(FAIRQ_TEST_DELAY_WQ_RUN);
 		return WQ_RUN;
 	}
+	wq_ran(w);
 	set_current_state(TASK_IDLE | TASK_FREEZABLE);
 	list_add(&w->idle, &p->idle);
 	p->nr_idle++;
@@ -274,12 +308,13 @@ static enum wq_next wq_worker_wait(struct wq_worker *w)
 	__set_current_state(TASK_RUNNING);
 
 	spin_lock_bh(&fp->lock);
-	wq_ran(w);
 	if (!wq_current(w))
 		goto retire_locked;
 	if (list_empty(&w->idle)) {
+		/* woken by wq_kick(): counted as on its way until it looks */
 		spin_unlock_bh(&fp->lock);
-		return WQ_RUN;		/* woken by wq_kick() */
+		fairq_test_sleep(FAIRQ_TEST_DELAY_WQ_RUN);
+		return WQ_RUN;
 	}
 	wq_unidle(w);
 	if (left || p->nr_workers <= 1 || kthread_should_stop()) {
@@ -294,23 +329,38 @@ retire_locked:
 	return WQ_RETIRE;
 }
 
-static struct wq_worker *wq_worker_of(struct svc_rqst *rqstp)
+/* The worker that @task is, or NULL (an nfsd thread); RCU read lock or wq_mutex held. */
+static struct wq_worker *wq_worker_of(const struct task_struct *task)
+{
+	struct wq_worker *w;
+
+	hash_for_each_possible_rcu(wq_by_task, w, by_task, (unsigned long)task) {
+		if (w->task == task)
+			return w;
+	}
+	return NULL;
+}
+
+/* A context looks at @fp's queue: if it is one of @fp's workers, it has arrived. */
+static void wq_pulled(struct fairq_pool *fp, struct svc_rqst *rqstp)
 {
 	struct wq_worker *w;
 
 	rcu_read_lock();
-	list_for_each_entry_rcu(w, &wq_workers, all) {
-		if (w->rqstp == rqstp)
-			break;
-	}
+	w = wq_worker_of(rqstp->rq_task);
+	if (w && w->fp == fp)
+		wq_ran(w);
 	rcu_read_unlock();
-	return w;	/* listed before the thread was first woken, unlisted after it stopped */
 }
 
 static int wq_worker_fn(void *data)
 {
-	struct svc_rqst *rqstp = data;
-	struct wq_worker *w = wq_worker_of(rqstp);
+	struct wq_worker *w;
+
+	/* hashed before the thread was first woken, unhashed after it stopped */
+	rcu_read_lock();
+	w = wq_worker_of(current);
+	rcu_read_unlock();
 	bool run = true;
 	int len;
 
@@ -318,11 +368,17 @@ static int wq_worker_fn(void *data)
 	if (unshare_fs_struct() == 0) {
 		current->fs->umask = 0;
 	} else {
+		bool to_nfsd = false;
+
 		spin_lock_bh(&w->fp->lock);
 		wq_uncount(w);
-		if (w->fp->ops == &fairq_sched_wq && wq_pool(w->fp)->gen == w->gen)
+		if (w->fp->ops == &fairq_sched_wq && wq_pool(w->fp)->gen == w->gen) {
 			wq_pool(w->fp)->start_failures++;
+			to_nfsd = wq_not_coming(w->fp);
+		}
 		spin_unlock_bh(&w->fp->lock);
+		if (to_nfsd)
+			fairq_kq_push(w->fp);
 		run = false;
 	}
 	set_freezable();
@@ -331,9 +387,9 @@ static int wq_worker_fn(void *data)
 		if (wq_worker_wait(w) == WQ_RETIRE)
 			break;
 		/* the pull hook hands this context the pool's next transport, as for a thread */
-		len = svc_recv(rqstp, 1);
+		len = svc_recv(w->rqstp, 1);
 		if (len > 0)
-			svc_process(rqstp);
+			svc_process(w->rqstp);
 	}
 	WRITE_ONCE(w->retired, true);
 	queue_work(system_unbound_wq, &wq_manage_work);
@@ -350,7 +406,8 @@ static int wq_worker_fn(void *data)
 static void wq_worker_free(struct wq_worker *w)
 {
 	lockdep_assert_held(&wq_mutex);
-	list_del_rcu(&w->all);
+	list_del(&w->all);
+	hash_del_rcu(&w->by_task);
 	kthread_stop(w->task);
 	svc_rqst_free(w->rqstp);
 	kfree_rcu(w, rcu);
@@ -373,12 +430,12 @@ static void wq_start(struct fairq_pool *fp, struct svc_serv *serv, u64 gen)
 {
 	struct task_struct *task = NULL;
 	struct wq_worker *w;
-	bool keep;
+	bool keep, to_nfsd = false;
 
 	lockdep_assert_held(&wq_mutex);
 	fairq_test_sleep(FAIRQ_TEST_DELAY_WQ_START);
 	w = kzalloc(sizeof(*w), GFP_KERNEL);
-	if (w)
+	if (w && !fairq_test_fail(FAIRQ_TEST_FAIL_WQ_WORKER))
 		w->rqstp = svc_rqst_alloc(serv, fp->pool, NUMA_NO_NODE);
 	if (w && w->rqstp)
 		task = kthread_create(wq_worker_fn, w->rqstp, "fairq-wq/%u", fp->id);
@@ -391,8 +448,11 @@ static void wq_start(struct fairq_pool *fp, struct svc_serv *serv, u64 gen)
 			wq_pool(fp)->nr_workers--;
 			wq_pool(fp)->nr_pending--;
 			wq_pool(fp)->start_failures++;
+			to_nfsd = wq_not_coming(fp);
 		}
 		spin_unlock_bh(&fp->lock);
+		if (to_nfsd)
+			fairq_kq_push(fp);
 		return;
 	}
 	INIT_LIST_HEAD(&w->idle);
@@ -403,7 +463,8 @@ static void wq_start(struct fairq_pool *fp, struct svc_serv *serv, u64 gen)
 	w->gen = gen;
 	w->counted = true;
 	w->fresh = true;
-	list_add_rcu(&w->all, &wq_workers);
+	list_add(&w->all, &wq_workers);
+	hash_add_rcu(wq_by_task, &w->by_task, (unsigned long)task);
 
 	spin_lock_bh(&fp->lock);
 	keep = fp->ops == &fairq_sched_wq && wq_pool(fp)->gen == gen && !fp->stopping;
@@ -552,6 +613,7 @@ static bool wq_supported(void)
 #define wq_exit_pool	NULL
 #define wq_kick		NULL
 #define wq_has_idle	NULL
+#define wq_pulled	NULL
 #define wq_quiesce	NULL
 #define wq_counters	NULL
 #define wq_tunables	NULL
@@ -571,6 +633,7 @@ const struct fairq_sched_ops fairq_sched_wq = {
 	.remove		= wq_remove,
 	.kick		= wq_kick,
 	.has_idle	= wq_has_idle,
+	.pulled		= wq_pulled,
 	.quiesce	= wq_quiesce,
 	.tunables	= wq_tunables,
 	.counters	= wq_counters,

@@ -22,11 +22,17 @@
 #     enqueues asked for, before the stop, must not start a worker for the stopping service,
 #     or it sleeps in the start while the teardown frees the pools, and wakes on freed memory
 #     (the race build warns when a pool it uses is freed).
+#  6. wq's workers (where it is offered) resting 300 ms (three watchdog ticks) between deciding
+#     to run and looking at the queue, then every other worker start failing after 300 ms:
+#     work queued meanwhile must have a worker counted as on its way, or an idle one woken
+#     when a start it was left to fails.  Otherwise the watchdog finds it beside an idle
+#     worker with none coming, and rescues it ("a lost wakeup").  Then every start failing:
+#     with no worker at all, nfsd's threads must serve the work, or it waits for good.
 # Clients keep I/O going through all of it (fio with verification): no error, and no
-# retransmission while nfsd stays up (1, 2 and 4).  FQ_RACES="writers readers tunables
-# teardown wq-teardown" picks parts.
+# retransmission while nfsd stays up (1, 2, 4 and 6).  FQ_RACES="writers readers tunables
+# teardown wq-teardown wq-gap" picks parts.
 . /fairq/lib.sh
-FQ_RACES=${FQ_RACES:-writers readers tunables teardown wq-teardown}
+FQ_RACES=${FQ_RACES:-writers readers tunables wq-gap teardown wq-teardown}
 part() { [[ " $FQ_RACES " == *" $1 "* ]]; }
 R=/fairq/extra/fairq-races.ko
 TR=/sys/kernel/tracing
@@ -43,6 +49,7 @@ stop_loops() {
 }
 cleanup() {
 	stop_loops
+	pkill -CONT -x fio	# wq-gap pauses it
 	pkill -INT -x fio
 	rmmod fairq 2>/dev/null
 	modprobe fairq
@@ -50,11 +57,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# races DELAYS: the race build in place of the real module, with test_delay_us=DELAYS
-# (select, wrapper, wrapper exit, reader, wq start, wq manage, service unlist)
+# races DELAYS [FAILS]: the race build in place of the real module, with test_delay_us=DELAYS
+# (select, wrapper, wrapper exit, reader, wq start, wq manage, service unlist, wq run) and
+# test_fail_every=FAILS (service, thread, v4 binding, wq worker)
 races() {
 	grep -q '^fairq ' /proc/modules && unload "loading the race build"
-	insmod $R "test_delay_us=$1" || fail "cannot load the race build"
+	insmod $R "test_delay_us=$1" ${2:+"test_fail_every=$2"} || fail "cannot load the race build"
 }
 
 # unload WHEN: rmmod, again while a netlink dump in progress holds the module (EAGAIN); then
@@ -185,6 +193,53 @@ fairqctl set fairq.max_inflight 0 >/dev/null
 sleep 2
 fq_set_sched fifo || fail "tunables: back to fifo refused"
 log "tunables: key, quantum_us, prefix4, max_inflight and a weight rewritten for 12 s under load"
+fi
+
+# 6. wq's workers slow between deciding to run and looking, then their starts failing.  fio
+# is paused: a lost wakeup shows only when no other call comes to wake a worker.
+if part wq-gap && fq_scheds | grep -qw wq; then
+	FL=/usr/local/bin/fairq-load
+	pkill -STOP -x fio
+	# (a) a worker is woken for each call and rests 300 ms before it looks
+	races 0,0,0,0,0,0,0,300000
+	echo 60000 >"$FQ_SYSFS/wq/idle_ms"	# the workers a load started stay, idle
+	fq_set_sched wq || fail "wq-gap: switch to wq refused"
+	ip netns exec c3 $FL -K 8 -W 2 -d 3 "$FQ_SERVER:$FQ_EXPORT" >/tmp/gap0.out 2>&1 ||
+		fail "wq-gap: the load failed: $(cat /tmp/gap0.out)"
+	workers=$(fq_pool_sum workers)
+	ip netns exec c3 $FL -j -K 1 -W 1 -d 10 "$FQ_SERVER:$FQ_EXPORT" >/tmp/gap1.json 2>/tmp/gap1.err ||
+		fail "wq-gap: one call at a time failed: $(cat /tmp/gap1.err)"
+	calls=$(python3 -c 'import json, sys; print(json.load(sys.stdin)["client"]["ops"])' </tmp/gap1.json)
+	rescued=$(cat "$FQ_SYSFS/rescues")	# since the race build was loaded
+	fq_set_sched fifo || fail "wq-gap: back to fifo refused"
+	[ "$workers" -ge 2 ] || fail "wq-gap: $workers workers after the load (the race needs one idle)"
+	[ "$rescued" = 0 ] ||
+		fail "wq-gap: the watchdog rescued $rescued transports (queued work beside an idle worker, none counted as coming)"
+	# (b) every other worker start fails, after 300 ms: work left to it must get an idle one
+	races 0,0,0,0,300000,0,0,0 0,0,0,2
+	fq_set_sched wq || fail "wq-gap: switch to wq refused"
+	ip netns exec c3 $FL -j -K 2 -W 1 -d 15 "$FQ_SERVER:$FQ_EXPORT" >/tmp/gap2.json 2>/tmp/gap2.err ||
+		fail "wq-gap: two connections failed: $(cat /tmp/gap2.err)"
+	rescued=$(cat "$FQ_SYSFS/rescues")
+	failed=$(fq_pool_sum start_failures)
+	fq_set_sched fifo || fail "wq-gap: back to fifo refused"
+	[ "$rescued" = 0 ] ||
+		fail "wq-gap: the watchdog rescued $rescued transports after failed worker starts"
+	[ "$failed" -gt 0 ] || fail "wq-gap: no worker start failed (the race was not run)"
+	# (c) no worker can start at all: nfsd's threads serve the work, one call at a time
+	races 0,0,0,0,300000,0,0,0 0,0,0,1
+	fq_set_sched wq || fail "wq-gap: switch to wq refused"
+	ip netns exec c3 $FL -j -K 1 -W 1 -n 20 --timeout 20 "$FQ_SERVER:$FQ_EXPORT" >/tmp/gap3.json 2>/tmp/gap3.err ||
+		fail "wq-gap: with no worker able to start, calls were left waiting: $(cat /tmp/gap3.err)"
+	started=$(fq_pool_sum started)
+	nofail=$(fq_pool_sum start_failures)
+	fq_set_sched fifo || fail "wq-gap: back to fifo refused"
+	unload "wq-gap"
+	modprobe fairq
+	pkill -CONT -x fio
+	[ "$started" = 0 ] && [ "$nofail" -gt 0 ] ||
+		fail "wq-gap: $started workers started and $nofail starts failed where every start was to fail"
+	log "wq-gap: $calls calls one at a time with $workers workers; $failed worker starts failed; nothing rescued; 20 calls served by nfsd's threads while no worker could start"
 fi
 
 # nfsd stays up until here: the clients have not retransmitted
