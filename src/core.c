@@ -989,7 +989,7 @@ static void own_pull(struct fairq_pool *fp, struct svc_rqst *rqstp)
 
 /**
  * fairq_thread_pull - a thread of @pool is about to look at its pool queue
- * @rqstp: the thread (NULL on 6.1, where the hook only sees the pool)
+ * @rqstp: the thread (on 6.1, whose hook point only sees the pool: the current kthread's data)
  * @pool: its pool
  *
  * Feeds one transport if the kernel queue is empty, so that the thread finds it.  May run

@@ -136,11 +136,10 @@ static bool wq_remove(struct fairq_pool *fp, struct svc_xprt *xprt)
 }
 
 /*
- * @w looks for work (or never will): it no longer counts as on its way; pool lock held.
- * Named for where it is called: the worker's look at the queue (wq_pulled()), its way to
- * the idle list, or its end.
+ * @w looks at the queue (wq_pulled()), goes idle, or ends: it no longer counts as on its way.
+ * Pool lock held.
  */
-static void wq_ran(struct wq_worker *w)
+static void wq_arrived(struct wq_worker *w)
 {
 	struct fairq_pool *fp = w->fp;
 	bool mine = fp->ops == &fairq_sched_wq && wq_pool(fp)->gen == w->gen;
@@ -176,7 +175,7 @@ static void wq_uncount(struct wq_worker *w)
 	if (w->counted && mine)
 		wq_pool(fp)->nr_workers--;
 	w->counted = false;
-	wq_ran(w);
+	wq_arrived(w);
 }
 
 /* Take @w off its pool's idle list if it is there; pool lock held. */
@@ -298,7 +297,7 @@ static enum wq_next wq_worker_wait(struct wq_worker *w)
 		fairq_test_sleep(FAIRQ_TEST_DELAY_WQ_RUN);
 		return WQ_RUN;
 	}
-	wq_ran(w);
+	wq_arrived(w);
 	set_current_state(TASK_IDLE | TASK_FREEZABLE);
 	list_add(&w->idle, &p->idle);
 	p->nr_idle++;
@@ -329,7 +328,7 @@ retire_locked:
 	return WQ_RETIRE;
 }
 
-/* The worker that @task is, or NULL (an nfsd thread); RCU read lock or wq_mutex held. */
+/* The worker that @task is, or NULL (an nfsd thread); RCU read lock held. */
 static struct wq_worker *wq_worker_of(const struct task_struct *task)
 {
 	struct wq_worker *w;
@@ -349,20 +348,20 @@ static void wq_pulled(struct fairq_pool *fp, struct svc_rqst *rqstp)
 	rcu_read_lock();
 	w = wq_worker_of(rqstp->rq_task);
 	if (w && w->fp == fp)
-		wq_ran(w);
+		wq_arrived(w);
 	rcu_read_unlock();
 }
 
 static int wq_worker_fn(void *data)
 {
 	struct wq_worker *w;
+	bool run = true;
+	int len;
 
 	/* hashed before the thread was first woken, unhashed after it stopped */
 	rcu_read_lock();
 	w = wq_worker_of(current);
 	rcu_read_unlock();
-	bool run = true;
-	int len;
 
 	/* as every nfsd thread: the client's mode, not init's umask, applies to new files */
 	if (unshare_fs_struct() == 0) {
