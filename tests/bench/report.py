@@ -441,10 +441,11 @@ def scenario4(data, md, res):
               (m["threads"], m["clients"], m["connections"], m["window"], m["secs"], m["settle"], m["rounds"]))
     if m.get("clock", "wall").startswith("icount"):
         shift = int(m["clock"].partition("shift=")[2] or 0)
-        md.append("Under the instruction clock a guest µs is %g guest instructions, so the CPU time per "
+        md.append("Under the instruction clock the guest executes %g instructions per µs of its time, "
+                  "shared by its %d CPUs, so a µs of one CPU's time is %g instructions: the CPU time per "
                   "RPC counts the instructions each RPC costs, server, clients and network together. It "
                   "weighs every instruction alike: an atomic or a cache miss costs more on hardware.\n"
-                  % (1000 / 2 ** shift))
+                  % (1000 / 2 ** shift, m["cpus"], 1000 / 2 ** shift / m["cpus"]))
     rows = []
     for s in scheds:
         if s not in summ:

@@ -233,6 +233,9 @@ window_end() {	# window_end KIND SCHED REP [EXTRA-JSON-FIELDS]
 # growing series files in python took most of a minute by the end of scenario 5.
 window_rate() {
 	local c t0 t1 list s files=()
+	# the samples after the window's end (0.2 s apart): right after window_end they may not be
+	# written yet, more so on the instruction clock, where the shell's steps take no time
+	sleep 0.25
 	c=$(tail -n 1 "$B_OUT/cells.jsonl")
 	t0=${c#*\"wall_start\":} t1=${c#*\"wall_end\":}
 	t0=${t0%%,*} t1=${t1%%,*}
