@@ -21,7 +21,8 @@
  * thread (full barrier in between); a thread publishes itself idle and then, through the pull
  * hook, looks at the policy under the same lock.  One of the two sees the other.  The details
  * differ per kernel and live in compat/kq.c.  A watchdog checks the claim: work held while a
- * thread sits idle with nothing to do, over two ticks, is rescued and counted.
+ * thread sits idle with nothing to do, with no hand-off for two ticks in a row, is rescued and
+ * counted.
  */
 #include <linux/hash.h>
 #include <linux/module.h>
@@ -1555,8 +1556,15 @@ static void fairq_watchdog(struct work_struct *work)
 				  fairq_kq_empty(fp->pool) && pool_has_idle(fp) &&
 				  fairq_pool_has_work(fp);
 			fp->watchdog_seen = progress;
-			if (!stalled)
+			/*
+			 * Two ticks in a row: an enqueuer between publishing its work and looking
+			 * for a context (a thread giving back a transport, preempted there) is
+			 * slow, not lost, and wakes one itself when it runs.
+			 */
+			fp->watchdog_stalls = stalled ? fp->watchdog_stalls + 1 : 0;
+			if (fp->watchdog_stalls < 2)
 				continue;
+			fp->watchdog_stalls = 0;
 			avoided = READ_ONCE(fp->stats.overloads_avoided);
 			if (pool_push(fp)) {
 				spin_lock_bh(&fp->lock);

@@ -59,6 +59,7 @@ struct fairq_thread {
  *	(@kick), and work goes to nfsd's threads.
  * @progress: bumped on every hand-off; the watchdog compares it across ticks.
  * @watchdog_seen: @progress at the previous watchdog tick.
+ * @watchdog_stalls: consecutive watchdog ticks that found the pool stalled.
  * @stats: counters, see struct fairq_pool_stats.
  * @wakeups: threads fairq woke (counted outside the lock).
  * @max_waking: the policy's cap on threads woken but not yet running (0: no cap).
@@ -82,6 +83,7 @@ struct fairq_pool {
 	bool adopting;		/* handing the policy transports that were already waiting */
 	unsigned long progress;
 	unsigned long watchdog_seen;
+	unsigned int watchdog_stalls;
 	struct fairq_pool_stats stats;
 	atomic_long_t wakeups;
 	unsigned int max_waking;

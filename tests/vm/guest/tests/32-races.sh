@@ -22,7 +22,7 @@
 #     enqueues asked for, before the stop, must not start a worker for the stopping service,
 #     or it sleeps in the start while the teardown frees the pools, and wakes on freed memory
 #     (the race build warns when a pool it uses is freed).
-#  6. wq's workers (where it is offered) resting 300 ms (three watchdog ticks) between deciding
+#  6. wq's workers (where it is offered) resting 500 ms (five watchdog ticks) between deciding
 #     to run and looking at the queue, then every other worker start failing after 300 ms:
 #     work queued meanwhile must have a worker counted as on its way, or an idle one woken
 #     when a start it was left to fails.  Otherwise the watchdog finds it beside an idle
@@ -200,8 +200,8 @@ fi
 if part wq-gap && fq_scheds | grep -qw wq; then
 	FL=/usr/local/bin/fairq-load
 	pkill -STOP -x fio
-	# (a) a worker is woken for each call and rests 300 ms before it looks
-	races 0,0,0,0,0,0,0,300000
+	# (a) a worker is woken for each call and rests 500 ms before it looks
+	races 0,0,0,0,0,0,0,500000
 	echo 60000 >"$FQ_SYSFS/wq/idle_ms"	# the workers a load started stay, idle
 	fq_set_sched wq || fail "wq-gap: switch to wq refused"
 	ip netns exec c3 $FL -K 8 -W 2 -d 3 "$FQ_SERVER:$FQ_EXPORT" >/tmp/gap0.out 2>&1 ||
