@@ -204,8 +204,13 @@ if part wq-gap && fq_scheds | grep -qw wq; then
 	races 0,0,0,0,0,0,0,500000
 	echo 60000 >"$FQ_SYSFS/wq/idle_ms"	# the workers a load started stay, idle
 	fq_set_sched wq || fail "wq-gap: switch to wq refused"
-	ip netns exec c3 $FL -K 8 -W 2 -d 3 "$FQ_SERVER:$FQ_EXPORT" >/tmp/gap0.out 2>&1 ||
+	ip netns exec c3 $FL -K 2 -W 2 -d 3 "$FQ_SERVER:$FQ_EXPORT" >/tmp/gap0.out 2>&1 ||
 		fail "wq-gap: the load failed: $(cat /tmp/gap0.out)"
+	# all of them idle: a worker still passing by the queue would take the calls early
+	for i in $(seq 1 30); do
+		[ "$(fq_pool_sum idle_workers)" = "$(fq_pool_sum workers)" ] && break
+		sleep 0.5
+	done
 	workers=$(fq_pool_sum workers)
 	ip netns exec c3 $FL -j -K 1 -W 1 -d 10 "$FQ_SERVER:$FQ_EXPORT" >/tmp/gap1.json 2>/tmp/gap1.err ||
 		fail "wq-gap: one call at a time failed: $(cat /tmp/gap1.err)"
