@@ -65,10 +65,14 @@ def fmt(a, digits=1, pct=False):
     return "%.*f ±%.*f" % (digits, m, digits, a["spread"] * (100 if pct else 1) / 2)
 
 
+def on_icount(m):
+    return m.get("clock", "wall").startswith("icount")
+
+
 def clock(m, short=False):
     """Which clock a scenario's numbers came from (results of before the clock was recorded: wall)."""
     c = m.get("clock", "wall")
-    if c.startswith("icount"):
+    if on_icount(m):
         shift = c.partition("shift=")[2] or "0"
         if short:
             return "TCG, instruction clock"
@@ -360,7 +364,14 @@ def rate_cells(data):
         secs = c["wall_end"] - c["wall_start"]
         rpcs = ops * secs
         row = {k: v for k, v in c.items() if k != "series"}
-        row["stall_s"] = max(max_gap(cache[name], c["wall_start"], c["wall_end"]) for name in c["series"])
+        gap = max(max_gap(cache[name], c["wall_start"], c["wall_end"]) for name in c["series"])
+        if on_icount(data["meta"]):
+            # the instruction clock cannot stand still: a gap is a load generator starved of CPU
+            # inside the guest, and the total over the common window stays exact (a starved
+            # client has at most its window of calls answered and unread)
+            row["stall_s"], row["starved_s"] = 0.0, gap
+        else:
+            row["stall_s"] = gap
         row.update(ops_per_s=ops, secs=secs, rpcs=rpcs, ctxt_per_rpc=c["ctxt"] / rpcs,
                    cpu_busy=c["busy_jiffies"] / c["total_jiffies"] if c["total_jiffies"] else None,
                    cpu_us_per_rpc=c["busy_jiffies"] * (1e6 / USER_HZ) / rpcs)
@@ -389,6 +400,13 @@ def rate_summary(cells, scheds, fields):
 
 
 def stall_note(md, cells):
+    starved = [c for c in cells if c.get("starved_s", 0) >= STALL_S]
+    if any("starved_s" in c for c in cells):
+        md.append("Windows in which a load generator did not run for %g s of guest time or more (starved "
+                  "of CPU inside the guest, whose CPUs the load saturates; kept, since the total over the "
+                  "common window stays exact): %d of %d%s.\n" % (STALL_S, len(starved), len(cells), "".join(
+                      " (%s round %d: %.1f s)" % (c["sched"], c["rep"], c["starved_s"]) for c in starved)))
+        return
     stalled = [c for c in cells if c["stall_s"] >= STALL_S]
     md.append("Windows left out because the guest stood still for %g s or more during them (a gap in "
               "the load generators' 0.2 s ticks): %d of %d%s.\n" % (STALL_S, len(stalled), len(cells), "".join(
@@ -439,7 +457,7 @@ def scenario4(data, md, res):
               "the cost of the dispatch paths. \"vs fifo\" pairs each window with fifo's window of the "
               "same round. Mean ± half the spread over rounds.\n" %
               (m["threads"], m["clients"], m["connections"], m["window"], m["secs"], m["settle"], m["rounds"]))
-    if m.get("clock", "wall").startswith("icount"):
+    if on_icount(m):
         shift = int(m["clock"].partition("shift=")[2] or 0)
         md.append("Under the instruction clock the guest executes %g instructions per µs of its time, "
                   "shared by its %d CPUs, so a µs of one CPU's time is %g instructions: the CPU time per "
