@@ -209,8 +209,10 @@ EXPORT_SYMBOL_GPL(fairq_pool_untracked);
  * The current thread of @fp has taken @xprt, or (@xprt NULL) is looking for work, which means
  * whatever it took before is over.  The first sighting of a transport charges it; a thread is
  * seen taking it at its look for work right after the dequeue (6.7+), or else at the first of
- * its svc_xprt_received() and the start of the request (6.1).  A record is created only at a
- * thread's first charge, and not for sightings that may come from any task (@may_create false).
+ * its svc_xprt_received() and the start of the request (6.1).  A record is created at a
+ * thread's first look for work or first charge (@may_create), never for sightings that may
+ * come from any task: so on 6.1 the svc_xprt_received() of a thread's very first transport,
+ * which yields no request when the record is still partial, finds the record.
  */
 static void thread_seen_locked(struct fairq_pool *fp, struct svc_xprt *xprt, bool may_create)
 	__must_hold(&fp->lock)
@@ -220,12 +222,9 @@ static void thread_seen_locked(struct fairq_pool *fp, struct svc_xprt *xprt, boo
 	if (!fp->track_threads || !fp->ops)
 		return;
 	t = thread_find(fp, current);
-	if (!xprt) {
-		if (t && t->charge) {
-			fp->ops->uncharge(fp, t->charge);
-			t->charge = NULL;
-		}
-		return;
+	if (!xprt && t && t->charge) {
+		fp->ops->uncharge(fp, t->charge);
+		t->charge = NULL;
 	}
 	if (!t) {
 		if (!may_create)
@@ -239,7 +238,7 @@ static void thread_seen_locked(struct fairq_pool *fp, struct svc_xprt *xprt, boo
 		t->task = current;
 		hlist_add_head(&t->node, thread_bucket(fp, current));
 	}
-	if (!t->charge)
+	if (xprt && !t->charge)
 		t->charge = fp->ops->charge(fp, xprt);
 }
 
@@ -994,7 +993,8 @@ static void own_pull(struct fairq_pool *fp, struct svc_rqst *rqstp)
  * @pool: its pool
  *
  * Feeds one transport if the kernel queue is empty, so that the thread finds it.  May run
- * with the task already in TASK_IDLE: no sleeping, no allocation.
+ * with the task already in TASK_IDLE: no sleeping; no allocation but a thread's record, once
+ * (GFP_ATOMIC), in a pool whose policy tracks threads.
  */
 void fairq_thread_pull(struct svc_rqst *rqstp, struct svc_pool *pool)
 {

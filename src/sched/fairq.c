@@ -796,8 +796,9 @@ static struct svc_xprt *fq_pick(struct fairq_pool *fp)
 /*
  * Called by the core's watchdog.  A hand-off that no thread was seen taking (its connection
  * closed on the way, 6.1; or the thread's record could not be allocated) would hold its key
- * forever: a held key with no thread taking, starting or finishing its work for a second has
- * such hand-offs given up, counted, and its requests in flight (reports only) cleared.
+ * forever: a held key with no dispatch, and no thread taking, starting or finishing its work,
+ * for a second has such hand-offs given up, counted, and its requests in flight (reports
+ * only) cleared.
  * Threads still working for it keep counting: they are seen when they finish.
  */
 static unsigned int fq_tick(struct fairq_pool *fp)
@@ -807,7 +808,15 @@ static unsigned int fq_tick(struct fairq_pool *fp)
 	unsigned int released = 0;
 
 	list_for_each_entry_safe(k, tmp, &p->held_keys, link) {
-		if (time_after(jiffies, k->last_busy + HZ)) {
+		/*
+		 * From its last dispatch too: a key quiet for a while in this pool (its client's
+		 * work went to other pools) is held as soon as it is handed one transport, and
+		 * on 6.1 no thread is seen with it before the request starts.
+		 */
+		unsigned long seen = time_after(k->handed_at, k->last_busy) ? k->handed_at :
+									       k->last_busy;
+
+		if (time_after(jiffies, seen + HZ)) {
 			p->lost_handoffs += k->handed;
 			k->handed = 0;
 			k->in_flight = 0;
