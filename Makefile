@@ -17,6 +17,7 @@
 # make bench [SCENARIO="1 2 4"] [KERNEL=6.12] [CLOCK=icount|wall]   the benchmarks in the VM,
 #                   into build/bench/, on the instruction clock unless CLOCK=wall
 #                   (docs/benchmarks.md; 15 min to 2 h with the schedulers compared; never in make check)
+# make budget [KERNEL=6.12]   calls per RPC of each dispatch path (kprobe hit counts), one guest
 #
 # The kernel module itself is described in Kbuild (kbuild reads it in preference to this file).
 
@@ -89,7 +90,7 @@ nl-check: prereqs
 	bash tools/ynl-regen.sh --check
 
 # The load generator, and the benchmarks that drive it in the VM (docs/benchmarks.md).
-.PHONY: fairq-load load-test bench bench-prereqs
+.PHONY: fairq-load load-test bench bench-prereqs budget
 fairq-load:
 	$(MAKE) -C tools/fairq-load VERSION=$(VERSION)
 
@@ -101,6 +102,9 @@ bench-prereqs: prereqs
 
 bench: bench-prereqs
 	bash tests/bench/run.sh
+
+budget: prereqs
+	bash tests/bench/budget.sh
 
 # Packages (docs/packaging.md), built from a clean copy of the tree into build/pkg/.
 pkg-prereqs:
