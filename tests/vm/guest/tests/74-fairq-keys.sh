@@ -32,8 +32,9 @@ fq_set_sched fairq
 
 # shares NAME "K1 K2 K3": each client's part of the calls all of them completed in one 8 s
 # window that all of them spend under load (from 3 s after the last one started), from each
-# client's own time series; K0 leaves a client out; V6_CLIENTS="1 2" has those clients use IPv6.  Prints "s1 s2 s3", and
-# fails unless the threads were busy: shares of a server with idle threads prove nothing.
+# client's own time series; K0 leaves a client out; V6_CLIENTS="1 2" has those clients use
+# IPv6.  Prints "s1 s2 s3", and fails unless the threads were busy: shares of a server with
+# idle threads prove nothing.
 shares() {
 	local name=$1 k pids=() series=() i=0 from to target
 	for k in $2; do
