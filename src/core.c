@@ -1432,6 +1432,7 @@ int fairq_switch(const struct fairq_sched_ops *new_ops)
 {
 	const struct fairq_sched_ops *old_ops = fairq_active;
 	bool to_native = new_ops->flags & FAIRQ_SCHED_NATIVE;
+	bool charges = new_ops->start || new_ops->complete;
 	struct fairq_serv *fs;
 	unsigned int i;
 	int err;
@@ -1443,10 +1444,16 @@ int fairq_switch(const struct fairq_sched_ops *new_ops)
 	if (old_ops->flags & FAIRQ_SCHED_NATIVE) {
 		if (to_native)
 			goto set;
-		err = fairq_hooks_enable();
+		err = fairq_hooks_enable(charges);
 		if (err)
 			return err;
 		goto set;
+	}
+	/* on before the policy that charges requests takes over, off after the last one left */
+	if (charges) {
+		err = fairq_hooks_requests(true);
+		if (err)
+			return err;
 	}
 
 	spin_lock_bh(&fairq_servs_lock);
@@ -1481,6 +1488,8 @@ int fairq_switch(const struct fairq_sched_ops *new_ops)
 		/* returns once no CPU or task can still be in fairq's enqueue or pull path */
 		fairq_hooks_disable();
 		free_all_servs();
+	} else if (!charges) {
+		fairq_hooks_requests(false);
 	}
 	return 0;
 

@@ -145,7 +145,8 @@ extern struct mutex fairq_sched_mutex;
 
 /* hook.c */
 int fairq_hooks_probe(void);
-int fairq_hooks_enable(void);
+int fairq_hooks_enable(bool requests);
+int fairq_hooks_requests(bool on);
 void fairq_hooks_disable(void);
 void fairq_hooks_release(void);
 void fairq_hooks_wait_wrappers(void);

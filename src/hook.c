@@ -15,6 +15,11 @@
  * The ops are PERMANENT so that "sysctl kernel.ftrace_enabled=0" cannot silently strand
  * transports that fairq holds.  unregister_ftrace_function() waits for RCU-tasks, so once it
  * returns no task is still running fairq code reached through a hook.
+ *
+ * They do not ask ftrace for recursion protection (FTRACE_OPS_FL_RECURSION), which would put
+ * a wrapper around every callback on the hot path: no callback calls a function it hooks,
+ * and fairq's own calls into them (the original svc_xprt_enqueue()) are recognised by their
+ * return address and left alone.
  */
 #include <linux/ftrace.h>
 #include <linux/kprobes.h>
@@ -25,7 +30,7 @@
 #include <linux/wait.h>
 #include "fairq.h"
 
-#define FAIRQ_HOOK_FLAGS	(FTRACE_OPS_FL_RECURSION | FTRACE_OPS_FL_PERMANENT)
+#define FAIRQ_HOOK_FLAGS	FTRACE_OPS_FL_PERMANENT
 
 static bool notrace ip_is(unsigned long ip, void *func)
 {
@@ -111,20 +116,21 @@ static void notrace redirect(unsigned long ip, unsigned long parent_ip,
 
 	if (within_module(parent_ip, THIS_MODULE))
 		return;
+	/* the hot one first: several calls per request */
+	if (ip_is(ip, svc_xprt_enqueue)) {
+		xprt = (struct svc_xprt *)fairq_fregs_arg0(fregs);
+		if (fairq_serv_is_managed(xprt->xpt_server))
+			fairq_fregs_set_ip(fregs, (unsigned long)fairq_enqueue);
+		return;
+	}
 	if (ip_is(ip, svc_destroy)) {
 		fairq_fregs_set_ip(fregs, (unsigned long)fairq_svc_destroy);
 		return;
 	}
 #ifdef FAIRQ_HAVE_SVC_RQST_ALLOC
-	if (ip_is(ip, svc_set_num_threads)) {
+	if (ip_is(ip, svc_set_num_threads))
 		fairq_fregs_set_ip(fregs, (unsigned long)fairq_svc_set_num_threads);
-		return;
-	}
 #endif
-	xprt = (struct svc_xprt *)fairq_fregs_arg0(fregs);
-	if (!fairq_serv_is_managed(xprt->xpt_server))
-		return;
-	fairq_fregs_set_ip(fregs, (unsigned long)fairq_enqueue);
 }
 
 static void notrace pull_entry(unsigned long ip, unsigned long parent_ip,
@@ -149,9 +155,11 @@ static void notrace pull_entry(unsigned long ip, unsigned long parent_ip,
 }
 
 /*
- * One ftrace_ops serves the entry points, and one the redirects, so that a switch to and from
- * fifo registers two ops (each unregistration waits for RCU-tasks).  A callback's @ip is the
- * function's fentry site: at its start, or just after the ENDBR64 on IBT kernels.
+ * Three ftrace_ops: the redirects, the thread-side entry points every policy needs, and the
+ * request entry points that only policies charging thread time need (registered only while
+ * such a policy is active: two hook entries per request fewer for the others).  Each
+ * unregistration waits for RCU-tasks.  A callback's @ip is the function's fentry site: at its
+ * start, or just after the ENDBR64 on IBT kernels.
  */
 /*
  * svc_process, svc_send and svc_drop (where a request starts, and where it ends: with a
@@ -160,30 +168,30 @@ static void notrace pull_entry(unsigned long ip, unsigned long parent_ip,
  */
 static unsigned long process_addr, send_addr, drop_addr;
 
-static void notrace entry_hook(unsigned long ip, unsigned long parent_ip,
-			       struct ftrace_ops *op, struct ftrace_regs *fregs)
+static void notrace thread_hook(unsigned long ip, unsigned long parent_ip,
+				struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
-	unsigned long arg0 = fairq_fregs_arg0(fregs);
-
-	if (ip_is(ip, (void *)process_addr)) {
-		struct svc_rqst *rqstp = (struct svc_rqst *)arg0;
-
-		if (fairq_serv_is_managed(rqstp->rq_server))
-			fairq_request_start(rqstp);
-	} else if (ip_is(ip, (void *)send_addr) || ip_is(ip, (void *)drop_addr)) {
-		struct svc_rqst *rqstp = (struct svc_rqst *)arg0;
-
-		/* a dropped request (deferred, or a cache upcall) ends as surely as a sent one */
-		if (fairq_serv_is_managed(rqstp->rq_server))
-			fairq_request_done(rqstp);
-	} else if (ip_is(ip, svc_exit_thread)) {
-		struct svc_rqst *rqstp = (struct svc_rqst *)arg0;
+	if (ip_is(ip, svc_exit_thread)) {
+		struct svc_rqst *rqstp = (struct svc_rqst *)fairq_fregs_arg0(fregs);
 
 		if (fairq_serv_is_managed(rqstp->rq_server))
 			fairq_thread_exiting(rqstp);
 	} else {
 		pull_entry(ip, parent_ip, op, fregs);
 	}
+}
+
+static void notrace request_hook(unsigned long ip, unsigned long parent_ip,
+				 struct ftrace_ops *op, struct ftrace_regs *fregs)
+{
+	struct svc_rqst *rqstp = (struct svc_rqst *)fairq_fregs_arg0(fregs);
+
+	if (!fairq_serv_is_managed(rqstp->rq_server))
+		return;
+	if (ip_is(ip, (void *)process_addr))
+		fairq_request_start(rqstp);
+	else	/* a dropped request (deferred, or a cache upcall) ends as surely as a sent one */
+		fairq_request_done(rqstp);
 }
 
 static struct ftrace_ops enqueue_ops = {
@@ -195,7 +203,8 @@ static struct ftrace_ops enqueue_ops = {
 		 ,
 };
 
-static struct ftrace_ops entry_ops = { .func = entry_hook, .flags = FAIRQ_HOOK_FLAGS };
+static struct ftrace_ops thread_ops = { .func = thread_hook, .flags = FAIRQ_HOOK_FLAGS };
+static struct ftrace_ops request_ops = { .func = request_hook, .flags = FAIRQ_HOOK_FLAGS };
 
 #ifdef FAIRQ_TEST_BAD_PULL_SYMBOL
 /* Test builds only: proves that a kernel without the pull point is refused at load. */
@@ -216,21 +225,61 @@ static struct fairq_hook_point points[] = {
 #ifdef FAIRQ_HAVE_SVC_RQST_ALLOC
 	{ "svc_set_num_threads", &enqueue_ops, (unsigned long)svc_set_num_threads },
 #endif
-	{ "svc_process", &entry_ops, 0, &process_addr },
-	{ "svc_send", &entry_ops, 0, &send_addr },
+	{ "svc_process", &request_ops, 0, &process_addr },
+	{ "svc_send", &request_ops, 0, &send_addr },
 	/*
 	 * 6.12 and later inline svc_drop into svc_process: a dropped request is not seen there,
 	 * and a policy's per-key in-flight count keeps it until the key goes stale.
 	 */
-	{ "svc_drop", &entry_ops, 0, &drop_addr, true },
-	{ "svc_exit_thread", &entry_ops, (unsigned long)svc_exit_thread },
-	{ FAIRQ_PULL_SYMBOL, &entry_ops, 0 },	/* static: matched by name */
+	{ "svc_drop", &request_ops, 0, &drop_addr, true },
+	{ "svc_exit_thread", &thread_ops, (unsigned long)svc_exit_thread },
+	{ FAIRQ_PULL_SYMBOL, &thread_ops, 0 },	/* static: matched by name */
 	{ "svc_xprt_enqueue", &enqueue_ops, (unsigned long)svc_xprt_enqueue },
 };
 
-/* Registered in this order, removed in reverse: the pull side is live before enqueue. */
-static struct ftrace_ops *const hook_ops[] = { &entry_ops, &enqueue_ops };
+/*
+ * Registered in this order, removed in reverse: the pull side is live before enqueue, and a
+ * request seen to start is seen to end.
+ */
+enum { HOOKS_THREAD, HOOKS_REQUEST, HOOKS_ENQUEUE };
+
+static struct ftrace_ops *const hook_ops[] = {
+	[HOOKS_THREAD] = &thread_ops,
+	[HOOKS_REQUEST] = &request_ops,
+	[HOOKS_ENQUEUE] = &enqueue_ops,
+};
+
 static bool hook_enabled[ARRAY_SIZE(hook_ops)];
+
+static const char *const hooks_what[] = {
+	[HOOKS_THREAD] = "thread-side",
+	[HOOKS_REQUEST] = "request",
+	[HOOKS_ENQUEUE] = "svc_xprt_enqueue",
+};
+
+static int ops_enable(unsigned int i)
+{
+	int err;
+
+	if (hook_enabled[i])
+		return 0;
+	err = register_ftrace_function(hook_ops[i]);
+	if (err) {
+		pr_err("cannot enable the %s hooks (error %d)%s\n", hooks_what[i], err,
+		       err == -EBUSY ? ": a live patch or tracer already modifies it" : "");
+		return err;
+	}
+	hook_enabled[i] = true;
+	return 0;
+}
+
+static void ops_disable(unsigned int i)
+{
+	if (!hook_enabled[i])
+		return;
+	WARN_ON(unregister_ftrace_function(hook_ops[i]));
+	hook_enabled[i] = false;
+}
 
 static unsigned long resolve(const char *name)
 {
@@ -294,34 +343,45 @@ void fairq_hooks_disable(void)
 {
 	unsigned int i = ARRAY_SIZE(hook_ops);
 
-	while (i--) {
-		if (!hook_enabled[i])
-			continue;
-		WARN_ON(unregister_ftrace_function(hook_ops[i]));
-		hook_enabled[i] = false;
-	}
+	while (i--)
+		ops_disable(i);
 	synchronize_rcu();
 }
 
-int fairq_hooks_enable(void)
+/**
+ * fairq_hooks_enable - divert sunrpc to fairq
+ * @requests: also hook where requests start and end (for policies that charge thread time)
+ */
+int fairq_hooks_enable(bool requests)
 {
 	unsigned int i;
 	int err;
 
 	for (i = 0; i < ARRAY_SIZE(hook_ops); i++) {
-		err = register_ftrace_function(hook_ops[i]);
+		if (i == HOOKS_REQUEST && !requests)
+			continue;
+		err = ops_enable(i);
 		if (err) {
-			const char *what = hook_ops[i] == &enqueue_ops ?
-					   "svc_xprt_enqueue" : "thread-side";
-
-			pr_err("cannot enable the %s hooks (error %d)%s\n", what, err,
-			       err == -EBUSY ? ": a live patch or tracer already modifies it" : "");
 			fairq_hooks_disable();
 			return err;
 		}
-		hook_enabled[i] = true;
 	}
 	return 0;
+}
+
+/**
+ * fairq_hooks_requests - hook where requests start and end, or stop (hooks enabled)
+ * @on: whether the next policy charges thread time
+ *
+ * Returns 0 or the error of the registration; turning them off cannot fail.
+ */
+int fairq_hooks_requests(bool on)
+{
+	if (!on) {
+		ops_disable(HOOKS_REQUEST);
+		return 0;
+	}
+	return ops_enable(HOOKS_REQUEST);
 }
 
 void fairq_hooks_release(void)
