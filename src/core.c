@@ -808,6 +808,41 @@ static void enqueue_native(struct svc_xprt *xprt)
 	barrier();
 }
 
+/*
+ * Whether the enqueue that holds @fp's lock hands the policy's next transport to an idle
+ * thread itself, as pool_push() would after it, without taking the lock again.  Not for a
+ * policy that runs contexts of its own, nor while a thread is held for anticipation: those
+ * are pool_push()'s to decide.
+ */
+static bool enqueue_feeds(struct fairq_pool *fp)
+	__must_hold(&fp->lock)
+{
+	return !fp->ops->kick && !fairq_pool_holding(fp) && fairq_kq_feeds_then_wakes(fp->pool);
+}
+
+/* A new connection, a close or a TLS handshake: the kernel's path, once fairq let go of it. */
+static void enqueue_control(struct svc_xprt *xprt)
+{
+	if (test_bit(XPT_CLOSE, &xprt->xpt_flags)) {
+		rcu_read_lock();
+		close_flush(xprt);
+		fairq_v4client_forget(xprt);
+		rcu_read_unlock();
+	}
+	enqueue_native(xprt);
+}
+
+static void thread_gave_back(struct svc_xprt *xprt)
+{
+	struct fairq_serv *fs;
+
+	rcu_read_lock();
+	fs = serv_lookup(xprt->xpt_server);
+	if (fs)
+		thread_seen_any(fs, xprt);
+	rcu_read_unlock();
+}
+
 /**
  * fairq_enqueue - svc_xprt_enqueue() for nfsd transports, while a fairq policy is active
  * @xprt: the transport that may have work
@@ -819,14 +854,11 @@ void fairq_enqueue(struct svc_xprt *xprt)
 {
 	struct fairq_serv *fs;
 	struct fairq_pool *fp;
+	bool fed;
 
-	rcu_read_lock();
-	if (xprt_is_control(xprt)) {
-		if (test_bit(XPT_CLOSE, &xprt->xpt_flags)) {
-			close_flush(xprt);
-			fairq_v4client_forget(xprt);
-		}
-		goto native;
+	if (unlikely(xprt_is_control(xprt))) {
+		enqueue_control(xprt);
+		return;
 	}
 	/*
 	 * A thread giving back the transport it read from (svc_xprt_received): on 6.1 the first
@@ -834,13 +866,12 @@ void fairq_enqueue(struct svc_xprt *xprt)
 	 * lock is taken here for it.  Softirq callers are never threads.
 	 */
 	if (!FAIRQ_PULL_SEES_DEQUEUE && unlikely(atomic_read(&fairq_tracking_pools)) &&
-	    in_task()) {
-		fs = serv_lookup(xprt->xpt_server);
-		if (fs)
-			thread_seen_any(fs, xprt);
-	}
+	    in_task())
+		thread_gave_back(xprt);
+	/* most calls find the transport busy, or without data: they need nothing more */
 	if (!fairq_xprt_ready(xprt))
-		goto out;
+		return;
+	rcu_read_lock();
 	fs = serv_get(xprt);
 	if (!fs)
 		goto native;
@@ -865,7 +896,12 @@ void fairq_enqueue(struct svc_xprt *xprt)
 	fp->ops->enqueue(fp, xprt);
 	WRITE_ONCE(fp->nr_queued, fp->nr_queued + 1);
 	fp->stats.enqueued++;
+	fed = enqueue_feeds(fp) && feed_one_locked(fp, true, &fp->stats.fed_push);
 	spin_unlock_bh(&fp->lock);
+	if (fed) {
+		fairq_kq_wake_fed(fp);
+		goto out;
+	}
 
 	/* publish before looking for an idle thread; pairs with the thread's idle publication */
 	smp_mb();

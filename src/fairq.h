@@ -160,6 +160,8 @@ unsigned int fairq_kq_nr_idle(struct svc_pool *pool);
 unsigned int fairq_kq_idle_others(struct svc_pool *pool, const struct svc_rqst *self,
 				  unsigned int max);
 bool fairq_kq_push(struct fairq_pool *fp);
+bool fairq_kq_feeds_then_wakes(struct svc_pool *pool);
+void fairq_kq_wake_fed(struct fairq_pool *fp);
 bool fairq_kq_wakes_one_at_a_time(void);
 bool fairq_waking_reserve(struct fairq_pool *fp);
 void fairq_waking_commit(struct fairq_pool *fp, struct task_struct *task, bool reserved);
