@@ -6,6 +6,11 @@
 # (/proc/net/rpc/nfsd), are the calls each RPC costs.  The events stay off in the trace
 # buffer (tracing_on 0): a probe counts its hits all the same.  Functions a kernel or the
 # module does not have (inlined, renamed) are left out, and said so.
+# Booted with an instruction profile (tests/vm/run --profile: fq_profile=1 on the command
+# line), each scheduler first gets a window of its own with the probes off, between two
+# marks; the RPCs of those windows, the profile's mapping (text symbols of /proc/kallsyms,
+# and the trampolines ftrace made for each scheduler's hooks) and the call counts go to the
+# host in bench_finish's tarball.
 BUDGET_SECS=$(secs "${BUDGET_SECS:-3}")
 BUDGET_FUNCS=${BUDGET_FUNCS:-"svc_xprt_enqueue svc_xprt_dequeue svc_thread_should_sleep svc_xprt_received svc_process svc_send fairq_enqueue fairq_thread_pull fairq_request_start fairq_request_done fairq_feed_one fairq_kq_push wq_kick _raw_spin_lock_bh _raw_spin_lock _raw_spin_lock_irqsave try_to_wake_up schedule kmem_cache_alloc_noprof kmem_cache_alloc"}
 TR=/sys/kernel/tracing
@@ -23,10 +28,37 @@ for f in $BUDGET_FUNCS; do
 		log "budget: no probe on $f on this kernel"
 	fi
 done
-for f in "${probed[@]}"; do echo 1 >"$TR/events/budget/$f/enable"; done
+probes() { for f in "${probed[@]}"; do echo "$1" >"$TR/events/budget/$f/enable"; done; }
 
 rpcs() { awk '$1 == "rpc" { print $2 }' /proc/net/rpc/nfsd; }
 hits() { awk '{ print $1, $2 }' $TR/kprobe_profile | sed 's|^budget/||'; }
+
+profiling=false
+grep -qw fq_profile=1 /proc/cmdline && profiling=true
+if $profiling; then
+	# The mark: one process, started before the windows, executes "xchg %bx,%bx" (which
+	# the profiling plugin watches for) each time it reads a line, and answers; starting a
+	# process for each mark would count its start-up in the window it closes.
+	mkfifo /tmp/budget.mark /tmp/budget.marked
+	python3 -c '
+import ctypes, mmap, sys
+code = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+code.write(b"\x66\x87\xdb\xc3")	# xchg %bx,%bx; ret
+run = ctypes.CFUNCTYPE(None)(ctypes.addressof(ctypes.c_char.from_buffer(code)))
+with open("/tmp/budget.mark") as cmd, open("/tmp/budget.marked", "w") as ack:
+    for line in cmd:
+        run()
+        ack.write("marked\n")
+        ack.flush()
+' &
+	exec 7>/tmp/budget.mark 8</tmp/budget.marked
+	: >"$B_OUT/insns.txt"
+fi
+mark() {
+	local answer
+	echo mark >&7
+	read -r answer <&8 || fail "the mark process is gone"
+}
 
 load_start load 3 16 2
 out=$B_OUT/budget.txt
@@ -34,11 +66,24 @@ out=$B_OUT/budget.txt
 for s in $(bench_scheds); do
 	fq_set_sched "$s"
 	sleep "$(secs 0.5)"
+	if $profiling; then
+		mark
+		r0=$(rpcs)
+		sleep "$BUDGET_SECS"
+		r1=$(rpcs)
+		mark
+		echo "$s $((r1 - r0))" >>"$B_OUT/insns.txt"
+		# ftrace's trampolines exist while a policy's hooks do: named now, or never
+		grep -F '[__builtin__' /proc/kallsyms >>"$B_OUT/kallsyms.dynamic" || true
+		log "budget: $s: $((r1 - r0)) RPCs profiled"
+	fi
+	probes 1
 	hits | sort >/tmp/budget.h0
 	r0=$(rpcs)
 	sleep "$BUDGET_SECS"
 	hits | sort >/tmp/budget.h1
 	r1=$(rpcs)
+	probes 0
 	# one line per scheduler: "SCHED RPCS f=hits ..."
 	echo "$s $((r1 - r0)) $(join -j1 /tmp/budget.h0 /tmp/budget.h1 |
 		awk '{ printf "%s=%d ", $1, $3 - $2 }')" >>"$out"
@@ -46,7 +91,6 @@ for s in $(bench_scheds); do
 done
 fq_set_sched fifo
 load_stop
-for f in "${probed[@]}"; do echo 0 >"$TR/events/budget/$f/enable"; done
 : >$TR/kprobe_events
 # the table: calls per RPC, each scheduler beside fifo
 python3 - "$out" <<'PY'
@@ -62,3 +106,8 @@ for f in funcs:
     print("| `%s` | " % f + " | ".join("%.2f" % (h.get(f, 0) / n) if n else "–" for _, n, h in rows) + " |")
 print("| RPCs in the window | " + " | ".join(str(n) for _, n, _ in rows) + " |")
 PY
+if $profiling; then
+	exec 7>&- 8<&-
+	awk '$2 == "t" || $2 == "T"' /proc/kallsyms >"$B_OUT/kallsyms"
+	bench_finish
+fi
