@@ -114,7 +114,7 @@ static void notrace redirect(unsigned long ip, unsigned long parent_ip,
 {
 	struct svc_xprt *xprt;
 
-	if (within_module(parent_ip, THIS_MODULE))
+	if (fairq_own_text(parent_ip))
 		return;
 	/* the hot one first: several calls per request */
 	if (ip_is(ip, svc_xprt_enqueue)) {

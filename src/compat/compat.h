@@ -7,6 +7,7 @@
 #define _FAIRQ_COMPAT_H
 
 #include <linux/ftrace.h>
+#include <linux/module.h>
 #include <linux/sunrpc/svc.h>
 
 #if !defined(CONFIG_DYNAMIC_FTRACE_WITH_ARGS) && !defined(CONFIG_DYNAMIC_FTRACE_WITH_REGS)
@@ -14,13 +15,30 @@
 #endif
 
 /*
- * fairq's ftrace callbacks run with preemption off and take spinlock_t (and allocate with
- * GFP_ATOMIC): on PREEMPT_RT those sleep.  dkms.conf skips such kernels; this says why to a
- * direct build.
+ * fairq's ftrace callbacks take spinlock_t (and allocate with GFP_ATOMIC) from softirq and
+ * with the task already set to sleep: on PREEMPT_RT those sleep.  dkms.conf skips such
+ * kernels; this says why to a direct build.
  */
 #ifdef CONFIG_PREEMPT_RT
 #error "fairq does not support PREEMPT_RT kernels: its ftrace callbacks take locks that sleep there"
 #endif
+
+/*
+ * Whether @addr is in fairq's own text: a hooked function called from there is fairq calling
+ * the original.  Asked at every hook entry, so one range check: within_module() tests every
+ * region of the module, init and data too, and costs more than the rest of the redirect.
+ */
+static inline bool fairq_own_text(unsigned long addr)
+{
+#ifdef FAIRQ_HAVE_MODULE_MEM
+	return within_module_mem_type(addr, THIS_MODULE, MOD_TEXT);
+#else
+	/* 6.1: the core region starts with the text */
+	unsigned long base = (unsigned long)THIS_MODULE->core_layout.base;
+
+	return base <= addr && addr < base + THIS_MODULE->core_layout.text_size;
+#endif
+}
 
 static inline unsigned long fairq_fregs_arg0(struct ftrace_regs *fregs)
 {
