@@ -105,18 +105,6 @@ unsigned int fairq_pool_id(const struct fairq_pool *fp)
 }
 EXPORT_SYMBOL_GPL(fairq_pool_id);
 
-/*
- * Only nfsd is dispatched by fairq; lockd and the NFS client's callback service stay native.
- * Every hook entry asks: the name is compared in line rather than through strcmp().
- */
-bool fairq_serv_is_managed(const struct svc_serv *serv)
-{
-	const char *name = serv ? serv->sv_name : NULL;
-
-	return name && name[0] == 'n' && name[1] == 'f' && name[2] == 's' && name[3] == 'd' &&
-	       !name[4];
-}
-
 static struct fairq_serv *serv_lookup(const struct svc_serv *serv)
 {
 	struct fairq_serv *fs;

@@ -109,6 +109,18 @@ struct fairq_serv {
 	struct fairq_pool *pools[];	/* one allocation each, in process context */
 };
 
+/*
+ * Only nfsd is dispatched by fairq; lockd and the NFS client's callback service stay native.
+ * Every hook entry asks, several times per request: in line, without strcmp().
+ */
+static inline bool fairq_serv_is_managed(const struct svc_serv *serv)
+{
+	const char *name = serv ? serv->sv_name : NULL;
+
+	return name && name[0] == 'n' && name[1] == 'f' && name[2] == 's' && name[3] == 'd' &&
+	       !name[4];
+}
+
 /* core.c */
 extern struct list_head fairq_servs;
 extern spinlock_t fairq_servs_lock;
@@ -122,7 +134,6 @@ void fairq_thread_exiting(struct svc_rqst *rqstp);
 void fairq_serv_threads_changing(struct svc_serv *serv, bool to_none);
 void fairq_request_start(struct svc_rqst *rqstp);
 void fairq_request_done(struct svc_rqst *rqstp);
-bool fairq_serv_is_managed(const struct svc_serv *serv);
 int fairq_switch(const struct fairq_sched_ops *new_ops);
 const struct fairq_sched_ops *fairq_active_sched(void);
 int fairq_core_init(void);
