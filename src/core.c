@@ -884,6 +884,11 @@ void fairq_enqueue(struct svc_xprt *xprt)
 	fp->ops->enqueue(fp, xprt);
 	WRITE_ONCE(fp->nr_queued, fp->nr_queued + 1);
 	fp->stats.enqueued++;
+	if (unlikely(fairq_test_fail(FAIRQ_TEST_FAIL_WAKEUP))) {
+		/* test builds: this enqueue's wakeup is lost; the watchdog must find the work */
+		spin_unlock_bh(&fp->lock);
+		goto out;
+	}
 	fed = enqueue_feeds(fp) && feed_one_locked(fp, true, &fp->stats.fed_push);
 	spin_unlock_bh(&fp->lock);
 	if (fed) {

@@ -240,6 +240,7 @@ enum fairq_test_fail {
 	FAIRQ_TEST_FAIL_THREAD,		/* a thread record */
 	FAIRQ_TEST_FAIL_V4BINDING,	/* an NFSv4.1 binding */
 	FAIRQ_TEST_FAIL_WQ_WORKER,	/* a wq worker's request context */
+	FAIRQ_TEST_FAIL_WAKEUP,		/* an enqueue's wakeup, lost: for the watchdog to find */
 	FAIRQ_TEST_FAILS
 };
 

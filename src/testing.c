@@ -17,7 +17,7 @@ MODULE_PARM_DESC(test_delay_us,
 static unsigned int test_fail_every[FAIRQ_TEST_FAILS];
 module_param_array(test_fail_every, uint, NULL, 0644);
 MODULE_PARM_DESC(test_fail_every,
-		 "test build: fail every Nth allocation (0: never) of: service, thread, v4 binding, wq worker");
+		 "test build: fail every Nth (0: never) allocation of: service, thread, v4 binding, wq worker; or lose every Nth enqueue wakeup");
 
 static atomic_t test_fail_count[FAIRQ_TEST_FAILS];
 
