@@ -17,7 +17,8 @@
 # make bench [SCENARIO="1 2 4"] [KERNEL=6.12] [CLOCK=icount|wall]   the benchmarks in the VM,
 #                   into build/bench/, on the instruction clock unless CLOCK=wall
 #                   (docs/benchmarks.md; 15 min to 2 h with the schedulers compared; never in make check)
-# make budget [KERNEL=6.12]   calls per RPC of each dispatch path (kprobe hit counts), one guest
+# make budget [KERNEL=6.12] [INSNS=1]   calls per RPC of each dispatch path (kprobe hit counts),
+#                   one guest; INSNS=1 also instructions per RPC by function (a TCG plugin)
 #
 # The kernel module itself is described in Kbuild (kbuild reads it in preference to this file).
 
