@@ -885,7 +885,10 @@ void fairq_enqueue(struct svc_xprt *xprt)
 	WRITE_ONCE(fp->nr_queued, fp->nr_queued + 1);
 	fp->stats.enqueued++;
 	if (unlikely(fairq_test_fail(FAIRQ_TEST_FAIL_WAKEUP))) {
-		/* test builds: this enqueue's wakeup is lost; the watchdog must find the work */
+		/*
+		 * test builds: this enqueue's wakeup is lost; the watchdog must find the work
+		 * (under a policy that runs its own contexts, only once one of them is idle)
+		 */
 		spin_unlock_bh(&fp->lock);
 		goto out;
 	}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The only place that diverts sunrpc: its hook points on two ftrace_ops, all on or all off.
+ * The only place that diverts sunrpc: its hook points on three ftrace_ops, on while a policy
+ * other than fifo is (the request entry points only while that policy charges thread time).
  *
  *  - svc_xprt_enqueue (exported): an IPMODIFY redirect to fairq_enqueue() for nfsd transports.
  *    Calls made from fairq itself are left alone, which is how fairq reaches the original.

@@ -322,10 +322,10 @@ bool fairq_kq_feeds_then_wakes(struct svc_pool *pool)
 	return false;
 }
 
+/* Never called here (see above); a claim after the feed would break the rule of claim_idle(). */
 void fairq_kq_wake_fed(struct fairq_pool *fp)
 {
-	fairq_kq_kick(fp->pool, 1);
-	fairq_count_wakeup(fp);
+	WARN_ON_ONCE(1);
 }
 
 /* Before 6.7 every enqueue woke another idle thread: a wake cap changes something here. */
