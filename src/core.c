@@ -298,7 +298,7 @@ static void serv_alloc_schedule(void)
 
 	if (time_before(jiffies, serv_alloc_retry_jiffies))
 		delay = serv_alloc_retry_jiffies - jiffies;
-	mod_delayed_work(system_wq, &serv_alloc_work, delay);
+	mod_delayed_work(fairq_percpu_wq, &serv_alloc_work, delay);
 }
 
 /*
@@ -1536,7 +1536,7 @@ set:
 	WRITE_ONCE(fairq_active, new_ops);
 	spin_unlock_bh(&fairq_servs_lock);
 	if (!to_native)
-		mod_delayed_work(system_wq, &fairq_watchdog_work,
+		mod_delayed_work(fairq_percpu_wq, &fairq_watchdog_work,
 				 msecs_to_jiffies(READ_ONCE(fairq_watchdog_ms)));
 	return 0;
 }

@@ -89,4 +89,11 @@ static inline struct svc_serv *fairq_destroy_arg_serv(unsigned long arg0)
 #define FAIRQ_PULL_SEES_DEQUEUE	false
 #endif
 
+/* The per-CPU system workqueue, under the name the kernel does not warn about. */
+#ifdef FAIRQ_HAVE_SYSTEM_PERCPU_WQ
+#define fairq_percpu_wq		system_percpu_wq
+#else
+#define fairq_percpu_wq		system_wq
+#endif
+
 #endif /* _FAIRQ_COMPAT_H */
