@@ -266,8 +266,14 @@ static int ops_enable(unsigned int i)
 		return 0;
 	err = register_ftrace_function(hook_ops[i]);
 	if (err) {
+		/*
+		 * Permanent ops are refused while kernel.ftrace_enabled is 0; only the enqueue
+		 * redirect (IPMODIFY) can also meet a live patch or another redirect.
+		 */
 		pr_err("cannot enable the %s hooks (error %d)%s\n", hooks_what[i], err,
-		       err == -EBUSY ? ": a live patch or tracer already modifies it" : "");
+		       err != -EBUSY ? "" :
+		       i != HOOKS_ENQUEUE ? ": kernel.ftrace_enabled is 0" :
+		       ": a live patch or tracer already modifies it, or kernel.ftrace_enabled is 0");
 		return err;
 	}
 	hook_enabled[i] = true;

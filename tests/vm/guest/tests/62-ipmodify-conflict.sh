@@ -4,11 +4,13 @@
 # hooks nothing) and refuses every other scheduler, through sysfs and netlink, with the reason
 # in the kernel log, changing nothing; the other user keeps seeing every enqueue while NFS
 # traffic runs.  Once it is gone fairq switches as usual.  And the other way round: with fairq
-# out of fifo, the other user is refused and fairq keeps serving.
+# out of fifo, the other user is refused and fairq keeps serving.  kernel.ftrace_enabled=0 is
+# refused while fairq's hooks are on, and in fifo it makes every switch fail with that reason.
 . /fairq/lib.sh
 H=/fairq/extra/fairq_ipmodify.ko
 CALLS=/sys/module/fairq_ipmodify/parameters/calls
 cleanup() {
+	echo 1 >/proc/sys/kernel/ftrace_enabled
 	fq_set_sched fifo 2>/dev/null
 	rmmod fairq_ipmodify 2>/dev/null
 }
@@ -27,13 +29,13 @@ for s in $(fq_scheds); do
 		fail "sysfs: $s was accepted with another IPMODIFY user of svc_xprt_enqueue"
 	fi
 	[ "$(fq_sched)" = fifo ] || fail "sysfs: the refused $s left the scheduler at $(fq_sched)"
-	dmesg | tail -n +$((lines + 1)) | grep -q 'cannot enable the svc_xprt_enqueue hooks (error -16): a live patch or tracer already modifies it' ||
+	dmesg | tail -n +$((lines + 1)) | grep -q 'cannot enable the svc_xprt_enqueue hooks (error -16): a live patch or tracer already modifies it, or kernel.ftrace_enabled is 0' ||
 		fail "sysfs: no reason for refusing $s in the kernel log: $(dmesg | tail -n 3)"
 	if fairqctl sched set "$s" >/tmp/out 2>&1; then
 		fail "netlink: $s was accepted with another IPMODIFY user of svc_xprt_enqueue"
 	fi
 	[ "$(fq_sched)" = fifo ] || fail "netlink: the refused $s left the scheduler at $(fq_sched)"
-	grep -q 'a live patch or tracer already modifies svc_xprt_enqueue: nothing changed' /tmp/out ||
+	grep -q 'a live patch or tracer already modifies svc_xprt_enqueue, or kernel.ftrace_enabled is 0: nothing changed' /tmp/out ||
 		fail "netlink: fairqctl did not say why $s was refused: $(cat /tmp/out)"
 	log "$s refused: sysfs '$(sed 's/.*: //' /tmp/err)', fairqctl '$(cat /tmp/out)'"
 done
@@ -55,3 +57,25 @@ fi
 traffic "qfifo after refusing the other user"
 fq_set_sched fifo || fail "back to fifo refused"
 log "with fairq out of fifo the other user was refused: $(sed 's/.*: //' /tmp/err)"
+
+# kernel.ftrace_enabled: fairq's hooks are permanent, so tracing cannot be turned off under them
+fq_set_sched qfifo || fail "qfifo refused before the ftrace_enabled part"
+if echo 0 2>/dev/null >/proc/sys/kernel/ftrace_enabled; then
+	fail "kernel.ftrace_enabled=0 was accepted while fairq's hooks were on"
+fi
+[ "$(cat /proc/sys/kernel/ftrace_enabled)" = 1 ] || fail "kernel.ftrace_enabled reads 0 after a refusal"
+traffic "qfifo after refusing ftrace_enabled=0"
+fq_set_sched fifo || fail "back to fifo refused"
+echo 0 >/proc/sys/kernel/ftrace_enabled || fail "kernel.ftrace_enabled=0 refused with fairq in fifo"
+lines=$(dmesg | wc -l)
+if echo qfifo >"$FQ_SYSFS/scheduler" 2>/dev/null; then
+	fail "qfifo was accepted with kernel.ftrace_enabled=0"
+fi
+[ "$(fq_sched)" = fifo ] || fail "the refused qfifo left the scheduler at $(fq_sched)"
+dmesg | tail -n +$((lines + 1)) | grep -q 'cannot enable the thread-side hooks (error -16): kernel.ftrace_enabled is 0' ||
+	fail "no reason naming ftrace_enabled in the kernel log: $(dmesg | tail -n 3)"
+echo 1 >/proc/sys/kernel/ftrace_enabled
+fq_set_sched qfifo || fail "qfifo refused once kernel.ftrace_enabled was 1 again"
+traffic "qfifo after ftrace_enabled came back"
+fq_set_sched fifo || fail "back to fifo refused"
+log "kernel.ftrace_enabled=0 refused under qfifo; in fifo it made switches fail with the reason"
