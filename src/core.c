@@ -1569,10 +1569,20 @@ static bool pool_has_idle(struct fairq_pool *fp)
 	return pool_ask_own(fp, false, &idle) ? idle : fairq_kq_has_idle(fp->pool);
 }
 
+/* Every rescue is a fault to report: counted, and logged each time (rate-limited). */
+static void count_rescue(struct fairq_pool *fp)
+{
+	spin_lock_bh(&fp->lock);
+	fp->stats.rescues++;
+	spin_unlock_bh(&fp->lock);
+	pr_warn_ratelimited("rescued a stalled transport in pool %u (%ld since load; a lost wakeup: please report)\n",
+			    fp->id, atomic_long_inc_return(&fairq_rescues_total));
+}
+
 /*
  * The safety net.  Work a policy would hand out while its pool has an idle thread and an
  * empty kernel queue, with no hand-off since the previous tick, means a wakeup was lost: hand
- * it over, count it, and say so once.  Normal operation never gets here.
+ * it over, count it, and say so.  Normal operation never gets here.
  */
 static void fairq_watchdog(struct work_struct *work)
 {
@@ -1614,12 +1624,7 @@ static void fairq_watchdog(struct work_struct *work)
 			fp->watchdog_stalls = 0;
 			avoided = READ_ONCE(fp->stats.overloads_avoided);
 			if (pool_push(fp)) {
-				spin_lock_bh(&fp->lock);
-				fp->stats.rescues++;
-				spin_unlock_bh(&fp->lock);
-				atomic_long_inc(&fairq_rescues_total);
-				pr_warn_once("rescued a stalled transport in pool %u (a lost wakeup: please report)\n",
-					     fp->id);
+				count_rescue(fp);
 			} else if (READ_ONCE(fp->stats.overloads_avoided) != avoided) {
 				/*
 				 * Not lost, held back: the threads the cap waits for have not run
