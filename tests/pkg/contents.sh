@@ -50,13 +50,18 @@ check_dkms_pkg() {
 		"$tmp/tree.clean" "$tmp/$kind.src"
 	same "$kind: dkms.conf is upstream's with PACKAGE_VERSION=$ver" "$tmp/dkms.conf" "$root/$src/dkms.conf"
 	grep -v " $src/" "$list" | sed -E 's#^(\S+) (usr/)?lib/systemd/#\1 UNITDIR/#' |
-		sed -E 's#(\.8|\.md)(\.gz|\.bz2)?$#\1#; s#usr/share/(doc|licenses)/fairq-dkms(-[0-9.]+)?/#usr/share/\1/fairq-dkms/#' |
+		sed -E 's#(\.[78]|\.md)(\.gz|\.bz2)?$#\1#; s#usr/share/(doc|licenses)/fairq-dkms(-[0-9.]+)?/#usr/share/\1/fairq-dkms/#' |
 		sort >"$tmp/$kind.rest"
 	sort >"$tmp/$kind.rest.want" <<-EOF_WANT
 		-rw-r--r-- UNITDIR/system/fairq.service
 		-rw-r--r-- etc/fairq/fairq.conf
 		-rw-r--r-- usr/share/doc/fairq-dkms/README.md
 		-rw-r--r-- usr/share/doc/fairq-dkms/packaging.md
+		-rw-r--r-- usr/share/doc/fairq-dkms/operations.md
+		-rw-r--r-- usr/share/doc/fairq-dkms/fairq.md
+		-rw-r--r-- usr/share/doc/fairq-dkms/capped.md
+		-rw-r--r-- usr/share/doc/fairq-dkms/wq.md
+		-rw-r--r-- usr/share/man/man7/fairq.7
 		-rw-r--r-- usr/share/man/man8/fairq-apply.8
 		-rwxr-xr-x usr/sbin/fairq-apply
 	EOF_WANT
@@ -68,7 +73,7 @@ check_dkms_pkg() {
 		echo "-rw-r--r-- usr/share/licenses/fairq-dkms/LICENSE" >>"$tmp/$kind.rest.want"
 	fi
 	sort -o "$tmp/$kind.rest.want" "$tmp/$kind.rest.want"
-	same "$kind: besides the DKMS tree: fairq-apply, its man page, unit, configuration, docs" \
+	same "$kind: besides the DKMS tree: fairq-apply, the man pages, unit, configuration, docs" \
 		"$tmp/$kind.rest.want" "$tmp/$kind.rest"
 	if cmp -s "$top/tools/fairq-apply/fairq.conf" "$root/etc/fairq/fairq.conf" &&
 		! grep -q '^[[:space:]]*[^#[:space:]]' "$root/etc/fairq/fairq.conf"; then
