@@ -196,8 +196,15 @@ else
 	not_ok "weights come after the scheduler switch, in file order"
 fi
 
+fresh
+run $'SCHEDULER=qfifo\nWEIGHT=v4client:0123456789abcdef:2\nWEIGHT=conn:10.0.0.1:700:4\nWEIGHT=[fd00::7]:800:5\nWEIGHT=subnet:10.1.0.0/16:6\n'
+expect "every kind of key fairqctl takes is a WEIGHT key" 0 "qfifo wd=100 depth=0" yes "weight v4client:0123456789abcdef = 2"
+[ "$(cat "$FAKE_CTL_LOG")" = $'weight v4client:0123456789abcdef 2\nweight conn:10.0.0.1:700 4\nweight [fd00::7]:800 5\nweight subnet:10.1.0.0/16 6' ] ||
+	not_ok "the keys reach fairqctl as written: $(cat "$FAKE_CTL_LOG")"
+
 # shellcheck disable=SC2016 # a command substitution must stay text
-for bad in 10.0.0.1 10.0.0.1: :3 10.0.0.1:x 'a b:3' '$(id):1'; do
+for bad in 10.0.0.1 10.0.0.1: :3 10.0.0.1:x 'a b:3' '$(id):1' v4client:0123:2 \
+	v4client:0123456789abcdeg:2 addr::3 'fe80::1%eth0:2'; do
 	fresh
 	run "SCHEDULER=qfifo"$'\n'"WEIGHT=$bad"$'\n'
 	expect "WEIGHT=$bad fails before anything is loaded" 1 unloaded no "bad WEIGHT"
