@@ -867,7 +867,19 @@ void fairq_enqueue(struct svc_xprt *xprt)
 		goto out;
 
 	fp = home_pool(fs);
+	if (FAIRQ_TEST_BUILD && fs->nr_pools > 1 &&
+	    fairq_pool_threads(fp->pool) == 1)
+		fairq_test_delay(FAIRQ_TEST_DELAY_LAST_THREAD);
 	spin_lock_bh(&fp->lock);
+	if (unlikely(fp->orphaned)) {
+		/*
+		 * It lost its last thread since home_pool() looked, and moved its work away
+		 * (fairq_thread_exiting(), under this lock): nothing would serve it here.
+		 */
+		spin_unlock_bh(&fp->lock);
+		fp = home_pool(fs);
+		spin_lock_bh(&fp->lock);
+	}
 	/*
 	 * Marked queued before XPT_CLOSE is tested: a close that sets XPT_CLOSE after the test
 	 * then sees the mark (close_flush() searches under this lock), and one before is seen

@@ -232,6 +232,9 @@ enum fairq_test_delay {
 	FAIRQ_TEST_DELAY_WQ_MANAGE,	/* wq's manager, before it takes its mutex (sleeps) */
 	FAIRQ_TEST_DELAY_SERV_UNLIST,	/* a quiesced service, before it is unlisted (sleeps) */
 	FAIRQ_TEST_DELAY_WQ_RUN,	/* a wq worker, from deciding to run to its look (sleeps) */
+	FAIRQ_TEST_DELAY_LAST_THREAD,	/* an enqueue, from choosing a pool down to its last thread
+					 * (of several pools) to taking that pool's lock
+					 */
 	FAIRQ_TEST_DELAYS
 };
 
@@ -245,6 +248,7 @@ enum fairq_test_fail {
 };
 
 #ifdef FAIRQ_TEST_RACES
+#define FAIRQ_TEST_BUILD	true
 void fairq_test_delay(enum fairq_test_delay which);
 void fairq_test_sleep(enum fairq_test_delay which);
 void fairq_test_wrapper_tail(void);
@@ -253,6 +257,7 @@ void fairq_test_using(const void *obj);
 void fairq_test_freeing(const void *obj);
 bool fairq_test_fail(enum fairq_test_fail which);
 #else
+#define FAIRQ_TEST_BUILD	false
 static inline void fairq_test_delay(enum fairq_test_delay which)
 {
 	(void)which;

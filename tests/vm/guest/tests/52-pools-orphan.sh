@@ -11,9 +11,14 @@
 . /fairq/lib.sh
 FL=/usr/local/bin/fairq-load
 PT=/proc/fs/nfsd/pool_threads
+R=/fairq/extra/fairq-races.ko
 cleanup() {
 	pkill -INT -x fairq-load
 	fq_set_sched fifo
+	if [ -e /sys/module/fairq/parameters/test_delay_us ]; then
+		rmmod fairq
+		modprobe fairq
+	fi
 	fq_nfsd_restore_mode
 }
 trap cleanup EXIT
@@ -38,25 +43,23 @@ pool_threads_set() {
 	fail "$s: pool_threads reads '$(cat $PT)' 5 s after '$1'"
 }
 
-for s in qfifo fairq capped; do
-	fq_scheds | tr ' ' '\n' | grep -qx "$s" || continue
-	fq_set_sched "$s" || fail "switch to $s refused"
-	pool_threads_set "4 4"
-	migrated0=$(fq_pool_sum migrated)
+# clients [WINDOW [CPUS]]: 3 clients, 6 connections each with WINDOW calls outstanding (4), on
+# CPUS (any), in the background (pids in $pids)
+clients() {
+	local c
 	pids=()
 	for c in 1 2 3; do
-		ip netns exec "c$c" $FL -p nfs3 -K 6 -W 4 -d 0 --timeout 60 --series /tmp/orphan$c.series \
-			--interval 0.5 "$FQ_SERVER:$FQ_EXPORT" >/tmp/orphan$c.out 2>&1 &
+		taskset -c "${2:-0-$(($(nproc) - 1))}" ip netns exec "c$c" $FL -p nfs3 -K 6 -W "${1:-4}" \
+			-d 0 --timeout 60 --series /tmp/orphan$c.series --interval 0.5 \
+			"$FQ_SERVER:$FQ_EXPORT" >/tmp/orphan$c.out 2>&1 &
 		pids+=($!)
 	done
-	sleep 5
-	for i in 1 2 3 4; do
-		pool_threads_set "4 0"
-		sleep 2
-		pool_threads_set "4 4"
-		sleep 1
-	done
-	# pool 1 stays empty: a connection stranded there would make no progress
+}
+
+# served_while_empty WHAT: pool 1 stays empty 15 s; every connection of every client must be
+# served in its last 10 s (a connection stranded in pool 1 would make no progress)
+served_while_empty() {
+	local c from to
 	pool_threads_set "4 0"
 	sleep 5
 	from=$EPOCHREALTIME
@@ -64,7 +67,7 @@ for s in qfifo fairq capped; do
 	to=$EPOCHREALTIME
 	kill -INT "${pids[@]}"
 	for c in 1 2 3; do
-		wait "${pids[$((c - 1))]}" || fail "$s: client $c: $(tail -n 3 /tmp/orphan$c.out)"
+		wait "${pids[$((c - 1))]}" || fail "$1: client $c: $(tail -n 3 /tmp/orphan$c.out)"
 	done
 	python3 - "$from" "$to" /tmp/orphan1.series /tmp/orphan2.series /tmp/orphan3.series <<'PY' ||
 import json, sys
@@ -76,10 +79,48 @@ for c, path in enumerate(sys.argv[3:], 1):
     stuck = [i for i, (a, b) in enumerate(zip(before, after)) if b <= a]
     assert not stuck, ("client", c, "connections served nothing while pool 1 was empty", stuck)
 PY
-		fail "$s: a connection waited while pool 1 had no thread"
+		fail "$1: a connection waited while pool 1 had no thread"
+}
+
+for s in qfifo fairq capped; do
+	fq_scheds | tr ' ' '\n' | grep -qx "$s" || continue
+	fq_set_sched "$s" || fail "switch to $s refused"
+	pool_threads_set "4 4"
+	migrated0=$(fq_pool_sum migrated)
+	clients
+	sleep 5
+	for i in 1 2 3 4; do
+		pool_threads_set "4 0"
+		sleep 2
+		pool_threads_set "4 4"
+		sleep 1
+	done
+	served_while_empty "$s"
 	pool_threads_set "4 4"
 	moved=$(($(fq_pool_sum migrated) - migrated0))
 	[ "$moved" -gt 0 ] || fail "$s: nothing was moved off pool 1: did it ever lose its last thread?"
 	log "$s: 5 times without pool 1's threads, every connection served; moved $moved transports"
 done
 [ "$(fq_rescues)" = 0 ] || fail "the watchdog rescued $(fq_rescues) transports"
+
+# An enqueue that chose pool 1 just before its last thread left, and takes the pool's lock just
+# after that thread moved pool 1's work away, must not queue there.  The race build holds every
+# enqueue that chose a pool down to its last thread (test_delay_us's "last thread") for 5 ms,
+# busy, between choosing and locking.  nfsd's threads all run on CPU 0 and the clients on CPU 1,
+# one call outstanding per connection: each call is enqueued on CPU 1 (the clients' sends are
+# received there) for pool 1 (where CPU 1's threads ran before), so CPU 1 is nearly always in
+# that window when pool 1's last thread leaves on CPU 0.
+rmmod fairq || fail "cannot unload fairq for the race build"
+insmod $R test_delay_us=0,0,0,0,0,0,0,0,5000 || fail "cannot load the race build"
+fq_set_sched qfifo || fail "race build: switch to qfifo refused"
+for round in 1 2 3; do
+	pool_threads_set "4 1"
+	for p in $(pgrep -x nfsd); do
+		taskset -pc 0 "$p" >/dev/null || fail "cannot move nfsd thread $p to CPU 0"
+	done
+	clients 1 1
+	sleep 3
+	served_while_empty "last thread, round $round"
+done
+log "race build: 3 times an enqueue held at pool 1's last thread, every connection served"
+[ "$(fq_rescues)" = 0 ] || fail "the watchdog rescued $(fq_rescues) transports (race build)"
