@@ -34,6 +34,8 @@ static const char usage_text[] =
 	"  weight KEY WEIGHT          weigh the clients KEY stands for (0: the default)\n"
 	"  watch [-i SEC] [-n COUNT]  per-pool rates, redrawn every SEC until Ctrl-C\n"
 	"  monitor [-n COUNT] [-t SEC]  print scheduler switches as they happen\n"
+	"  metrics [--top N] [--textfile PATH]\n"
+	"                             Prometheus text format: every pool, the N busiest keys\n"
 	"  help, version\n"
 	"\n"
 	"options:\n"
@@ -163,6 +165,7 @@ static const struct {
 	{ "weight", cmd_weight },
 	{ "watch", cmd_watch },
 	{ "monitor", cmd_monitor },
+	{ "metrics", cmd_metrics },
 	{ "help", cmd_help },
 	{ "version", cmd_version },
 };

@@ -174,5 +174,6 @@ int cmd_set(int argc, char **argv);
 int cmd_weight(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
 int cmd_monitor(int argc, char **argv);
+int cmd_metrics(int argc, char **argv);
 
 #endif /* FAIRQCTL_H */

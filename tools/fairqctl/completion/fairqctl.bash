@@ -20,7 +20,7 @@ _fairqctl()
 	local -a words=("${COMP_WORDS[@]}")
 	local cur=${words[cword]} prev=${words[cword - 1]}
 
-	local commands="show pools shares sched set weight watch monitor help version"
+	local commands="show pools shares sched set weight watch monitor metrics help version"
 	local globals="-j --json -p --pretty -e --exact -a --all-netns -h --help -V --version"
 	local i cmd="" cmd_at=0
 
@@ -73,6 +73,13 @@ _fairqctl()
 		case "$prev" in
 		-n | --count | -t | --timeout) ;;
 		*) COMPREPLY=($(compgen -W "--count --timeout --help" -- "$cur")) ;;
+		esac
+		;;
+	metrics)
+		case "$prev" in
+		--top | -t) ;;
+		--textfile | -f) COMPREPLY=($(compgen -f -- "$cur")) ;;
+		*) COMPREPLY=($(compgen -W "--top --textfile --help" -- "$cur")) ;;
 		esac
 		;;
 	show | pools | weight)

@@ -117,6 +117,13 @@ usage watch -i
 usage watch -n 0
 usage watch extra
 usage monitor -t 0
+usage metrics extra
+usage metrics --top
+usage metrics --top x
+usage metrics --top -1
+usage metrics --top 100001
+usage metrics --textfile ''
+usage metrics --bogus
 usage monitor -t abc
 usage monitor -n -1
 usage monitor extra
@@ -232,7 +239,7 @@ PY
 fi
 
 # --- the man page, usage and completion know every command and exit code ---
-for c in show pools shares sched set weight watch monitor; do
+for c in show pools shares sched set weight watch monitor metrics; do
 	if grep -q "^\.B $c\$\|^\\\\fB$c\\\\fP\|^\.BI \"$c \|^\.B $c " "$top/fairqctl.8" &&
 		"$bin" help | grep -q "^  $c" && grep -q "\b$c\b" "$top/completion/fairqctl.bash"; then
 		ok "command $c is in the man page, the usage and the completion"
@@ -276,13 +283,14 @@ complete_test() {
 		not_ok "completion of '$*' is '$want' (got '$got')"
 	fi
 }
-complete_test "show pools shares sched set weight watch monitor help version" fairqctl ""
+complete_test "show pools shares sched set weight watch monitor metrics help version" fairqctl ""
 complete_test "--json" fairqctl -e --j
 complete_test "set --names --params --help" fairqctl sched ""
 complete_test "qfifo" fairqctl -j sched set q
 complete_test "fifo qfifo fairq" fairqctl sched set ""
 complete_test "fairq.quantum_us" fairqctl set fairq.q
 complete_test "--pool --top --key --help" fairqctl shares --
+complete_test "--top --textfile --help" fairqctl metrics --
 
 [ "$skipped" = 0 ] || echo "# $skipped group(s) skipped, see above"
 echo "$passed passed, $failed failed"

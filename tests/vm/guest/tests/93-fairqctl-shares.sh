@@ -1,7 +1,8 @@
 #!/bin/bash
 # Under the keyed fairq scheduler, fairqctl shares lists one key per client address with the
 # dispatches the load put in, filters by pool and key, keeps --top, and validates as JSON;
-# under a keyless scheduler it says there are no per-key accounts.
+# under a keyless scheduler it says there are no per-key accounts.  fairqctl metrics gives the
+# same numbers in the Prometheus text format.
 . /fairq/lib.sh
 . /fairq/fairqctl-lib.sh
 fq_scheds | tr ' ' '\n' | grep -qx fairq || { echo "no keyed scheduler (fairq) on this kernel"; exit 4; }
@@ -54,6 +55,76 @@ python3 /fairq/fairq-nl.py key-get "$serv" "$pool" 10.99.0.11 >/tmp/key.json || 
 	fail "key-get of 10.99.0.11 disagrees with the dump: $(cat /tmp/key.json)"
 fq_nl_expect '^errno 2: no such key in that pool$' key-get "$serv" "$pool" 10.99.0.13
 fairqctl shares --top 3 | sed 's/^/# /'
+
+# metrics: the same numbers in the Prometheus text format, parsed by the Prometheus client
+# library's own parser; each counter lies between a JSON read before and one after
+fairqctl -j pools >/tmp/pools-before.json && fairqctl -j shares >/tmp/shares-before.json &&
+	fairqctl metrics --top 1 >/tmp/metrics.txt && fairqctl -j pools >/tmp/pools-after.json &&
+	fairqctl -j shares >/tmp/shares-after.json || fail "metrics or its JSON twins failed"
+mkdir -p /tmp/textfile && rm -f /tmp/textfile/*
+fairqctl metrics --textfile /tmp/textfile/fairq.prom || fail "metrics --textfile failed"
+fq_as_nobody fairqctl metrics >/tmp/metrics-nobody.txt || fail "metrics without privilege failed"
+python3 - <<'PY' || fail "metrics disagree with fairqctl -j: $(head -n 40 /tmp/metrics.txt)"
+import json, os, stat
+from prometheus_client.parser import text_string_to_metric_families as parse
+
+def families(path):
+    # a counter's family may be named with or without its _total (parser versions differ)
+    fams = {}
+    for f in parse(open(path).read()):
+        fams[f.name] = f
+        if f.type == "counter":
+            fams[f.name[:-6] if f.name.endswith("_total") else f.name + "_total"] = f
+    return fams
+
+def between(name, labels, value, before, after):
+    assert before <= value <= after, (name, labels, before, value, after)
+
+m = families("/tmp/metrics.txt")
+info = m["fairq_info"].samples[0].labels
+assert info["scheduler"] == "fairq" and info["version"], info
+assert m["fairq_rescues_total"].type == "counter", m["fairq_rescues_total"]
+b = {(p["serv"], p["pool"]): p for p in json.loads(open("/tmp/pools-before.json").readline())["pools"]}
+a = {(p["serv"], p["pool"]): p for p in json.loads(open("/tmp/pools-after.json").readline())["pools"]}
+assert m["fairq_pools"].samples[0].value == len(a), (m["fairq_pools"].samples, len(a))
+checked = 0
+for fam, field in (("fairq_pool_enqueued", "enqueued"), ("fairq_pool_fed_pull", "fed_pull"),
+                   ("fairq_pool_wakeups", "wakeups"), ("fairq_pool_rescues", "rescues")):
+    assert m[fam].type == "counter", (fam, m[fam].type)
+    for s in m[fam].samples:
+        key = (int(s.labels["serv"]), int(s.labels["pool"]))
+        assert s.name == fam + "_total" and s.labels["scheduler"] == "fairq", s
+        between(fam, s.labels, s.value, b[key][field], a[key][field])
+        checked += 1
+for fam, field in (("fairq_pool_threads", "threads"),):
+    assert m[fam].type == "gauge"
+    for s in m[fam].samples:
+        assert s.value == a[(int(s.labels["serv"]), int(s.labels["pool"]))][field], s
+assert {s.labels["name"] for s in m["fairq_pool_sched_value"].samples} >= {"keys"}, m["fairq_pool_sched_value"]
+# --top 1: the key with the most thread time, and only it
+keys = m["fairq_key_dispatches"].samples
+assert len(keys) == 1 and keys[0].labels["key"] == "10.99.0.11", keys
+kb = [k for k in json.loads(open("/tmp/shares-before.json").readline())["keys"] if k["key"] == "10.99.0.11"]
+ka = [k for k in json.loads(open("/tmp/shares-after.json").readline())["keys"] if k["key"] == "10.99.0.11"]
+kb = {(k["serv"], k["pool"]): k for k in kb}
+ka = {(k["serv"], k["pool"]): k for k in ka}
+key = (int(keys[0].labels["serv"]), int(keys[0].labels["pool"]))
+between("dispatches", keys[0].labels, keys[0].value, kb[key]["dispatches"], ka[key]["dispatches"])
+secs = m["fairq_key_thread_seconds"].samples[0].value
+between("thread_seconds", keys[0].labels, secs, kb[key]["thread_ns"] / 1e9 - 1e-9, ka[key]["thread_ns"] / 1e9 + 1e-9)
+assert m["fairq_keys_visible"].samples[0].value == 1
+# the textfile: the same families, readable by node_exporter, no temporary file left
+t = families("/tmp/textfile/fairq.prom")
+assert set(t) == set(m), set(t) ^ set(m)
+assert stat.S_IMODE(os.stat("/tmp/textfile/fairq.prom").st_mode) == 0o644
+assert os.listdir("/tmp/textfile") == ["fairq.prom"], os.listdir("/tmp/textfile")
+# without CAP_NET_ADMIN: the pools, and no per-client series
+n = families("/tmp/metrics-nobody.txt")
+assert n["fairq_keys_visible"].samples[0].value == 0 and not n["fairq_key_dispatches"].samples, n
+assert len(n["fairq_pool_enqueued"].samples) == len(a)
+print("# metrics: %d pool counters within their JSON reads; top key %s, %.3f s of thread time"
+      % (checked, keys[0].labels["key"], secs))
+PY
 
 # a weight shows up in the key's accounts (fairq takes it when it rebuilds the keys)
 fairqctl weight 10.99.0.12 5 || fail "weight refused"

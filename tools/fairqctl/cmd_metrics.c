@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * metrics: every pool's counters, and the busiest keys, in the Prometheus text exposition
+ * format (version 0.0.4), for node_exporter's textfile collector or any scraper.  Counters are
+ * *_total, what can go down is a gauge, and per-key series are bounded by --top (cardinality
+ * stays small on a server with thousands of clients).  --textfile writes the file atomically
+ * (a temporary file renamed over it), as the textfile collector needs.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "fairqctl.h"
+
+#define METRICS_TOP_DEFAULT 10
+
+struct metrics_opts {
+	uint64_t top;
+	const char *textfile;
+};
+
+static int metrics_opt(int c, const char *arg, void *ctx)
+{
+	struct metrics_opts *o = ctx;
+
+	switch (c) {
+	case 't':
+		if (!fq_parse_u64(arg, &o->top) || o->top > 100000)
+			return fq_usage_error("metrics: --top takes a count of keys (0 to 100000), not '%s'",
+					      arg);
+		break;
+	case 'f':
+		if (!*arg)
+			return fq_usage_error("metrics: --textfile needs a path");
+		o->textfile = arg;
+		break;
+	}
+	return FQ_EXIT_OK;
+}
+
+/* A label value: backslash, double quote and newline escaped, as the format requires. */
+static void put_label(FILE *f, const char *name, const char *val)
+{
+	fprintf(f, "%s=\"", name);
+	for (; *val; val++) {
+		if (*val == '\\' || *val == '"')
+			fputc('\\', f);
+		if (*val == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*val, f);
+	}
+	fputc('"', f);
+}
+
+static void family(FILE *f, const char *name, const char *type, const char *help)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void pool_labels(FILE *f, const struct fq_pool *p)
+{
+	fprintf(f, "{serv=\"%u\",pool=\"%u\",", p->serv, p->pool);
+	put_label(f, "scheduler", p->sched);
+	fputc('}', f);
+}
+
+/* One per-pool metric: its offset in struct fq_pool, 32 or 64 bits. */
+struct pool_metric {
+	const char *name, *type, *help;
+	size_t off;
+	bool wide;
+};
+
+#define GAUGE(n, field, h) { "fairq_pool_" n, "gauge", h, offsetof(struct fq_pool, field), false }
+#define COUNTER(n, field, h) \
+	{ "fairq_pool_" n "_total", "counter", h, offsetof(struct fq_pool, field), true }
+
+static const struct pool_metric pool_metrics[] = {
+	GAUGE("threads", threads, "nfsd threads of the pool."),
+	GAUGE("threads_idle", idle, "Threads waiting for work."),
+	GAUGE("threads_waking", waking, "Threads woken by fairq that have not run yet (wake cap)."),
+	GAUGE("queued", queued, "Transports waiting in fairq's queue."),
+	COUNTER("enqueued", enqueued, "Transports the scheduler took."),
+	COUNTER("fed_pull", fed_pull, "Handed to the kernel queue by a thread looking for work."),
+	COUNTER("fed_push", fed_push, "Handed over with an idle thread woken for it."),
+	COUNTER("fed_bypass", fed_bypass, "Handed over without the scheduler (close, switch, no thread)."),
+	COUNTER("wakeups", wakeups, "Threads fairq woke."),
+	COUNTER("close_flushes", close_flushes, "Connections closed while queued, passed on at once."),
+	COUNTER("migrated", migrated, "Transports moved to another pool when this one lost its last thread."),
+	COUNTER("rescues", rescues, "Stalled transports the watchdog handed over (a bug: report it)."),
+	COUNTER("overloads_avoided", overloads_avoided, "Wakeups not made: the wake cap was reached."),
+	COUNTER("wakers_expired", wakers_expired, "Woken threads that did not run within a second."),
+	COUNTER("cap_waits", cap_waits, "Watchdog periods in which work waited behind the wake cap."),
+};
+
+static uint64_t pool_value(const struct fq_pool *p, const struct pool_metric *m)
+{
+	const char *base = (const char *)p + m->off;
+
+	return m->wide ? *(const uint64_t *)base : *(const uint32_t *)base;
+}
+
+static void print_pools(FILE *f, const struct fq_pools *pools)
+{
+	unsigned int i, j, k;
+
+	for (i = 0; i < ARRAY_SIZE(pool_metrics); i++) {
+		const struct pool_metric *m = &pool_metrics[i];
+
+		family(f, m->name, m->type, m->help);
+		for (j = 0; j < pools->nr; j++) {
+			fputs(m->name, f);
+			pool_labels(f, &pools->p[j]);
+			fprintf(f, " %llu\n", (unsigned long long)pool_value(&pools->p[j], m));
+		}
+	}
+	/*
+	 * A scheduler's own counters differ by scheduler and may be gauges or counters
+	 * (fairq(7) says which): one untyped family, named by label.
+	 */
+	family(f, "fairq_pool_sched_value", "untyped",
+	       "A scheduler's own per-pool number, by name (see fairq(7)).");
+	for (j = 0; j < pools->nr; j++) {
+		const struct fq_pool *p = &pools->p[j];
+
+		for (k = 0; k < p->nr_counters; k++) {
+			fprintf(f, "fairq_pool_sched_value{serv=\"%u\",pool=\"%u\",", p->serv, p->pool);
+			put_label(f, "scheduler", p->sched);
+			fputc(',', f);
+			put_label(f, "name", p->counters[k].name);
+			fprintf(f, "} %llu\n", (unsigned long long)p->counters[k].value);
+		}
+	}
+}
+
+/* Most thread time first: the keys an admin asks about. */
+static int by_thread_time(const void *a, const void *b)
+{
+	const struct fq_key *x = a, *y = b;
+
+	if (x->thread_ns != y->thread_ns)
+		return x->thread_ns < y->thread_ns ? 1 : -1;
+	return x->dispatches < y->dispatches ? 1 : x->dispatches > y->dispatches ? -1 : 0;
+}
+
+static void key_labels(FILE *f, const struct fq_key *k)
+{
+	char text[64];
+
+	fprintf(f, "{serv=\"%u\",pool=\"%u\",", k->serv, k->pool);
+	put_label(f, "key", fq_key_format(&k->id, text, sizeof(text)));
+	fputc('}', f);
+}
+
+static void print_keys(FILE *f, const struct fq_keys *keys, unsigned int n)
+{
+	static const struct {
+		const char *name, *type, *help;
+	} fams[] = {
+		{ "fairq_key_weight", "gauge", "The key's weight." },
+		{ "fairq_key_queued", "gauge", "The key's transports waiting." },
+		{ "fairq_key_in_flight", "gauge", "The key's requests handed to threads, not finished." },
+		{ "fairq_key_dispatches_total", "counter", "Requests of the key started." },
+		{ "fairq_key_thread_seconds_total", "counter", "Thread time the key's requests used." },
+	};
+	unsigned int i, j;
+
+	for (i = 0; i < ARRAY_SIZE(fams); i++) {
+		family(f, fams[i].name, fams[i].type, fams[i].help);
+		for (j = 0; j < n; j++) {
+			const struct fq_key *k = &keys->k[j];
+
+			fputs(fams[i].name, f);
+			key_labels(f, k);
+			switch (i) {
+			case 0:
+				fprintf(f, " %u\n", k->weight);
+				break;
+			case 1:
+				fprintf(f, " %u\n", k->queued);
+				break;
+			case 2:
+				fprintf(f, " %u\n", k->in_flight);
+				break;
+			case 3:
+				fprintf(f, " %llu\n", (unsigned long long)k->dispatches);
+				break;
+			default:
+				fprintf(f, " %llu.%09llu\n",
+					(unsigned long long)(k->thread_ns / 1000000000ULL),
+					(unsigned long long)(k->thread_ns % 1000000000ULL));
+			}
+		}
+	}
+}
+
+/* The loaded module's version and its rescue total, from sysfs ("" and 0 if unreadable). */
+static void read_module(char *version, size_t len, unsigned long long *rescues)
+{
+	FILE *f = fopen("/sys/module/fairq/version", "r");
+
+	*version = '\0';
+	if (f) {
+		if (fgets(version, len, f))
+			version[strcspn(version, "\n")] = '\0';
+		fclose(f);
+	}
+	*rescues = 0;
+	f = fopen("/sys/kernel/fairq/rescues", "r");
+	if (f) {
+		if (fscanf(f, "%llu", rescues) != 1)
+			*rescues = 0;
+		fclose(f);
+	}
+}
+
+static int print_all(FILE *f, const struct fq_scheds *s, const struct fq_pools *pools,
+		     const struct fq_keys *keys, unsigned int nr_keys, bool keys_visible)
+{
+	unsigned long long rescues;
+	char version[64];
+
+	read_module(version, sizeof(version), &rescues);
+	family(f, "fairq_info", "gauge", "fairq's module and fairqctl versions, and the active scheduler (always 1).");
+	fputs("fairq_info{", f);
+	put_label(f, "version", version);
+	fputc(',', f);
+	put_label(f, "fairqctl_version", FAIRQCTL_VERSION);
+	fputc(',', f);
+	put_label(f, "scheduler", s->active);
+	fputs("} 1\n", f);
+	family(f, "fairq_rescues_total", "counter",
+	       "Stalled transports the watchdog handed over since the module was loaded, all services.");
+	fprintf(f, "fairq_rescues_total %llu\n", rescues);
+	family(f, "fairq_pools", "gauge", "Pools fairq tracks (0 under a native scheduler such as fifo).");
+	fprintf(f, "fairq_pools %u\n", pools->nr);
+	print_pools(f, pools);
+	family(f, "fairq_keys_visible", "gauge",
+	       "1 if per-key series are included: a keyed scheduler, CAP_NET_ADMIN and --top above 0.");
+	fprintf(f, "fairq_keys_visible %d\n", keys_visible);
+	print_keys(f, keys, nr_keys);
+	fflush(f);
+	return ferror(f) ? -EIO : 0;
+}
+
+/* Write through a temporary file in the same directory, renamed over @path when complete. */
+static int write_textfile(const char *path, const struct fq_scheds *s,
+			  const struct fq_pools *pools, const struct fq_keys *keys,
+			  unsigned int nr_keys, bool keys_visible)
+{
+	char tmp[4096];
+	FILE *f;
+	int fd, err;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp)) {
+		fq_err("metrics: --textfile path too long");
+		return FQ_EXIT_USAGE;
+	}
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		fq_err("metrics: cannot create a file beside %s: %s", path, strerror(errno));
+		return FQ_EXIT_FAIL;
+	}
+	/* node_exporter runs as its own user: the file is readable by all, as a scrape is */
+	if (fchmod(fd, 0644) || !(f = fdopen(fd, "w"))) {
+		fq_err("metrics: %s: %s", tmp, strerror(errno));
+		close(fd);
+		unlink(tmp);
+		return FQ_EXIT_FAIL;
+	}
+	err = print_all(f, s, pools, keys, nr_keys, keys_visible);
+	if (fclose(f) || err || rename(tmp, path)) {
+		fq_err("metrics: cannot write %s: %s", path, strerror(err ? -err : errno));
+		unlink(tmp);
+		return FQ_EXIT_FAIL;
+	}
+	return FQ_EXIT_OK;
+}
+
+int cmd_metrics(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "top", required_argument, NULL, 't' },
+		{ "textfile", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	struct metrics_opts o = { .top = METRICS_TOP_DEFAULT };
+	struct fq_pools pools = { };
+	struct fq_keys keys = { };
+	struct fq_scheds s;
+	bool keyed = false, visible = false;
+	unsigned int i, nr_keys;
+	struct fq_nl *nl;
+	int rc, err;
+
+	if (!fq_getopt(argc, argv, "t:f:", longopts, "metrics [--top N] [--textfile PATH]",
+		       metrics_opt, &o, &rc))
+		return rc;
+	if (optind < argc)
+		return fq_usage_error("metrics: unexpected argument '%s'", argv[optind]);
+	rc = fq_nl_open(&nl);
+	if (rc)
+		return rc;
+	err = fq_get_scheds(nl, &s);
+	if (!err)
+		err = fq_get_pools(nl, &pools);
+	for (i = 0; !err && i < s.nr; i++)
+		keyed |= s.sched[i].active && s.sched[i].keyed;
+	if (!err && keyed && o.top) {
+		err = fq_get_keys(nl, -1, NULL, &keys);
+		visible = !err;
+		/* per-client data needs CAP_NET_ADMIN: the rest is still worth a scrape */
+		if (err == -EPERM || err == -EACCES) {
+			err = 0;
+			keys.nr = 0;
+		}
+	}
+	if (err) {
+		rc = fq_nl_fail(nl, err, "metrics");
+		goto out;
+	}
+	qsort(keys.k, keys.nr, sizeof(*keys.k), by_thread_time);
+	nr_keys = keys.nr < o.top ? keys.nr : o.top;
+	if (o.textfile) {
+		rc = write_textfile(o.textfile, &s, &pools, &keys, nr_keys, visible);
+	} else if (print_all(stdout, &s, &pools, &keys, nr_keys, visible)) {
+		fq_err("metrics: cannot write the output");
+		rc = FQ_EXIT_FAIL;
+	}
+out:
+	free(keys.k);
+	free(pools.p);
+	fq_nl_close(nl);
+	return rc;
+}
