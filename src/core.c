@@ -1584,11 +1584,15 @@ static bool pool_has_idle(struct fairq_pool *fp)
 /* Every rescue is a fault to report: counted, and logged each time (rate-limited). */
 static void count_rescue(struct fairq_pool *fp)
 {
+	long total;
+
 	spin_lock_bh(&fp->lock);
 	fp->stats.rescues++;
 	spin_unlock_bh(&fp->lock);
+	/* counted first: a rate-limited printk skips its arguments when it drops a line */
+	total = atomic_long_inc_return(&fairq_rescues_total);
 	pr_warn_ratelimited("rescued a stalled transport in pool %u (%ld since load; a lost wakeup: please report)\n",
-			    fp->id, atomic_long_inc_return(&fairq_rescues_total));
+			    fp->id, total);
 }
 
 /*

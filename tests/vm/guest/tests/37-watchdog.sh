@@ -3,7 +3,8 @@
 # enqueue's wakeup on demand (test_fail_every's fifth entry): with every thread idle between
 # one client's requests, only the watchdog can hand the queued transport to a thread.  Every
 # request is still served (no I/O error, no retransmission), each rescue is counted and logged
-# (rate-limited, not only the first); with the fault off again, no rescue.  The rescues here are expected, so this test
+# (rate-limited, not only the first); with the fault off again, no rescue.  A burst faster than
+# the log's rate limit is counted whole.  The rescues here are expected, so this test
 # tells the harness (fq_expect_rescues), which otherwise fails a test on any of them.
 . /fairq/lib.sh
 R=/fairq/extra/fairq-races.ko
@@ -42,3 +43,18 @@ fq_nfs 1 3 "$io" || fail "I/O failed with the fault off"
 [ "$(fq_rescues)" = "$rescues" ] || fail "$(($(fq_rescues) - rescues)) rescues with no wakeup lost"
 [ "$(fq_retrans 1)" = "$retrans0" ] || fail "the client retransmitted: $(($(fq_retrans 1) - retrans0))"
 log "fault off: no rescue; no retransmission"
+
+# A burst of lost wakeups, faster than the log's rate limit (10 lines in 5 s): every rescue is
+# still counted, in the total as in the pools.
+echo 10 >"$FQ_SYSFS/watchdog_ms"
+echo 0,0,0,0,1 >$F
+ip netns exec c1 /usr/local/bin/fairq-load -K 4 -W 1 -d 4 "$FQ_SERVER:$FQ_EXPORT" >/tmp/burst.out 2>&1 ||
+	fail "the burst with every wakeup lost failed: $(tail -n 3 /tmp/burst.out)"
+echo 0,0,0,0,0 >$F
+echo "$wd" >"$FQ_SYSFS/watchdog_ms"
+total=$(cat "$FQ_SYSFS/rescues")
+pools=$(fq_pool_sum rescues)
+[ "$total" = "$pools" ] || fail "the rescue total says $total, the pools' counters $pools"
+[ "$((total - rescues))" -gt 10 ] ||
+	fail "only $((total - rescues)) rescues in the burst: the log's rate limit was not reached"
+log "burst: $((total - rescues)) rescues in 4 s, all counted (total $total = pools $pools)"
