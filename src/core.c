@@ -871,13 +871,18 @@ void fairq_enqueue(struct svc_xprt *xprt)
 	    fairq_pool_threads(fp->pool) == 1)
 		fairq_test_delay(FAIRQ_TEST_DELAY_LAST_THREAD);
 	spin_lock_bh(&fp->lock);
-	if (unlikely(fp->orphaned)) {
+	while (unlikely(READ_ONCE(fp->orphaned))) {
 		/*
 		 * It lost its last thread since home_pool() looked, and moved its work away
-		 * (fairq_thread_exiting(), under this lock): nothing would serve it here.
+		 * (fairq_thread_exiting(), under this lock): nothing would serve it here.  Look
+		 * again, unless no pool has a thread (home_pool() then names this one again).
 		 */
+		struct fairq_pool *next = home_pool(fs);
+
+		if (next == fp)
+			break;
 		spin_unlock_bh(&fp->lock);
-		fp = home_pool(fs);
+		fp = next;
 		spin_lock_bh(&fp->lock);
 	}
 	/*
