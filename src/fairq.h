@@ -158,6 +158,7 @@ extern struct mutex fairq_sched_mutex;
 int fairq_hooks_probe(void);
 int fairq_hooks_enable(bool requests);
 int fairq_hooks_requests(bool on);
+bool fairq_hooks_refused_tracing_off(void);
 void fairq_hooks_disable(void);
 void fairq_hooks_release(void);
 void fairq_hooks_wait_wrappers(void);

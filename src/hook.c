@@ -258,6 +258,9 @@ static const char *const hooks_what[] = {
 	[HOOKS_ENQUEUE] = "svc_xprt_enqueue",
 };
 
+/* Why the last refused registration was refused: for the switch's caller (netlink). */
+static bool refused_tracing_off;
+
 static int ops_enable(unsigned int i)
 {
 	int err;
@@ -267,17 +270,28 @@ static int ops_enable(unsigned int i)
 	err = register_ftrace_function(hook_ops[i]);
 	if (err) {
 		/*
-		 * Permanent ops are refused while kernel.ftrace_enabled is 0; only the enqueue
-		 * redirect (IPMODIFY) can also meet a live patch or another redirect.
+		 * Permanent ops are refused while kernel.ftrace_enabled is 0.  The thread-side
+		 * ops go first, and once they are in the sysctl cannot go to 0: a later refusal
+		 * of the enqueue redirect (IPMODIFY) is another redirect, a live patch.
 		 */
+		refused_tracing_off = err == -EBUSY && i != HOOKS_ENQUEUE;
 		pr_err("cannot enable the %s hooks (error %d)%s\n", hooks_what[i], err,
 		       err != -EBUSY ? "" :
-		       i != HOOKS_ENQUEUE ? ": kernel.ftrace_enabled is 0" :
-		       ": a live patch or tracer already modifies it, or kernel.ftrace_enabled is 0");
+		       refused_tracing_off ? ": kernel.ftrace_enabled is 0" :
+		       ": a live patch or tracer already modifies it");
 		return err;
 	}
 	hook_enabled[i] = true;
 	return 0;
+}
+
+/**
+ * fairq_hooks_refused_tracing_off - whether the last switch refused with -EBUSY met
+ * kernel.ftrace_enabled=0 (otherwise another user of the enqueue redirect)
+ */
+bool fairq_hooks_refused_tracing_off(void)
+{
+	return READ_ONCE(refused_tracing_off);
 }
 
 static void ops_disable(unsigned int i)

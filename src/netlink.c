@@ -417,9 +417,11 @@ int fairq_nl_sched_set_doit(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG_ATTR(info->extack, name, MSG_NO_SCHED);
 	else if (err == -ENODEV)
 		NL_SET_ERR_MSG(info->extack, MSG_NOT_LIVE);
+	else if (err == -EBUSY && fairq_hooks_refused_tracing_off())
+		NL_SET_ERR_MSG(info->extack, "kernel.ftrace_enabled is 0: nothing changed");
 	else if (err == -EBUSY)
 		NL_SET_ERR_MSG(info->extack,
-			       "a live patch or tracer already modifies svc_xprt_enqueue, or kernel.ftrace_enabled is 0: nothing changed");
+			       "a live patch or tracer already modifies svc_xprt_enqueue: nothing changed");
 	else if (err)
 		NL_SET_ERR_MSG(info->extack, "the switch failed and changed nothing (see dmesg)");
 	return err;

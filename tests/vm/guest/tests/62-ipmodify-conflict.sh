@@ -29,13 +29,13 @@ for s in $(fq_scheds); do
 		fail "sysfs: $s was accepted with another IPMODIFY user of svc_xprt_enqueue"
 	fi
 	[ "$(fq_sched)" = fifo ] || fail "sysfs: the refused $s left the scheduler at $(fq_sched)"
-	dmesg | tail -n +$((lines + 1)) | grep -q 'cannot enable the svc_xprt_enqueue hooks (error -16): a live patch or tracer already modifies it, or kernel.ftrace_enabled is 0' ||
+	dmesg | tail -n +$((lines + 1)) | grep -q 'cannot enable the svc_xprt_enqueue hooks (error -16): a live patch or tracer already modifies it$' ||
 		fail "sysfs: no reason for refusing $s in the kernel log: $(dmesg | tail -n 3)"
 	if fairqctl sched set "$s" >/tmp/out 2>&1; then
 		fail "netlink: $s was accepted with another IPMODIFY user of svc_xprt_enqueue"
 	fi
 	[ "$(fq_sched)" = fifo ] || fail "netlink: the refused $s left the scheduler at $(fq_sched)"
-	grep -q 'a live patch or tracer already modifies svc_xprt_enqueue, or kernel.ftrace_enabled is 0: nothing changed' /tmp/out ||
+	grep -q 'a live patch or tracer already modifies svc_xprt_enqueue: nothing changed' /tmp/out ||
 		fail "netlink: fairqctl did not say why $s was refused: $(cat /tmp/out)"
 	log "$s refused: sysfs '$(sed 's/.*: //' /tmp/err)', fairqctl '$(cat /tmp/out)'"
 done
@@ -82,6 +82,11 @@ fi
 [ "$(fq_sched)" = fifo ] || fail "the refused qfifo left the scheduler at $(fq_sched)"
 dmesg | tail -n +$((lines + 1)) | grep -q 'cannot enable the thread-side hooks (error -16): kernel.ftrace_enabled is 0' ||
 	fail "no reason naming ftrace_enabled in the kernel log: $(dmesg | tail -n 3)"
+if fairqctl sched set qfifo >/tmp/out 2>&1; then
+	fail "netlink: qfifo was accepted with kernel.ftrace_enabled=0"
+fi
+grep -q 'kernel.ftrace_enabled is 0: nothing changed' /tmp/out ||
+	fail "netlink: fairqctl did not name ftrace_enabled: $(cat /tmp/out)"
 echo 1 >/proc/sys/kernel/ftrace_enabled
 fq_set_sched qfifo || fail "qfifo refused once kernel.ftrace_enabled was 1 again"
 traffic "qfifo after ftrace_enabled came back"
