@@ -120,11 +120,11 @@ static void print_pools(FILE *f, const struct fq_pools *pools)
 		}
 	}
 	/*
-	 * A scheduler's own counters differ by scheduler and may be gauges or counters
-	 * (fairq(7) says which): one untyped family, named by label.
+	 * A scheduler's own numbers differ by scheduler, some gauges and some counters: one
+	 * untyped family, named by label.
 	 */
 	family(f, "fairq_pool_sched_value", "untyped",
-	       "A scheduler's own per-pool number, by name (see fairq(7)).");
+	       "A scheduler's own per-pool number by name: gauges keys, key_buckets, workers, idle_workers, woken_workers; the others count up.");
 	for (j = 0; j < pools->nr; j++) {
 		const struct fq_pool *p = &pools->p[j];
 
@@ -136,6 +136,41 @@ static void print_pools(FILE *f, const struct fq_pools *pools)
 			fprintf(f, "} %llu\n", (unsigned long long)p->counters[k].value);
 		}
 	}
+}
+
+/* By pool and key, to find a key a dump returned twice (keys changing between its parts). */
+static int by_id(const void *a, const void *b)
+{
+	const struct fq_key *x = a, *y = b;
+
+	if (x->serv != y->serv)
+		return x->serv < y->serv ? -1 : 1;
+	if (x->pool != y->pool)
+		return x->pool < y->pool ? -1 : 1;
+	if (x->id.type != y->id.type)
+		return x->id.type < y->id.type ? -1 : 1;
+	if (x->id.family != y->id.family)
+		return x->id.family < y->id.family ? -1 : 1;
+	if (x->id.prefix_len != y->id.prefix_len)
+		return x->id.prefix_len < y->id.prefix_len ? -1 : 1;
+	if (x->id.port != y->id.port)
+		return x->id.port < y->id.port ? -1 : 1;
+	return memcmp(x->id.addr, y->id.addr, sizeof(x->id.addr));
+}
+
+/* One series per key: a scraper refuses a file that repeats one. */
+static void drop_repeats(struct fq_keys *keys)
+{
+	unsigned int i, n = 0;
+
+	if (!keys->nr)
+		return;
+	qsort(keys->k, keys->nr, sizeof(*keys->k), by_id);
+	for (i = 1; i < keys->nr; i++) {
+		if (by_id(&keys->k[n], &keys->k[i]))
+			keys->k[++n] = keys->k[i];
+	}
+	keys->nr = n + 1;
 }
 
 /* Most thread time first: the keys an admin asks about. */
@@ -274,6 +309,8 @@ static int write_textfile(const char *path, const struct fq_scheds *s,
 		return FQ_EXIT_FAIL;
 	}
 	err = print_all(f, s, pools, keys, nr_keys, keys_visible);
+	if (!err && fsync(fd))
+		err = -errno;
 	if (fclose(f) || err || rename(tmp, path)) {
 		fq_err("metrics: cannot write %s: %s", path, strerror(err ? -err : errno));
 		unlink(tmp);
@@ -306,7 +343,7 @@ int cmd_metrics(int argc, char **argv)
 		return fq_usage_error("metrics: unexpected argument '%s'", argv[optind]);
 	rc = fq_nl_open(&nl);
 	if (rc)
-		return rc;
+		goto gone;
 	err = fq_get_scheds(nl, &s);
 	if (!err)
 		err = fq_get_pools(nl, &pools);
@@ -325,7 +362,9 @@ int cmd_metrics(int argc, char **argv)
 		rc = fq_nl_fail(nl, err, "metrics");
 		goto out;
 	}
-	qsort(keys.k, keys.nr, sizeof(*keys.k), by_thread_time);
+	drop_repeats(&keys);
+	if (keys.nr)
+		qsort(keys.k, keys.nr, sizeof(*keys.k), by_thread_time);
 	nr_keys = keys.nr < o.top ? keys.nr : o.top;
 	if (o.textfile) {
 		rc = write_textfile(o.textfile, &s, &pools, &keys, nr_keys, visible);
@@ -337,5 +376,9 @@ out:
 	free(keys.k);
 	free(pools.p);
 	fq_nl_close(nl);
+gone:
+	/* no numbers (fairq unloaded, say): none rather than old ones a collector keeps exporting */
+	if (rc && o.textfile && unlink(o.textfile) && errno != ENOENT)
+		fq_err("metrics: cannot remove %s: %s", o.textfile, strerror(errno));
 	return rc;
 }

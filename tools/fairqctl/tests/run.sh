@@ -169,6 +169,15 @@ else
 	expect 3 "$nl" set 0x10 0x10
 	expect 3 "$nl" watch -i 0.5 -n 1
 	expect 3 "$nl" monitor -n 1 -t 1
+	expect 3 "$nl" metrics
+	# a textfile from before is removed, not left for a collector to export as current
+	echo 'fairq_pools 1' >"$tmp/fairq.prom"
+	expect 3 "$nl" metrics --textfile "$tmp/fairq.prom"
+	if [ -e "$tmp/fairq.prom" ]; then
+		not_ok "metrics --textfile without fairq removes the old file"
+	else
+		ok "metrics --textfile without fairq removes the old file"
+	fi
 	# keys in every spelling parse (and then meet the missing module)
 	for key in 10.0.0.7 addr:10.0.0.7 2001:db8::7 ::ffff:10.0.0.7 10.0.0.0/24 subnet:2001:db8::/48 \
 		10.0.0.7:812 conn:10.0.0.7:812 '[2001:db8::7]:812' v4client:0123456789ABCDEF; do
