@@ -32,6 +32,7 @@
 #include <linux/sunrpc/svc.h>
 #include <linux/sunrpc/svc_xprt.h>
 #include "fairq.h"
+#include <fairq/trace.h>
 
 /*
  * fairq marks a transport that waits in one of its policies' queues, and the pool it waits
@@ -545,6 +546,17 @@ static void thread_seen_any(struct fairq_serv *fs, struct svc_xprt *xprt)
  * Hand one transport from the policy to the kernel queue of @fp's pool.  With @only_if_empty,
  * only if that queue is empty: a transport already there has a thread coming for it.
  */
+static void trace_dispatch(struct fairq_pool *fp, struct svc_xprt *xprt, bool pull)
+	__must_hold(&fp->lock)
+{
+	const struct fairq_key_id *key = NULL;
+	s64 wait_ns = -1;
+
+	if (fp->ops->picked)
+		fp->ops->picked(fp, &key, &wait_ns);
+	trace_fairq_dispatch(fp->id, fp->nr_queued, xprt, pull, key, wait_ns);
+}
+
 static bool feed_one_locked(struct fairq_pool *fp, bool only_if_empty, u64 *counter)
 	__must_hold(&fp->lock)
 {
@@ -557,6 +569,8 @@ static bool feed_one_locked(struct fairq_pool *fp, bool only_if_empty, u64 *coun
 		if (!WARN_ON_ONCE(!xprt)) {
 			fairq_xprt_unmark(xprt);
 			WRITE_ONCE(fp->nr_queued, fp->nr_queued - 1);
+			if (trace_fairq_dispatch_enabled())
+				trace_dispatch(fp, xprt, counter == &fp->stats.fed_pull);
 			fairq_kq_feed(fp->pool, xprt);
 			WRITE_ONCE(fp->progress, fp->progress + 1);
 			(*counter)++;
@@ -901,6 +915,7 @@ void fairq_enqueue(struct svc_xprt *xprt)
 	fp->ops->enqueue(fp, xprt);
 	WRITE_ONCE(fp->nr_queued, fp->nr_queued + 1);
 	fp->stats.enqueued++;
+	trace_fairq_enqueue(fp->id, fp->nr_queued, xprt);
 	if (unlikely(fairq_test_fail(FAIRQ_TEST_FAIL_WAKEUP))) {
 		/*
 		 * test builds: this enqueue's wakeup is lost; the watchdog must find the work
@@ -1587,7 +1602,7 @@ static bool pool_has_idle(struct fairq_pool *fp)
 }
 
 /* Every rescue is a fault to report: counted, and logged each time (rate-limited). */
-static void count_rescue(struct fairq_pool *fp)
+static void count_rescue(struct fairq_serv *fs, struct fairq_pool *fp)
 {
 	long total;
 
@@ -1596,6 +1611,7 @@ static void count_rescue(struct fairq_pool *fp)
 	spin_unlock_bh(&fp->lock);
 	/* counted first: a rate-limited printk skips its arguments when it drops a line */
 	total = atomic_long_inc_return(&fairq_rescues_total);
+	trace_fairq_rescue(fs->id, fp->id, total);
 	pr_warn_ratelimited("rescued a stalled transport in pool %u (%ld since load; a lost wakeup: please report)\n",
 			    fp->id, total);
 }
@@ -1645,7 +1661,7 @@ static void fairq_watchdog(struct work_struct *work)
 			fp->watchdog_stalls = 0;
 			avoided = READ_ONCE(fp->stats.overloads_avoided);
 			if (pool_push(fp)) {
-				count_rescue(fp);
+				count_rescue(fs, fp);
 			} else if (READ_ONCE(fp->stats.overloads_avoided) != avoided) {
 				/*
 				 * Not lost, held back: the threads the cap waits for have not run

@@ -4,6 +4,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include "fairq.h"
+#include <fairq/trace.h>
 
 struct fairq_sched_entry {
 	struct list_head list;
@@ -56,12 +57,16 @@ void fairq_changes_open_up(void)
  */
 int fairq_changes_close(void)
 {
+	const struct fairq_sched_ops *old;
 	int err;
 
 	mutex_lock(&fairq_sched_mutex);
 	fairq_changes_open = false;
 	/* hands every held transport back to the kernel, then removes the hooks */
+	old = fairq_active_sched();
 	err = fairq_switch(&fairq_sched_fifo);
+	if (old != &fairq_sched_fifo)
+		trace_fairq_switch(old->name, fairq_sched_fifo.name, err);
 	mutex_unlock(&fairq_sched_mutex);
 	return err;
 }
@@ -185,6 +190,8 @@ int fairq_sched_select(const char *name, size_t len)
 	old = fairq_active_sched();
 	ops = fairq_sched_find(name, len);
 	err = ops ? fairq_switch(ops) : -ENOENT;
+	if (ops && ops != old)
+		trace_fairq_switch(old->name, ops->name, err);
 	if (!err && ops != old) {
 		pr_info("scheduler: %s\n", ops->name);
 		fairq_nl_notify_switch(old, ops);

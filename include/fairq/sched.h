@@ -23,7 +23,7 @@ struct svc_rqst;
 struct svc_serv;
 
 /* Room for a policy's per-pool state, inside struct fairq_pool: switching never allocates. */
-#define FAIRQ_SCHED_PRIV_BYTES	384
+#define FAIRQ_SCHED_PRIV_BYTES	512
 
 #define FAIRQ_SCHED_NAME_MAX	16
 
@@ -144,6 +144,9 @@ static inline void fairq_counter_add(struct fairq_counters *cs, const char *name
  *	a later walk (a netlink dump's next skb) starts with it instead of walking the keys
  *	already reported again.  Keys that come or go in between may be missed or reported
  *	twice.  Optional (keyless policies).
+ * @picked: for the dispatch tracepoint, right after @pick (same locked step): the key of the
+ *	transport it returned and how long that key had waited for the turn, in ns (-1 for
+ *	unknown); *@key is used before the pool lock is dropped.  Optional (keyless policies).
  * @set_weight: set the weight of the clients @id stands for, in every pool; 0 restores the
  *	default.  Called with fairq_sched_mutex held, may sleep.  Optional.
  * @tick: periodic (the core's watchdog interval): let go of work the policy holds back
@@ -191,6 +194,7 @@ struct fairq_sched_ops {
 	void (*uncharge)(struct fairq_pool *fp, void *token);
 	int (*for_each_key)(struct fairq_pool *fp, u64 *cursor, fairq_key_fn fn,
 			    void *arg);
+	void (*picked)(struct fairq_pool *fp, const struct fairq_key_id **key, s64 *wait_ns);
 	int (*set_weight)(const struct fairq_key_id *id, u32 weight);
 	void (*counters)(struct fairq_pool *fp, struct fairq_counters *out);
 	unsigned int (*tick)(struct fairq_pool *fp);

@@ -50,6 +50,7 @@
 #include <linux/in.h>
 #include <net/ipv6.h>
 #include "../fairq.h"
+#include <fairq/trace.h>
 
 #define FQ_SEG_BITS	9	/* a page of buckets */
 #define FQ_SEG_BUCKETS	BIT(FQ_SEG_BITS)
@@ -81,6 +82,7 @@ struct fq_key {
 	unsigned long idle_since;	/* jiffies */
 	unsigned long last_busy;	/* jiffies of the last request start or completion */
 	u64 done_ns;			/* when its last request in flight ended (anticipation) */
+	u64 waiting_ns;			/* tracing only: waiting for a turn since (0: unknown) */
 };
 
 struct fq_pool {
@@ -107,6 +109,9 @@ struct fq_pool {
 	struct fq_key *antic_key;	/* the key a thread is held for; compared, never followed */
 	u64 anticipations;		/* threads held for a key's next request */
 	u64 anticipation_hits;		/* ... that came while the thread was still held */
+	unsigned int id;		/* the pool's, for tracepoints */
+	struct fq_key *picked;		/* the last dispatch's key: valid until the lock drops */
+	s64 picked_wait_ns;		/* how long it had waited (-1: unknown or not tracing) */
 };
 
 /* Settings, global to the policy; changed under fairq_sched_mutex. */
@@ -497,6 +502,7 @@ static void fq_init_pool(struct fairq_pool *fp)
 	INIT_LIST_HEAD(&p->held_keys);
 	fq_key_init(&p->overflow, &none, &none);
 	list_del_init(&p->overflow.link);
+	p->id = fairq_pool_id(fp);
 	/* a cap counts threads, not requests: the core says which thread works for whom */
 	p->cap = READ_ONCE(fq_max_inflight);
 	if (p->cap)
@@ -567,6 +573,7 @@ static void hold(struct fq_pool *p, struct fq_key *k)
 	k->list = FQ_HELD;
 	list_move_tail(&k->link, &p->held_keys);
 	p->holds++;
+	trace_fairq_hold(p->id, &k->id, k->in_flight, k->queue.len);
 }
 
 static void release_held(struct fq_pool *p, struct fq_key *k)
@@ -655,6 +662,9 @@ static void fq_enqueue(struct fairq_pool *fp, struct svc_xprt *xprt)
 	if (!k->in_flight)
 		learn_think_time(k);
 	fairq_xlist_push(&k->queue, xprt);
+	/* the dispatch tracepoint's wait: from the moment the key has work */
+	if (k->queue.len == 1)
+		k->waiting_ns = trace_fairq_dispatch_enabled() ? ktime_get_ns() : 0;
 	if (k->list == FQ_HELD && !capped_now(p, k))
 		release_held(p, k);
 	if (k->list == FQ_IDLE) {
@@ -735,6 +745,18 @@ static struct svc_xprt *dispatch(struct fq_pool *p, struct fq_key *k)
 {
 	struct svc_xprt *xprt = fairq_xlist_pop(&k->queue);
 
+	p->picked = k;
+	p->picked_wait_ns = -1;
+	if (trace_fairq_dispatch_enabled()) {
+		u64 now = ktime_get_ns();
+
+		if (k->waiting_ns)
+			p->picked_wait_ns = now - k->waiting_ns;
+		/* what is still queued waits for the key's next turn from now */
+		k->waiting_ns = now;
+	} else {
+		k->waiting_ns = 0;
+	}
 	k->handed = handed_out(p, k) + 1;
 	k->handed_at = jiffies;
 	if (fairq_xlist_empty(&k->queue))
@@ -793,6 +815,14 @@ static struct svc_xprt *fq_pick(struct fairq_pool *fp)
 	return NULL;
 }
 
+static void fq_picked(struct fairq_pool *fp, const struct fairq_key_id **key, s64 *wait_ns)
+{
+	struct fq_pool *p = fqp(fp);
+
+	*key = &p->picked->id;
+	*wait_ns = p->picked_wait_ns;
+}
+
 /*
  * Called by the core's watchdog.  A hand-off that no thread was seen taking (its connection
  * closed on the way, 6.1; or the thread's record could not be allocated) would hold its key
@@ -817,6 +847,8 @@ static unsigned int fq_tick(struct fairq_pool *fp)
 									       k->last_busy;
 
 		if (time_after(jiffies, seen + HZ)) {
+			if (k->handed)
+				trace_fairq_lost_handoff(p->id, &k->id, k->handed);
 			p->lost_handoffs += k->handed;
 			k->handed = 0;
 			k->in_flight = 0;
@@ -1185,6 +1217,7 @@ const struct fairq_sched_ops fairq_sched_fairq = {
 	.charge		= fq_charge,
 	.uncharge	= fq_uncharge,
 	.for_each_key	= fq_walk_keys,
+	.picked		= fq_picked,
 	.set_weight	= fq_set_weight,
 	.counters	= fq_counters,
 	.tick		= fq_tick,

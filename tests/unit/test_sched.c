@@ -108,6 +108,10 @@ u64 fairq_pool_untracked(const struct fairq_pool *fp)
 	return fp->untracked;
 }
 
+/* The tracepoints' stand-ins (shim/fairq/trace.h): whether tracing is on, and what fired. */
+bool unit_trace_on;
+unsigned int unit_trace_holds, unit_trace_lost_handoffs;
+
 #include "../../src/sched/qfifo.c"
 #include "../../src/sched/fairq.c"
 
@@ -1164,6 +1168,8 @@ static void test_fairq_inflight_cap(void)
 
 	fq_max_inflight = 2;
 	sim_init(&sm, 8);
+	unit_trace_holds = 0;
+	unit_trace_lost_handoffs = 0;
 	CHECK(sm.fp.track_threads, "a pool with a cap tracks its threads");
 	for (i = 0; i < 9; i++) {
 		set_addr(&fx[i], i < 8 ? "10.0.0.1" : "10.0.0.2", 700 + i);
@@ -1186,6 +1192,8 @@ static void test_fairq_inflight_cap(void)
 	      "the 1-connection client had 2 threads' worth too: %llu",
 	      (unsigned long long)sm.served[8]);
 	CHECK(fqp(&sm.fp)->holds > 0, "holds are counted");
+	CHECK(unit_trace_holds == fqp(&sm.fp)->holds, "one hold event per hold (%u events, %llu holds)",
+	      unit_trace_holds, (unsigned long long)fqp(&sm.fp)->holds);
 	sim_exit(&sm);
 
 	/*
@@ -1228,6 +1236,8 @@ static void test_fairq_inflight_cap(void)
 	CHECK(fq_tick(&sm.fp) == 1 && fairq_sched_fairq.has_work(&sm.fp),
 	      "a hand-off not seen for a second is given up");
 	CHECK(fqp(&sm.fp)->lost_handoffs == 1 && k->occupied == 1, "counted; the working thread still counts");
+	CHECK(unit_trace_lost_handoffs == 1, "a lost hand-off event, for one hand-off (%u)",
+	      unit_trace_lost_handoffs);
 	CHECK(fairq_sched_fairq.pick(&sm.fp) == &fx[2], "and the queued transport is served");
 	fairq_sched_fairq.uncharge(&sm.fp, a);
 
@@ -1262,6 +1272,63 @@ static void test_fairq_inflight_cap(void)
 
 	sim_init(&sm, 4);
 	CHECK(!sm.fp.track_threads, "no cap: no thread tracking");
+	sim_exit(&sm);
+}
+
+/*
+ * The dispatch tracepoint's key and wait: the key served, and how long it had waited for the
+ * turn (since it had work, then since its previous dispatch); unknown for a key that was
+ * already waiting when tracing began, and never a stale stamp from an earlier trace.
+ */
+static void test_fairq_trace_wait(void)
+{
+	static struct sim sm;
+	const struct fairq_key_id *key;
+	s64 wait;
+
+	sim_init(&sm, 4);
+	set_addr(&fx[0], "10.0.0.1", 700);
+	set_addr(&fx[1], "10.0.0.1", 701);
+	set_addr(&fx[2], "10.0.0.2", 702);
+	unit_trace_on = true;
+	kshim_now_ns = 1000000;
+	fairq_sched_fairq.enqueue(&sm.fp, &fx[0]);
+	fairq_sched_fairq.enqueue(&sm.fp, &fx[1]);
+	kshim_now_ns += 3000;
+	fairq_sched_fairq.enqueue(&sm.fp, &fx[2]);
+	kshim_now_ns += 5000;
+	CHECK(fairq_sched_fairq.pick(&sm.fp) == &fx[0], "the first key first");
+	fairq_sched_fairq.picked(&sm.fp, &key, &wait);
+	CHECK(key->type == FAIRQ_KEY_ADDR && key->addr[3] == 1 && wait == 8000,
+	      "key 10.0.0.1, waited 8 us since it had work (%lld)", (long long)wait);
+	kshim_now_ns += 2000;
+	/* a new key is served ahead while its allowance lasts: its second transport is next */
+	CHECK(fairq_sched_fairq.pick(&sm.fp) == &fx[1], "the first key's second transport");
+	fairq_sched_fairq.picked(&sm.fp, &key, &wait);
+	CHECK(key->addr[3] == 1 && wait == 2000, "waited since the key's previous dispatch (%lld)",
+	      (long long)wait);
+	kshim_now_ns += 1000;
+	CHECK(fairq_sched_fairq.pick(&sm.fp) == &fx[2], "then the second key");
+	fairq_sched_fairq.picked(&sm.fp, &key, &wait);
+	CHECK(key->addr[3] == 2 && wait == 8000, "key 10.0.0.2 waited 8 us (%lld)", (long long)wait);
+
+	/*
+	 * tracing off for a dispatch, on again while the key still waits: its wait is unknown,
+	 * not counted from the stamp before the dispatch that tracing did not see
+	 */
+	fairq_sched_fairq.enqueue(&sm.fp, &fx[0]);
+	fairq_sched_fairq.enqueue(&sm.fp, &fx[1]);
+	unit_trace_on = false;
+	fairq_sched_fairq.pick(&sm.fp);
+	fairq_sched_fairq.picked(&sm.fp, &key, &wait);
+	CHECK(wait == -1, "not tracing: no wait (%lld)", (long long)wait);
+	unit_trace_on = true;
+	kshim_now_ns += 50000;
+	fairq_sched_fairq.pick(&sm.fp);
+	fairq_sched_fairq.picked(&sm.fp, &key, &wait);
+	CHECK(key->addr[3] == 1 && wait == -1, "waiting from before tracing: unknown (%lld)",
+	      (long long)wait);
+	unit_trace_on = false;
 	sim_exit(&sm);
 }
 
@@ -1424,6 +1491,7 @@ int main(void)
 	test_fairq_nothing_lost();
 	test_fairq_v4client();
 	test_fairq_inflight_cap();
+	test_fairq_trace_wait();
 	CHECK(!pick_mismatches, "has_work agreed with pick at every step (%d mismatches)", pick_mismatches);
 	test_fairq_release();
 	test_fairq_remove_by_key();
