@@ -45,7 +45,13 @@ fq_nfs 1 3 "$io" || fail "I/O failed with the fault off"
 log "fault off: no rescue; no retransmission"
 
 # A burst of lost wakeups, faster than the log's rate limit (10 lines in 5 s): every rescue is
-# still counted, in the total as in the pools.
+# still counted, in the total as in the pools, and each is a tracepoint event.
+TR=/sys/kernel/tracing
+[ -d $TR/events ] || mount -t tracefs nodev $TR || fail "cannot mount tracefs"
+echo 16384 >$TR/buffer_size_kb
+: >$TR/trace
+echo 1 >$TR/events/fairq/fairq_rescue/enable
+before=$(cat "$FQ_SYSFS/rescues")
 echo 10 >"$FQ_SYSFS/watchdog_ms"
 echo 0,0,0,0,1 >$F
 ip netns exec c1 /usr/local/bin/fairq-load -K 4 -W 1 -d 4 "$FQ_SERVER:$FQ_EXPORT" >/tmp/burst.out 2>&1 ||
@@ -53,8 +59,12 @@ ip netns exec c1 /usr/local/bin/fairq-load -K 4 -W 1 -d 4 "$FQ_SERVER:$FQ_EXPORT
 echo 0,0,0,0,0 >$F
 echo "$wd" >"$FQ_SYSFS/watchdog_ms"
 total=$(cat "$FQ_SYSFS/rescues")
+echo 0 >$TR/events/fairq/fairq_rescue/enable
 pools=$(fq_pool_sum rescues)
+traced=$(grep -c ': fairq_rescue: serv=[0-9]* pool=[0-9]* total=' $TR/trace || true)
+: >$TR/trace
+[ "$traced" = $((total - before)) ] || fail "$traced rescue events for $((total - before)) rescues"
 [ "$total" = "$pools" ] || fail "the rescue total says $total, the pools' counters $pools"
 [ "$((total - rescues))" -gt 10 ] ||
 	fail "only $((total - rescues)) rescues in the burst: the log's rate limit was not reached"
-log "burst: $((total - rescues)) rescues in 4 s, all counted (total $total = pools $pools)"
+log "burst: $((total - rescues)) rescues in 4 s, all counted (total $total = pools $pools) and traced"
