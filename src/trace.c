@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * fairq's tracepoints are instantiated here, with the text form of a key they carry: the same
- * text fairqctl prints and accepts, so that a key seen in a trace can be given a weight as is.
+ * fairq's tracepoints are instantiated here, with the text form of a key they (and the kernel
+ * log) carry: the same text fairqctl prints and accepts, so that a key seen in a trace can be
+ * given a weight as it is.
  */
 #include <linux/kernel.h>
 #include <linux/socket.h>
@@ -17,6 +18,11 @@ void fairq_key_text(char *buf, size_t len, const struct fairq_key_id *id)
 
 	if (!id) {
 		buf[0] = '\0';
+		return;
+	}
+	/* the key of clients whose own could not be allocated: as fairqctl names it */
+	if ((id->type == FAIRQ_KEY_ADDR || id->type == FAIRQ_KEY_SUBNET) && !id->family) {
+		strscpy(buf, "unspec", len);
 		return;
 	}
 	switch (id->type) {

@@ -73,6 +73,10 @@ struct fairq_key_id {
 	u8 addr[16];
 };
 
+/* A key as text, as fairqctl writes and reads it: "[IPv6]:port" at most; too long ends in '+'. */
+#define FAIRQ_KEY_TEXT_MAX	48
+void fairq_key_text(char *buf, size_t len, const struct fairq_key_id *id);
+
 /* One key's accounting, as a keyed policy reports it. */
 struct fairq_key_stats {
 	struct fairq_key_id id;

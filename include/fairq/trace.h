@@ -16,10 +16,13 @@
 #include <net/net_namespace.h>
 #include <fairq/sched.h>
 
-#ifndef FAIRQ_KEY_TEXT_MAX
-/* "[IPv6]:port" at most; a key too long for it ends in '+' */
-#define FAIRQ_KEY_TEXT_MAX	48
-void fairq_key_text(char *buf, size_t len, const struct fairq_key_id *id);
+#ifndef FAIRQ_CLIENT_LEN
+/*
+ * The shared UDP transport has no remote address (length 0): its zeroed storage is recorded,
+ * so that the printer never reads past the event.
+ */
+#define FAIRQ_CLIENT_LEN(xprt) \
+	max_t(size_t, (xprt)->xpt_remotelen, sizeof(struct sockaddr))
 #endif
 
 /* a ready transport entered a policy's queue */
@@ -29,11 +32,11 @@ TRACE_EVENT(fairq_enqueue,
 	    TP_STRUCT__entry(__field(unsigned int, netns)
 			     __field(unsigned int, pool)
 			     __field(unsigned int, queued)
-			     __sockaddr(client, xprt->xpt_remotelen)),
+			     __sockaddr(client, FAIRQ_CLIENT_LEN(xprt))),
 	    TP_fast_assign(__entry->netns = xprt->xpt_net->ns.inum;
 			   __entry->pool = pool;
 			   __entry->queued = queued;
-			   __assign_sockaddr(client, &xprt->xpt_remote, xprt->xpt_remotelen);),
+			   __assign_sockaddr(client, &xprt->xpt_remote, FAIRQ_CLIENT_LEN(xprt));),
 	    TP_printk("netns=%u pool=%u client=%pISpc queued=%u",
 		      __entry->netns, __entry->pool, __get_sockaddr(client), __entry->queued)
 );
@@ -53,14 +56,14 @@ TRACE_EVENT(fairq_dispatch,
 			     __field(bool, pull)
 			     __field(s64, wait_us)
 			     __array(char, key, FAIRQ_KEY_TEXT_MAX)
-			     __sockaddr(client, xprt->xpt_remotelen)),
+			     __sockaddr(client, FAIRQ_CLIENT_LEN(xprt))),
 	    TP_fast_assign(__entry->netns = xprt->xpt_net->ns.inum;
 			   __entry->pool = pool;
 			   __entry->queued = queued;
 			   __entry->pull = pull;
 			   __entry->wait_us = wait_ns < 0 ? -1 : div_s64(wait_ns, NSEC_PER_USEC);
 			   fairq_key_text(__entry->key, sizeof(__entry->key), key);
-			   __assign_sockaddr(client, &xprt->xpt_remote, xprt->xpt_remotelen);),
+			   __assign_sockaddr(client, &xprt->xpt_remote, FAIRQ_CLIENT_LEN(xprt));),
 	    TP_printk("netns=%u pool=%u client=%pISpc key=%s wait_us=%lld queued=%u by=%s",
 		      __entry->netns, __entry->pool, __get_sockaddr(client), __entry->key,
 		      __entry->wait_us, __entry->queued, __entry->pull ? "pull" : "push")

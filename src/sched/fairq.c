@@ -662,9 +662,13 @@ static void fq_enqueue(struct fairq_pool *fp, struct svc_xprt *xprt)
 	if (!k->in_flight)
 		learn_think_time(k);
 	fairq_xlist_push(&k->queue, xprt);
-	/* the dispatch tracepoint's wait: from the moment the key has work */
+	/*
+	 * the dispatch tracepoint's wait: from the moment the key has work; unknown for work
+	 * another policy or pool had queued (a switch, a rebuild, a migration)
+	 */
 	if (k->queue.len == 1)
-		k->waiting_ns = trace_fairq_dispatch_enabled() ? ktime_get_ns() : 0;
+		k->waiting_ns = trace_fairq_dispatch_enabled() && !fp->adopting ?
+				ktime_get_ns() : 0;
 	if (k->list == FQ_HELD && !capped_now(p, k))
 		release_held(p, k);
 	if (k->list == FQ_IDLE) {

@@ -1328,6 +1328,15 @@ static void test_fairq_trace_wait(void)
 	fairq_sched_fairq.picked(&sm.fp, &key, &wait);
 	CHECK(key->addr[3] == 1 && wait == -1, "waiting from before tracing: unknown (%lld)",
 	      (long long)wait);
+
+	/* work another policy had queued (a switch, a rebuild): its wait is unknown */
+	sm.fp.adopting = true;
+	fairq_sched_fairq.enqueue(&sm.fp, &fx[2]);
+	sm.fp.adopting = false;
+	kshim_now_ns += 1000;
+	fairq_sched_fairq.pick(&sm.fp);
+	fairq_sched_fairq.picked(&sm.fp, &key, &wait);
+	CHECK(key->addr[3] == 2 && wait == -1, "adopted work: unknown (%lld)", (long long)wait);
 	unit_trace_on = false;
 	sim_exit(&sm);
 }

@@ -48,6 +48,7 @@ log "fault off: no rescue; no retransmission"
 # still counted, in the total as in the pools, and each is a tracepoint event.
 TR=/sys/kernel/tracing
 [ -d $TR/events ] || mount -t tracefs nodev $TR || fail "cannot mount tracefs"
+buf0=$(cat $TR/buffer_size_kb)
 echo 16384 >$TR/buffer_size_kb
 : >$TR/trace
 echo 1 >$TR/events/fairq/fairq_rescue/enable
@@ -63,6 +64,7 @@ echo 0 >$TR/events/fairq/fairq_rescue/enable
 pools=$(fq_pool_sum rescues)
 traced=$(grep -c ': fairq_rescue: serv=[0-9]* pool=[0-9]* total=' $TR/trace || true)
 : >$TR/trace
+echo "$buf0" >$TR/buffer_size_kb
 [ "$traced" = $((total - before)) ] || fail "$traced rescue events for $((total - before)) rescues"
 [ "$total" = "$pools" ] || fail "the rescue total says $total, the pools' counters $pools"
 [ "$((total - rescues))" -gt 10 ] ||
