@@ -1604,16 +1604,18 @@ static bool pool_has_idle(struct fairq_pool *fp)
 /* Every rescue is a fault to report: counted, and logged each time (rate-limited). */
 static void count_rescue(struct fairq_serv *fs, struct fairq_pool *fp)
 {
+	struct fairq_event ev = { .rescue = { .net = fs->net, .serv = fs->id, .pool = fp->id } };
 	long total;
 
 	spin_lock_bh(&fp->lock);
-	fp->stats.rescues++;
+	ev.rescue.rescues = ++fp->stats.rescues;
 	spin_unlock_bh(&fp->lock);
 	/* counted first: a rate-limited printk skips its arguments when it drops a line */
 	total = atomic_long_inc_return(&fairq_rescues_total);
 	trace_fairq_rescue(fs->id, fp->id, total);
 	pr_warn_ratelimited("rescued a stalled transport in pool %u (%ld since load; a lost wakeup: please report)\n",
 			    fp->id, total);
+	fairq_event_announce(FAIRQ_EVENT_RESCUE, &ev);
 }
 
 /*

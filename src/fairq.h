@@ -9,6 +9,8 @@
 #include <fairq/sched.h>
 #include "compat/compat.h"
 
+struct notifier_block;
+
 struct svc_serv;
 struct svc_pool;
 struct svc_rqst;
@@ -152,6 +154,11 @@ const struct fairq_sched_ops *fairq_sched_find(const char *name, size_t len);
 int fairq_sched_for_each(int (*fn)(const struct fairq_sched_ops *ops, void *arg), void *arg);
 int fairq_sched_select(const char *name, size_t len);
 void fairq_sched_quiesce(struct svc_serv *serv);
+int fairq_tunable_set(const struct fairq_sched_ops *ops, const struct fairq_tunable *t, u64 val);
+struct fairq_event;
+void fairq_tunable_changed(struct fairq_event *ev);
+void fairq_weight_changed(const struct fairq_sched_ops *ops, const struct fairq_key_id *id,
+			  u32 weight);
 extern struct mutex fairq_sched_mutex;
 
 /* hook.c */
@@ -200,7 +207,6 @@ void fairq_qfifo_drain(struct fairq_pool *fp, struct fairq_xlist *out);
 bool fairq_qfifo_remove(struct fairq_pool *fp, struct svc_xprt *xprt);
 
 /* sysfs.c, debugfs.c */
-int fairq_tunable_set(const struct fairq_tunable *t, u64 val);
 int fairq_sysfs_init(void);
 void fairq_sysfs_exit(void);
 void fairq_debugfs_init(void);
@@ -209,7 +215,42 @@ void fairq_debugfs_exit(void);
 /* netlink.c */
 int fairq_nl_init(void);
 void fairq_nl_exit(void);
-void fairq_nl_notify_switch(const struct fairq_sched_ops *old, const struct fairq_sched_ops *new);
+
+/* events.c: what changed, for the listeners of netlink's events group */
+enum fairq_event_type {
+	FAIRQ_EVENT_SWITCH,	/* the active scheduler changed */
+	FAIRQ_EVENT_TUNABLE,	/* a tunable changed value */
+	FAIRQ_EVENT_WEIGHT,	/* a key's weight was set, or restored to the default (0) */
+	FAIRQ_EVENT_RESCUE,	/* the watchdog rescued a stalled transport */
+};
+
+struct fairq_event {
+	u64 time_ns;		/* CLOCK_REALTIME */
+	union {
+		struct {
+			const char *from, *to;
+		} sw;
+		struct {
+			const char *sched;	/* NULL: a setting of fairq itself */
+			const char *name;
+			u64 value, previous;
+		} tunable;
+		struct {
+			const char *sched;
+			const struct fairq_key_id *id;
+			u32 weight;
+		} weight;
+		struct {
+			struct net *net;	/* the service's: only its listeners hear of it */
+			u32 serv, pool;
+			u64 rescues;	/* the pool's, this one included */
+		} rescue;
+	};
+};
+
+int fairq_events_subscribe(struct notifier_block *nb);
+void fairq_events_unsubscribe(struct notifier_block *nb);
+void fairq_event_announce(enum fairq_event_type type, struct fairq_event *ev);
 
 /* v4client.c: which NFSv4.1 client owns a connection */
 bool fairq_v4client_of(const struct svc_xprt *xprt, u64 *clientid);

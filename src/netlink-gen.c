@@ -57,8 +57,14 @@ const struct nla_policy fairq_weight_set_nl_policy[FAIRQ_A_KEY_WEIGHT + 1] = {
 	[FAIRQ_A_KEY_WEIGHT] = { .type = NLA_U32, },
 };
 
+/* FAIRQ_CMD_WEIGHT_GET - do */
+const struct nla_policy fairq_weight_get_nl_policy[FAIRQ_A_KEY_SCHED + 1] = {
+	[FAIRQ_A_KEY_SCHED] = { .type = NLA_NUL_STRING, .len = FAIRQ_SCHED_NAME_LEN, },
+	[FAIRQ_A_KEY_ID] = NLA_POLICY_NESTED(fairq_key_id_nl_policy),
+};
+
 /* Ops table for fairq */
-const struct genl_ops fairq_nl_ops[6] = {
+const struct genl_ops fairq_nl_ops[7] = {
 	{
 		.cmd		= FAIRQ_CMD_SCHED_GET,
 		.doit		= fairq_nl_sched_get_doit,
@@ -101,8 +107,17 @@ const struct genl_ops fairq_nl_ops[6] = {
 		.maxattr	= FAIRQ_A_KEY_WEIGHT,
 		.flags		= GENL_ADMIN_PERM,
 	},
+	{
+		.cmd		= FAIRQ_CMD_WEIGHT_GET,
+		.doit		= fairq_nl_weight_get_doit,
+		.dumpit		= fairq_nl_weight_get_dumpit,
+		.policy		= fairq_weight_get_nl_policy,
+		.maxattr	= FAIRQ_A_KEY_SCHED,
+		.flags		= GENL_ADMIN_PERM,
+	},
 };
 
 static const struct genl_multicast_group fairq_nl_mcgrps[] = {
 	[FAIRQ_NLGRP_EVENTS] = { "events", },
+	[FAIRQ_NLGRP_KEY_EVENTS] = { "key-events", .flags = GENL_MCAST_CAP_NET_ADMIN, },
 };

@@ -26,8 +26,10 @@ extern const struct nla_policy fairq_key_get_nl_policy[FAIRQ_A_KEY_ID + 1];
 
 extern const struct nla_policy fairq_weight_set_nl_policy[FAIRQ_A_KEY_WEIGHT + 1];
 
+extern const struct nla_policy fairq_weight_get_nl_policy[FAIRQ_A_KEY_SCHED + 1];
+
 /* Ops table for fairq */
-extern const struct genl_ops fairq_nl_ops[6];
+extern const struct genl_ops fairq_nl_ops[7];
 
 int fairq_nl_sched_get_doit(struct sk_buff *skb, struct genl_info *info);
 int fairq_nl_sched_set_doit(struct sk_buff *skb, struct genl_info *info);
@@ -37,9 +39,13 @@ int fairq_nl_pool_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 int fairq_nl_key_get_doit(struct sk_buff *skb, struct genl_info *info);
 int fairq_nl_key_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 int fairq_nl_weight_set_doit(struct sk_buff *skb, struct genl_info *info);
+int fairq_nl_weight_get_doit(struct sk_buff *skb, struct genl_info *info);
+int fairq_nl_weight_get_dumpit(struct sk_buff *skb,
+			       struct netlink_callback *cb);
 
 enum {
 	FAIRQ_NLGRP_EVENTS,
+	FAIRQ_NLGRP_KEY_EVENTS,
 };
 
 #endif /* _LINUX_FAIRQ_GEN_H */

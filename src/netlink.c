@@ -56,9 +56,6 @@ static int may_change(const struct sk_buff *skb, struct netlink_ext_ack *extack)
 	return -EPERM;
 }
 
-/* Whether notifications may be sent: written under fairq_sched_mutex, read under it. */
-static bool fairq_nl_registered;
-
 /* Where a dump stopped, kept in the callback between two skbs. */
 struct fairq_nl_dump_pos {
 	unsigned long serv;	/* matching services sent completely */
@@ -252,25 +249,30 @@ static int pool_stats_put(struct sk_buff *skb, u32 serv, unsigned int idx,
 	return 0;
 }
 
+/* The key's attributes, as key-get reports them. */
+static int key_id_put(struct sk_buff *skb, const struct fairq_key_id *id)
+{
+	struct nlattr *nest = nla_nest_start(skb, FAIRQ_A_KEY_ID);
+
+	if (!nest ||
+	    nla_put_u8(skb, FAIRQ_A_KEY_ID_TYPE, id->type) ||
+	    nla_put_u8(skb, FAIRQ_A_KEY_ID_FAMILY, id->family) ||
+	    nla_put_u8(skb, FAIRQ_A_KEY_ID_PREFIX_LEN, id->prefix_len) ||
+	    nla_put_be16(skb, FAIRQ_A_KEY_ID_PORT, id->port) ||
+	    nla_put(skb, FAIRQ_A_KEY_ID_ADDR, sizeof(id->addr), id->addr))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
 static int key_stats_put(struct sk_buff *skb, u32 serv, unsigned int pool,
 			 const struct fairq_key_stats *ks)
 {
-	struct nlattr *nest;
-
 	if (nla_put_u32(skb, FAIRQ_A_KEY_SERV_ID, serv) ||
 	    nla_put_u32(skb, FAIRQ_A_KEY_POOL_ID, pool))
 		return -EMSGSIZE;
-	nest = nla_nest_start(skb, FAIRQ_A_KEY_ID);
-	if (!nest)
-		return -EMSGSIZE;
-	if (nla_put_u8(skb, FAIRQ_A_KEY_ID_TYPE, ks->id.type) ||
-	    nla_put_u8(skb, FAIRQ_A_KEY_ID_FAMILY, ks->id.family) ||
-	    nla_put_u8(skb, FAIRQ_A_KEY_ID_PREFIX_LEN, ks->id.prefix_len) ||
-	    nla_put_be16(skb, FAIRQ_A_KEY_ID_PORT, ks->id.port) ||
-	    nla_put(skb, FAIRQ_A_KEY_ID_ADDR, sizeof(ks->id.addr), ks->id.addr))
-		return -EMSGSIZE;
-	nla_nest_end(skb, nest);
-	if (nla_put_u32(skb, FAIRQ_A_KEY_WEIGHT, ks->weight) ||
+	if (key_id_put(skb, &ks->id) ||
+	    nla_put_u32(skb, FAIRQ_A_KEY_WEIGHT, ks->weight) ||
 	    nla_put_u32(skb, FAIRQ_A_KEY_QUEUED, ks->queued) ||
 	    nla_put_u32(skb, FAIRQ_A_KEY_IN_FLIGHT, ks->in_flight) ||
 	    put_u64(skb, FAIRQ_A_KEY_DISPATCHES, ks->dispatches, FAIRQ_A_KEY_PAD) ||
@@ -481,7 +483,7 @@ int fairq_nl_param_set_doit(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	}
 	/* tunables are static tables of registered policies: still valid without the mutex */
-	err = fairq_tunable_set(t, val);
+	err = fairq_tunable_set(ops, t, val);
 	if (err == -ENODEV)
 		NL_SET_ERR_MSG(info->extack, MSG_NOT_LIVE);
 	else if (err)
@@ -779,6 +781,153 @@ err_free_msg:
 	return err;
 }
 
+/*
+ * The weighted policy a weight report is about: the one @name names, else the active one.
+ * Policies are static tables of registered policies: still valid after the mutex is dropped.
+ */
+static const struct fairq_sched_ops *weights_of(const struct nlattr *name,
+						struct netlink_ext_ack *extack, int *err)
+{
+	const struct fairq_sched_ops *ops;
+
+	mutex_lock(&fairq_sched_mutex);
+	ops = name ? fairq_sched_find(nla_data(name), strlen(nla_data(name))) :
+	      fairq_active_sched();
+	mutex_unlock(&fairq_sched_mutex);
+	*err = 0;
+	if (!ops) {
+		NL_SET_ERR_MSG_ATTR(extack, name, MSG_NO_SCHED);
+		*err = -ENOENT;
+	} else if (!ops->for_each_weight) {
+		if (name)
+			NL_SET_ERR_MSG_ATTR(extack, name, "that scheduler has no per-key weights");
+		else
+			NL_SET_ERR_MSG(extack, "the active scheduler has no per-key weights");
+		*err = -EOPNOTSUPP;
+	}
+	return *err ? NULL : ops;
+}
+
+static int weight_put(struct sk_buff *skb, const char *sched, const struct fairq_key_id *id,
+		      u32 weight)
+{
+	if (nla_put_string(skb, FAIRQ_A_KEY_SCHED, sched) || key_id_put(skb, id) ||
+	    nla_put_u32(skb, FAIRQ_A_KEY_WEIGHT, weight))
+		return -EMSGSIZE;
+	return 0;
+}
+
+struct weight_find {
+	const struct fairq_key_id *want;
+	u32 weight;
+};
+
+static int weight_find_one(const struct fairq_key_id *id, u32 weight, void *data)
+{
+	struct weight_find *wf = data;
+
+	if (!key_id_match(id, wf->want))
+		return 0;
+	wf->weight = weight;
+	return 1;
+}
+
+/**
+ * fairq_nl_weight_get_doit - the weight set for one key
+ * @skb: the request
+ * @info: its attributes: the key, and the scheduler (default: the active one)
+ *
+ * Return: 0 with the reply sent, -ENOENT if no weight is set for exactly that key (it has the
+ * default) or no scheduler has that name, -EOPNOTSUPP for a scheduler without weights.
+ */
+int fairq_nl_weight_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	const struct fairq_sched_ops *ops;
+	struct fairq_key_id id;
+	struct weight_find wf = { .want = &id };
+	struct sk_buff *msg;
+	u64 cursor = 0;
+	void *hdr;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, FAIRQ_A_KEY_ID)) {
+		NL_SET_ERR_MSG(info->extack, "a key is needed (or dump)");
+		return -EINVAL;
+	}
+	err = key_id_parse(info->attrs[FAIRQ_A_KEY_ID], &id, info->extack);
+	if (err)
+		return err;
+	ops = weights_of(info->attrs[FAIRQ_A_KEY_SCHED], info->extack, &err);
+	if (!ops)
+		return err;
+	if (!ops->for_each_weight(&cursor, weight_find_one, &wf)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[FAIRQ_A_KEY_ID],
+				    "no weight is set for that key: it has the default");
+		return -ENOENT;
+	}
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = fairq_genlmsg_iput(msg, info, &fairq_nl_family);
+	if (!hdr || weight_put(msg, ops->name, &id, wf.weight)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+struct weight_walk {
+	struct sk_buff *skb;
+	struct netlink_callback *cb;
+	const char *sched;
+};
+
+static int weight_dump_one(const struct fairq_key_id *id, u32 weight, void *data)
+{
+	struct weight_walk *w = data;
+	void *hdr;
+
+	hdr = genlmsg_put(w->skb, NETLINK_CB(w->cb->skb).portid, w->cb->nlh->nlmsg_seq,
+			  &fairq_nl_family, NLM_F_MULTI, FAIRQ_CMD_WEIGHT_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (weight_put(w->skb, w->sched, id, weight)) {
+		genlmsg_cancel(w->skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(w->skb, hdr);
+	return 0;
+}
+
+/**
+ * fairq_nl_weight_get_dumpit - every weight set for a scheduler
+ * @skb: the skb to fill
+ * @cb: the dump; its request may name the scheduler (default: the active one)
+ *
+ * Resumes where the previous skb filled up; weights set or removed in between may be missed or
+ * repeated.
+ *
+ * Return: the bytes put in @skb (0 when done), or a negative errno.
+ */
+int fairq_nl_weight_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct fairq_nl_dump_pos *pos = dump_pos(cb);
+	struct weight_walk w = { .skb = skb, .cb = cb };
+	const struct fairq_sched_ops *ops;
+	int err;
+
+	ops = weights_of(fairq_dump_attrs(cb)[FAIRQ_A_KEY_SCHED], cb->extack, &err);
+	if (!ops)
+		return err;
+	w.sched = ops->name;
+	err = ops->for_each_weight(&pos->key, weight_dump_one, &w);
+	/* a full skb with nothing in it: one entry can never fit */
+	if (err == -EMSGSIZE && !skb->len)
+		return err;
+	return err == -EMSGSIZE ? skb->len : err;
+}
+
 /**
  * fairq_nl_weight_set_doit - weigh the clients a key stands for, in every pool
  * @skb: the request
@@ -791,6 +940,7 @@ int fairq_nl_weight_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	const struct fairq_sched_ops *ops;
 	struct fairq_key_id id;
+	u32 weight;
 	int err;
 
 	err = may_change(skb, info->extack);
@@ -811,10 +961,10 @@ int fairq_nl_weight_set_doit(struct sk_buff *skb, struct genl_info *info)
 		return err;
 	}
 	ops = fairq_active_sched();
-	if (ops->set_weight)
-		err = ops->set_weight(&id, nla_get_u32(info->attrs[FAIRQ_A_KEY_WEIGHT]));
-	else
-		err = -EOPNOTSUPP;
+	weight = nla_get_u32(info->attrs[FAIRQ_A_KEY_WEIGHT]);
+	err = ops->set_weight ? ops->set_weight(&id, weight) : -EOPNOTSUPP;
+	if (!err)
+		fairq_weight_changed(ops, &id, weight);
 	fairq_change_end();
 
 	if (!ops->set_weight)
@@ -829,36 +979,85 @@ int fairq_nl_weight_set_doit(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
-/**
- * fairq_nl_notify_switch - announce a scheduler switch on the "events" group
- * @old: the scheduler that was active
- * @new: the one now active
- *
- * Called by fairq_sched_select() with fairq_sched_mutex held, for switches made through sysfs
- * and netlink alike; listeners in every network namespace get it, since a switch affects them
- * all.  A notification that cannot be allocated is dropped: a switch never fails for it.
- */
-void fairq_nl_notify_switch(const struct fairq_sched_ops *old, const struct fairq_sched_ops *new)
+static int event_fill(struct sk_buff *msg, unsigned long type, const struct fairq_event *ev)
 {
+	switch (type) {
+	case FAIRQ_EVENT_SWITCH:
+		return nla_put_string(msg, FAIRQ_A_SCHED_ACTIVE, ev->sw.to) ||
+		       nla_put_string(msg, FAIRQ_A_SCHED_PREVIOUS, ev->sw.from) ||
+		       put_u64(msg, FAIRQ_A_SCHED_TIME, ev->time_ns, FAIRQ_A_SCHED_PAD);
+	case FAIRQ_EVENT_TUNABLE:
+		return (ev->tunable.sched &&
+			nla_put_string(msg, FAIRQ_A_SCHED_NAME, ev->tunable.sched)) ||
+		       nla_put_string(msg, FAIRQ_A_SCHED_TUNABLE_NAME, ev->tunable.name) ||
+		       put_u64(msg, FAIRQ_A_SCHED_TUNABLE_VALUE, ev->tunable.value,
+			       FAIRQ_A_SCHED_PAD) ||
+		       put_u64(msg, FAIRQ_A_SCHED_TUNABLE_PREVIOUS, ev->tunable.previous,
+			       FAIRQ_A_SCHED_PAD) ||
+		       put_u64(msg, FAIRQ_A_SCHED_TIME, ev->time_ns, FAIRQ_A_SCHED_PAD);
+	case FAIRQ_EVENT_WEIGHT:
+		return nla_put_string(msg, FAIRQ_A_KEY_SCHED, ev->weight.sched) ||
+		       key_id_put(msg, ev->weight.id) ||
+		       nla_put_u32(msg, FAIRQ_A_KEY_WEIGHT, ev->weight.weight) ||
+		       put_u64(msg, FAIRQ_A_KEY_TIME, ev->time_ns, FAIRQ_A_KEY_PAD);
+	case FAIRQ_EVENT_RESCUE:
+		return nla_put_u32(msg, FAIRQ_A_POOL_SERV_ID, ev->rescue.serv) ||
+		       nla_put_u32(msg, FAIRQ_A_POOL_POOL_ID, ev->rescue.pool) ||
+		       put_u64(msg, FAIRQ_A_POOL_RESCUES, ev->rescue.rescues, FAIRQ_A_POOL_PAD) ||
+		       put_u64(msg, FAIRQ_A_POOL_TIME, ev->time_ns, FAIRQ_A_POOL_PAD);
+	}
+	return -EINVAL;
+}
+
+/* Room for the largest event: two names, a key and four numbers, with their headers. */
+#define FAIRQ_NL_EVENT_SIZE	512
+
+/*
+ * A switch or a tunable affects every nfsd: announced on the events group to listeners in
+ * every network namespace.  A rescue concerns one service: its namespace only, as pool-get
+ * shows a caller its own services.  A weight names clients: the key-events group of the
+ * initial namespace only, which needs CAP_NET_ADMIN to join.  Called in atomic context (the
+ * watchdog's rescues); a notification that cannot be allocated is dropped: nothing fails for
+ * it.
+ */
+static int fairq_nl_event(struct notifier_block *nb, unsigned long type, void *data)
+{
+	static const u8 cmds[] = {
+		[FAIRQ_EVENT_SWITCH] = FAIRQ_CMD_SCHED_SWITCH_NTF,
+		[FAIRQ_EVENT_TUNABLE] = FAIRQ_CMD_PARAM_CHANGE_NTF,
+		[FAIRQ_EVENT_WEIGHT] = FAIRQ_CMD_WEIGHT_CHANGE_NTF,
+		[FAIRQ_EVENT_RESCUE] = FAIRQ_CMD_RESCUE_NTF,
+	};
 	struct sk_buff *msg;
 	void *hdr;
 
-	lockdep_assert_held(&fairq_sched_mutex);
-	if (!fairq_nl_registered)
-		return;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (type >= ARRAY_SIZE(cmds))
+		return NOTIFY_DONE;
+	if (type == FAIRQ_EVENT_WEIGHT &&
+	    !genl_has_listeners(&fairq_nl_family, &init_net, FAIRQ_NLGRP_KEY_EVENTS))
+		return NOTIFY_DONE;
+	msg = genlmsg_new(FAIRQ_NL_EVENT_SIZE, GFP_ATOMIC);
 	if (!msg)
-		return;
-	hdr = genlmsg_put(msg, 0, 0, &fairq_nl_family, 0, FAIRQ_CMD_SCHED_SWITCH_NTF);
-	if (!hdr ||
-	    nla_put_string(msg, FAIRQ_A_SCHED_ACTIVE, new->name) ||
-	    nla_put_string(msg, FAIRQ_A_SCHED_PREVIOUS, old->name)) {
+		return NOTIFY_DONE;
+	hdr = genlmsg_put(msg, 0, 0, &fairq_nl_family, 0, cmds[type]);
+	if (!hdr || event_fill(msg, type, data)) {
 		nlmsg_free(msg);
-		return;
+		return NOTIFY_DONE;
 	}
 	genlmsg_end(msg, hdr);
-	genlmsg_multicast_allns(&fairq_nl_family, msg, 0, FAIRQ_NLGRP_EVENTS);
+	if (type == FAIRQ_EVENT_WEIGHT)
+		genlmsg_multicast(&fairq_nl_family, msg, 0, FAIRQ_NLGRP_KEY_EVENTS, GFP_ATOMIC);
+	else if (type == FAIRQ_EVENT_RESCUE)
+		genlmsg_multicast_netns(&fairq_nl_family, ((struct fairq_event *)data)->rescue.net,
+					msg, 0, FAIRQ_NLGRP_EVENTS, GFP_ATOMIC);
+	else
+		genlmsg_multicast_allns(&fairq_nl_family, msg, 0, FAIRQ_NLGRP_EVENTS);
+	return NOTIFY_OK;
 }
+
+static struct notifier_block fairq_nl_events = {
+	.notifier_call = fairq_nl_event,
+};
 
 int fairq_nl_init(void)
 {
@@ -867,17 +1066,15 @@ int fairq_nl_init(void)
 	err = genl_register_family(&fairq_nl_family);
 	if (err)
 		return err;
-	mutex_lock(&fairq_sched_mutex);
-	fairq_nl_registered = true;
-	mutex_unlock(&fairq_sched_mutex);
-	return 0;
+	err = fairq_events_subscribe(&fairq_nl_events);
+	if (err)
+		genl_unregister_family(&fairq_nl_family);
+	return err;
 }
 
 void fairq_nl_exit(void)
 {
-	/* a sysfs switch racing with unload must not notify through a family that is gone */
-	mutex_lock(&fairq_sched_mutex);
-	fairq_nl_registered = false;
-	mutex_unlock(&fairq_sched_mutex);
+	/* returns once no announcement can still reach the family that goes next */
+	fairq_events_unsubscribe(&fairq_nl_events);
 	genl_unregister_family(&fairq_nl_family);
 }

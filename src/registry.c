@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The policies fairq can switch between, by name. */
 #include <linux/module.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include "fairq.h"
@@ -67,6 +68,13 @@ int fairq_changes_close(void)
 	err = fairq_switch(&fairq_sched_fifo);
 	if (old != &fairq_sched_fifo)
 		trace_fairq_switch(old->name, fairq_sched_fifo.name, err);
+	if (old != &fairq_sched_fifo && !err) {
+		struct fairq_event ev = { .sw = { .from = old->name, .to = "fifo" } };
+
+		pr_info("scheduler: fifo (was %s), unloading, by %s[%d]\n", old->name,
+			current->comm, task_pid_nr(current));
+		fairq_event_announce(FAIRQ_EVENT_SWITCH, &ev);
+	}
 	mutex_unlock(&fairq_sched_mutex);
 	return err;
 }
@@ -193,11 +201,75 @@ int fairq_sched_select(const char *name, size_t len)
 	if (ops && ops != old)
 		trace_fairq_switch(old->name, ops->name, err);
 	if (!err && ops != old) {
-		pr_info("scheduler: %s\n", ops->name);
-		fairq_nl_notify_switch(old, ops);
+		struct fairq_event ev = { .sw = { .from = old->name, .to = ops->name } };
+
+		pr_info("scheduler: %s (was %s), by %s[%d]\n", ops->name, old->name, current->comm,
+			task_pid_nr(current));
+		fairq_event_announce(FAIRQ_EVENT_SWITCH, &ev);
 	}
 	fairq_change_end();
 	return err;
+}
+
+/* Every setting changed is logged, with who changed it, and announced. */
+void fairq_tunable_changed(struct fairq_event *ev)
+{
+	pr_info("%s%s%s: %llu (was %llu), by %s[%d]\n", ev->tunable.sched ?: "",
+		ev->tunable.sched ? "." : "", ev->tunable.name, ev->tunable.value,
+		ev->tunable.previous, current->comm, task_pid_nr(current));
+	fairq_event_announce(FAIRQ_EVENT_TUNABLE, ev);
+}
+
+/**
+ * fairq_tunable_set - apply a value to a policy's tunable, range-checked
+ * @ops: the policy whose tunable it is
+ * @t: the tunable
+ * @val: the new value
+ *
+ * Return: 0, -EINVAL out of range (nothing changes), -ENODEV while fairq loads or unloads, or
+ * what the policy's setter returns.
+ */
+int fairq_tunable_set(const struct fairq_sched_ops *ops, const struct fairq_tunable *t, u64 val)
+{
+	struct fairq_event ev = { .tunable = { .sched = ops->name, .name = t->name } };
+	int err;
+
+	if (val < t->min || val > t->max)
+		return -EINVAL;
+	err = fairq_change_begin();
+	if (err)
+		return err;
+	ev.tunable.previous = t->get();
+	err = t->set(val);
+	if (!err) {
+		ev.tunable.value = t->get();
+		if (ev.tunable.value != ev.tunable.previous)
+			fairq_tunable_changed(&ev);
+	}
+	fairq_change_end();
+	return err;
+}
+
+/**
+ * fairq_weight_changed - log and announce a weight a policy accepted
+ * @ops: the policy
+ * @id: the clients it stands for
+ * @weight: the weight; 0 restored the default
+ */
+void fairq_weight_changed(const struct fairq_sched_ops *ops, const struct fairq_key_id *id,
+			  u32 weight)
+{
+	struct fairq_event ev = { .weight = { .sched = ops->name, .id = id, .weight = weight } };
+	char key[FAIRQ_KEY_TEXT_MAX];
+
+	fairq_key_text(key, sizeof(key), id);
+	if (weight)
+		pr_info("%s weight of %s: %u, by %s[%d]\n", ops->name, key, weight,
+			current->comm, task_pid_nr(current));
+	else
+		pr_info("%s weight of %s: the default, by %s[%d]\n", ops->name, key,
+			current->comm, task_pid_nr(current));
+	fairq_event_announce(FAIRQ_EVENT_WEIGHT, &ev);
 }
 
 /**

@@ -66,13 +66,17 @@ static ssize_t watchdog_ms_show(struct kobject *kobj, struct kobj_attribute *att
 static ssize_t watchdog_ms_store(struct kobject *kobj, struct kobj_attribute *attr,
 				 const char *buf, size_t count)
 {
+	struct fairq_event ev = { .tunable = { .name = "watchdog_ms" } };
 	unsigned int val;
 
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
 	if (kstrtouint(buf, 10, &val) || val < 10 || val > 10000)
 		return -EINVAL;
-	WRITE_ONCE(fairq_watchdog_ms, val);
+	ev.tunable.previous = xchg(&fairq_watchdog_ms, val);
+	ev.tunable.value = val;
+	if (val != ev.tunable.previous)
+		fairq_tunable_changed(&ev);
 	return count;
 }
 
@@ -99,6 +103,7 @@ static const struct attribute_group fairq_group = {
 /* A policy's tunable as a sysfs file: the kobj_attribute knows which tunable it is. */
 struct tunable_attr {
 	struct kobj_attribute attr;
+	const struct fairq_sched_ops *ops;
 	const struct fairq_tunable *tunable;
 };
 
@@ -111,28 +116,6 @@ struct sched_dir {
 
 static LIST_HEAD(sched_dirs);
 
-/**
- * fairq_tunable_set - apply a value to a policy's tunable, range-checked
- * @t: the tunable
- * @val: the new value
- *
- * Return: 0, -EINVAL out of range (nothing changes), -ENODEV while fairq loads or unloads, or
- * what the policy's setter returns.
- */
-int fairq_tunable_set(const struct fairq_tunable *t, u64 val)
-{
-	int err;
-
-	if (val < t->min || val > t->max)
-		return -EINVAL;
-	err = fairq_change_begin();
-	if (err)
-		return err;
-	err = t->set(val);
-	fairq_change_end();
-	return err;
-}
-
 static ssize_t tunable_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
 	const struct fairq_tunable *t = container_of(attr, struct tunable_attr, attr)->tunable;
@@ -143,7 +126,7 @@ static ssize_t tunable_show(struct kobject *kobj, struct kobj_attribute *attr, c
 static ssize_t tunable_store(struct kobject *kobj, struct kobj_attribute *attr, const char *buf,
 			     size_t count)
 {
-	const struct fairq_tunable *t = container_of(attr, struct tunable_attr, attr)->tunable;
+	const struct tunable_attr *ta = container_of(attr, struct tunable_attr, attr);
 	u64 val;
 	int err;
 
@@ -151,7 +134,7 @@ static ssize_t tunable_store(struct kobject *kobj, struct kobj_attribute *attr, 
 		return -EPERM;
 	if (kstrtou64(buf, 0, &val))
 		return -EINVAL;
-	err = fairq_tunable_set(t, val);
+	err = fairq_tunable_set(ta->ops, ta->tunable, val);
 	return err ? err : count;
 }
 
@@ -178,6 +161,7 @@ static int add_tunables(const struct fairq_sched_ops *ops, void *arg)
 	for (i = 0; i < n; i++) {
 		struct tunable_attr *ta = &dir->attrs[i];
 
+		ta->ops = ops;
 		ta->tunable = &ops->tunables[i];
 		sysfs_attr_init(&ta->attr.attr);
 		ta->attr.attr.name = ta->tunable->name;

@@ -74,6 +74,23 @@ gen() {
 gen --mode uapi --header -o "$out/include/uapi/linux/fairq.h"
 gen --mode kernel --header -o "$out/src/netlink-gen.h"
 gen --mode kernel --source -o "$out/src/netlink-gen.c"
+# 6.12's generator leaves a multicast group's flags out of the table: a group the spec marks
+# admin-perm is joined only with CAP_NET_ADMIN (GENL_MCAST_CAP_NET_ADMIN, in every supported
+# kernel), as later generators write it.
+python3 - "$stage/docs/netlink/fairq.yaml" "$out/src/netlink-gen.c" <<'PY' || die "cannot add the multicast groups' flags"
+import re, sys, yaml
+spec = yaml.safe_load(open(sys.argv[1]))
+path = sys.argv[2]
+src = open(path).read()
+for grp in spec.get('mcast-groups', {}).get('list', []):
+    if 'admin-perm' not in grp.get('flags', []):
+        continue
+    entry = '{ "%s", }' % grp['name']
+    if entry not in src:
+        sys.exit('no multicast group entry for ' + grp['name'])
+    src = src.replace(entry, '{ "%s", .flags = GENL_MCAST_CAP_NET_ADMIN, }' % grp['name'])
+open(path, 'w').write(src)
+PY
 
 if [ -z "$check" ]; then
 	say "regenerated include/uapi/linux/fairq.h src/netlink-gen.h src/netlink-gen.c"

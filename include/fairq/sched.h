@@ -90,6 +90,9 @@ struct fairq_key_stats {
 /* Receives one key's accounting; a non-zero return stops the walk. */
 typedef int (*fairq_key_fn)(const struct fairq_key_stats *ks, void *arg);
 
+/* Receives one weight as set_weight was given it; a non-zero return stops the walk. */
+typedef int (*fairq_weight_fn)(const struct fairq_key_id *id, u32 weight, void *arg);
+
 /* One of a policy's own counters for a pool: @name is a stable identifier (snake_case). */
 struct fairq_counter {
 	const char *name;
@@ -148,6 +151,10 @@ static inline void fairq_counter_add(struct fairq_counters *cs, const char *name
  *	a later walk (a netlink dump's next skb) starts with it instead of walking the keys
  *	already reported again.  Keys that come or go in between may be missed or reported
  *	twice.  Optional (keyless policies).
+ * @for_each_weight: report the weights set (@set_weight's, in the order they were set) to @fn,
+ *	from the position *@cursor (0: the first); stop early and return @fn's value when it is
+ *	non-zero, with *@cursor at the weight @fn stopped at.  Called without locks (the policy
+ *	protects its own rules); @fn must not sleep.  Optional, with @set_weight.
  * @picked: for the dispatch tracepoint, right after @pick (same locked step): the key of the
  *	transport it returned and how long that key had waited for the turn, in ns (-1 for
  *	unknown); *@key is used before the pool lock is dropped.  Optional (keyless policies).
@@ -200,6 +207,7 @@ struct fairq_sched_ops {
 			    void *arg);
 	void (*picked)(struct fairq_pool *fp, const struct fairq_key_id **key, s64 *wait_ns);
 	int (*set_weight)(const struct fairq_key_id *id, u32 weight);
+	int (*for_each_weight)(u64 *cursor, fairq_weight_fn fn, void *arg);
 	void (*counters)(struct fairq_pool *fp, struct fairq_counters *out);
 	unsigned int (*tick)(struct fairq_pool *fp);
 	bool (*supported)(void);

@@ -1140,6 +1140,22 @@ static int fq_set_weight(const struct fairq_key_id *id, u32 weight)
 	return fairq_requeue_all(&fairq_sched_fairq);
 }
 
+static int fq_walk_weights(u64 *cursor, fairq_weight_fn fn, void *arg)
+{
+	const struct fq_rules *rules;
+	int err = 0;
+
+	rcu_read_lock();
+	rules = rcu_dereference(fq_rules);
+	for (; rules && *cursor < rules->nr; (*cursor)++) {
+		err = fn(&rules->rule[*cursor].id, rules->rule[*cursor].weight, arg);
+		if (err)
+			break;
+	}
+	rcu_read_unlock();
+	return err;
+}
+
 #define FQ_TUNABLE(_name, _var, _requeue)					\
 	static u32 *const fq_var_##_name = &(_var);				\
 	static u64 fq_get_##_name(void)						\
@@ -1223,6 +1239,7 @@ const struct fairq_sched_ops fairq_sched_fairq = {
 	.for_each_key	= fq_walk_keys,
 	.picked		= fq_picked,
 	.set_weight	= fq_set_weight,
+	.for_each_weight = fq_walk_weights,
 	.counters	= fq_counters,
 	.tick		= fq_tick,
 	.release	= fq_release,
