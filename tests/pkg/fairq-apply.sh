@@ -188,7 +188,7 @@ expect "--reset without the module does nothing" 0 unloaded no "not loaded"
 fresh
 run $'WEIGHT=10.0.0.0/24:3\nSCHEDULER=qfifo\nWEIGHT=fd00::7:12\n'
 expect "weights are set through fairqctl" 0 "qfifo wd=100 depth=0" yes "weight fd00::7 = 12"
-if [ "$(cat "$FAKE_CTL_LOG")" = $'weight 10.0.0.0/24 3\nweight fd00::7 12' ] &&
+if [ "$(cat "$FAKE_CTL_LOG")" = $'weight 10.0.0.0/24 3\nweight fd00::7 12\nweights prune 10.0.0.0/24 fd00::7' ] &&
 	grep -n . "$tmp/out" | grep -E 'scheduler|weight' | cut -d: -f2- | head -n1 | grep -q 'scheduler = qfifo'; then
 	ok "weights come after the scheduler switch, in file order"
 else
@@ -199,7 +199,7 @@ fi
 fresh
 run $'SCHEDULER=qfifo\nWEIGHT=v4client:0123456789abcdef:2\nWEIGHT=conn:10.0.0.1:700:4\nWEIGHT=[fd00::7]:800:5\nWEIGHT=subnet:10.1.0.0/16:6\n'
 expect "every kind of key fairqctl takes is a WEIGHT key" 0 "qfifo wd=100 depth=0" yes "weight v4client:0123456789abcdef = 2"
-[ "$(cat "$FAKE_CTL_LOG")" = $'weight v4client:0123456789abcdef 2\nweight conn:10.0.0.1:700 4\nweight [fd00::7]:800 5\nweight subnet:10.1.0.0/16 6' ] ||
+[ "$(cat "$FAKE_CTL_LOG")" = $'weight v4client:0123456789abcdef 2\nweight conn:10.0.0.1:700 4\nweight [fd00::7]:800 5\nweight subnet:10.1.0.0/16 6\nweights prune v4client:0123456789abcdef conn:10.0.0.1:700 [fd00::7]:800 subnet:10.1.0.0/16' ] ||
 	not_ok "the keys reach fairqctl as written: $(cat "$FAKE_CTL_LOG")"
 
 # shellcheck disable=SC2016 # a command substitution must stay text
@@ -226,6 +226,18 @@ fresh
 run $'SCHEDULER=qfifo\nWEIGHT=10.0.0.1:2\n' -n
 expect "a dry run sets no weight" 0 unloaded no "would run: fairqctl weight 10.0.0.1 2"
 [ ! -s "$FAKE_CTL_LOG" ] || not_ok "a dry run ran fairqctl"
+grep -q 'would run: fairqctl weights prune 10.0.0.1$' "$tmp/out" || not_ok "a dry run says which weights it would keep"
+
+# the file says every weight there is: without WEIGHT lines, every weight goes
+fresh
+run $'SCHEDULER=qfifo\n'
+expect "a file without weights prunes them all" 0 "qfifo wd=100 depth=0" yes "scheduler = qfifo"
+[ "$(cat "$FAKE_CTL_LOG")" = "weights prune" ] || not_ok "pruned with no key kept: $(cat "$FAKE_CTL_LOG")"
+
+fresh
+chmod -x "$tmp/bin/fairqctl"
+run $'SCHEDULER=qfifo\n'
+expect "without fairqctl (so without weights) nothing is pruned" 0 "qfifo wd=100 depth=0" yes "scheduler = qfifo"
 
 fresh
 run "" --bogus

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * watch: per-pool rates every interval, redrawn in place on a terminal, plain lines otherwise,
- * with scheduler switches as they are announced; monitor: only the announcements.  Both stop
- * cleanly on SIGINT or SIGTERM.
+ * with the changes announced meanwhile; monitor: only the announcements (switches, tunables,
+ * weights, rescues), each as it comes.  Both stop cleanly on SIGINT or SIGTERM.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <netlink/genl/genl.h>
 #include "fairqctl.h"
 
 static volatile sig_atomic_t stop;
@@ -51,34 +52,164 @@ static const char *clock_text(char *buf, size_t len)
 	return buf;
 }
 
+/* One announcement of the kernel's events groups. */
 struct event {
-	char active[FAIRQ_SCHED_NAME_LEN + 1];
+	uint8_t cmd;			/* FAIRQ_CMD_*_NTF */
+	uint64_t time_ns;		/* when the kernel made the change (0: not said) */
+	char when[24];			/* local time of day, to the millisecond */
+	char active[FAIRQ_SCHED_NAME_LEN + 1];	/* switches: to, from */
 	char previous[FAIRQ_SCHED_NAME_LEN + 1];
-	char when[16];
+	char sched[FAIRQ_SCHED_NAME_LEN + 1];	/* tunables and weights: whose ("": fairq's) */
+	char tunable[FAIRQ_TUNABLE_NAME_LEN + 1];
+	uint64_t value, previous_value;
+	char key[64];
+	uint32_t weight;
+	uint32_t serv, pool;
+	uint64_t rescues;
 };
 
 struct events {
 	unsigned int nr;
-	struct event ev[8];	/* the latest ones */
+	struct event ev[8];	/* the latest ones (watch) */
+	bool print;		/* monitor: print each as it is read, none dropped */
+	long printed, limit;	/* ... up to @limit (0: no limit) */
 };
+
+static void print_event(const struct event *ev);
+
+static void str_attr(char *buf, size_t len, struct nlattr *a)
+{
+	snprintf(buf, len, "%s", a ? nla_get_string(a) : "?");
+}
+
+static uint64_t u64_attr(struct nlattr *a)
+{
+	return a ? nla_get_u64(a) : 0;
+}
+
+static uint32_t u32_attr(struct nlattr *a)
+{
+	return a ? nla_get_u32(a) : 0;
+}
+
+/* The kernel's time of the change, else ours: local time of day with milliseconds. */
+static void event_when(struct event *ev)
+{
+	struct timespec ts;
+	struct tm tm;
+	char hms[12];
+
+	if (ev->time_ns) {
+		ts.tv_sec = ev->time_ns / 1000000000;
+		ts.tv_nsec = ev->time_ns % 1000000000;
+	} else {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ev->time_ns = (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	}
+	strftime(hms, sizeof(hms), "%H:%M:%S", localtime_r(&ts.tv_sec, &tm));
+	snprintf(ev->when, sizeof(ev->when), "%s.%03d", hms, (int)(ts.tv_nsec / 1000000) % 1000);
+}
 
 static int on_event(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 {
+	struct genlmsghdr *gh = nlmsg_data(nlh);
 	struct events *e = arg;
 	struct event *ev;
+	struct fq_key_id id;
 
-	(void)nlh;
 	if (e->nr == ARRAY_SIZE(e->ev)) {
 		memmove(&e->ev[0], &e->ev[1], sizeof(e->ev) - sizeof(e->ev[0]));
 		e->nr--;
 	}
 	ev = &e->ev[e->nr++];
-	snprintf(ev->active, sizeof(ev->active), "%s",
-		 tb[FAIRQ_A_SCHED_ACTIVE] ? nla_get_string(tb[FAIRQ_A_SCHED_ACTIVE]) : "?");
-	snprintf(ev->previous, sizeof(ev->previous), "%s",
-		 tb[FAIRQ_A_SCHED_PREVIOUS] ? nla_get_string(tb[FAIRQ_A_SCHED_PREVIOUS]) : "?");
-	clock_text(ev->when, sizeof(ev->when));
+	memset(ev, 0, sizeof(*ev));
+	ev->cmd = gh->cmd;
+	switch (gh->cmd) {
+	case FAIRQ_CMD_SCHED_SWITCH_NTF:
+		str_attr(ev->active, sizeof(ev->active), tb[FAIRQ_A_SCHED_ACTIVE]);
+		str_attr(ev->previous, sizeof(ev->previous), tb[FAIRQ_A_SCHED_PREVIOUS]);
+		ev->time_ns = u64_attr(tb[FAIRQ_A_SCHED_TIME]);
+		break;
+	case FAIRQ_CMD_PARAM_CHANGE_NTF:
+		/* none: a setting of fairq itself */
+		if (tb[FAIRQ_A_SCHED_NAME])
+			str_attr(ev->sched, sizeof(ev->sched), tb[FAIRQ_A_SCHED_NAME]);
+		str_attr(ev->tunable, sizeof(ev->tunable), tb[FAIRQ_A_SCHED_TUNABLE_NAME]);
+		ev->value = u64_attr(tb[FAIRQ_A_SCHED_TUNABLE_VALUE]);
+		ev->previous_value = u64_attr(tb[FAIRQ_A_SCHED_TUNABLE_PREVIOUS]);
+		ev->time_ns = u64_attr(tb[FAIRQ_A_SCHED_TIME]);
+		break;
+	case FAIRQ_CMD_WEIGHT_CHANGE_NTF:
+		str_attr(ev->sched, sizeof(ev->sched), tb[FAIRQ_A_KEY_SCHED]);
+		if (tb[FAIRQ_A_KEY_ID] && !fq_key_get(tb[FAIRQ_A_KEY_ID], &id))
+			fq_key_format(&id, ev->key, sizeof(ev->key));
+		else
+			snprintf(ev->key, sizeof(ev->key), "?");
+		ev->weight = u32_attr(tb[FAIRQ_A_KEY_WEIGHT]);
+		ev->time_ns = u64_attr(tb[FAIRQ_A_KEY_TIME]);
+		break;
+	case FAIRQ_CMD_RESCUE_NTF:
+		ev->serv = u32_attr(tb[FAIRQ_A_POOL_SERV_ID]);
+		ev->pool = u32_attr(tb[FAIRQ_A_POOL_POOL_ID]);
+		ev->rescues = u64_attr(tb[FAIRQ_A_POOL_RESCUES]);
+		ev->time_ns = u64_attr(tb[FAIRQ_A_POOL_TIME]);
+		break;
+	}
+	event_when(ev);
+	if (e->print) {
+		if (!e->limit || e->printed < e->limit) {
+			out_doc_start();
+			print_event(ev);
+			out_text("\n");
+			out_doc_end();
+			fflush(stdout);
+			e->printed++;
+		}
+		e->nr = 1;	/* tells wait_events() that one came */
+	}
 	return 0;
+}
+
+/*
+ * One event, its members inside the current object: the text is one line after the time of
+ * day; JSON names the event and keeps the kernel's time in ns.
+ */
+static void print_event(const struct event *ev)
+{
+	out_str(FQ_TEXT, NULL, "%s ", ev->when);
+	switch (ev->cmd) {
+	case FAIRQ_CMD_SCHED_SWITCH_NTF:
+		out_str(FQ_JSON, "event", NULL, "sched-switch");
+		out_str(FQ_ANY, "previous", "scheduler %s", ev->previous);
+		out_str(FQ_ANY, "active", " -> %s", ev->active);
+		break;
+	case FAIRQ_CMD_PARAM_CHANGE_NTF:
+		out_str(FQ_JSON, "event", NULL, "param-change");
+		out_text("set ");
+		if (*ev->sched)
+			out_str(FQ_ANY, "sched", "%s.", ev->sched);
+		out_str(FQ_ANY, "tunable", "%s", ev->tunable);
+		out_exact(FQ_ANY, "value", " %s", ev->value);
+		out_exact(FQ_ANY, "previous_value", " (was %s)", ev->previous_value);
+		break;
+	case FAIRQ_CMD_WEIGHT_CHANGE_NTF:
+		out_str(FQ_JSON, "event", NULL, "weight-change");
+		out_str(FQ_ANY, "sched", "weight %s", ev->sched);
+		out_str(FQ_ANY, "key", " %s", ev->key);
+		if (ev->weight)
+			out_exact(FQ_ANY, "weight", " %s", ev->weight);
+		else
+			out_exact(FQ_JSON, "weight", NULL, 0);
+		out_text(ev->weight ? "" : " default");
+		break;
+	case FAIRQ_CMD_RESCUE_NTF:
+		out_str(FQ_JSON, "event", NULL, "rescue");
+		out_exact(FQ_ANY, "serv", "rescue serv %s", ev->serv);
+		out_exact(FQ_ANY, "pool", " pool %s", ev->pool);
+		out_exact(FQ_ANY, "rescues", " (%s in the pool)", ev->rescues);
+		break;
+	}
+	out_exact(FQ_JSON, "time_ns", NULL, ev->time_ns);
 }
 
 static void print_events(const struct events *e)
@@ -88,10 +219,7 @@ static void print_events(const struct events *e)
 	out_arr_start("events");
 	for (i = 0; i < e->nr; i++) {
 		out_obj_start(NULL);
-		out_str(FQ_TEXT, NULL, "%s ", e->ev[i].when);
-		out_str(FQ_JSON, "event", NULL, "sched-switch");
-		out_str(FQ_ANY, "previous", "scheduler %s", e->ev[i].previous);
-		out_str(FQ_ANY, "active", " -> %s", e->ev[i].active);
+		print_event(&e->ev[i]);
 		out_obj_end();
 		out_text("\n");
 	}
@@ -113,8 +241,17 @@ static bool wait_events(struct fq_nl *nl, int *fd, double secs, struct events *e
 
 		if (n < 0 && errno != EINTR)
 			break;
-		if (n > 0 && (pfd.revents & POLLIN) && fq_nl_events_read(nl, on_event, e) < 0)
-			*fd = -1;
+		if (n > 0 && (pfd.revents & POLLIN)) {
+			int err = fq_nl_events_read(nl, on_event, e);
+
+			if (err == -ENOBUFS) {
+				fq_err("%s: events were lost (they came faster than they were read)",
+				       fq_cmd);
+			} else if (err < 0) {
+				fq_err("%s: cannot read fairq's events any more", fq_cmd);
+				*fd = -1;
+			}
+		}
 		pfd.fd = *fd;
 	}
 	return !stop;
@@ -307,9 +444,8 @@ int cmd_monitor(int argc, char **argv)
 		{ }
 	};
 	struct watch_opts o = { };
-	struct events ev = { };
+	struct events ev = { .print = true };
 	struct fq_nl *nl;
-	long seen = 0;
 	double end;
 	int rc, fd;
 
@@ -326,29 +462,28 @@ int cmd_monitor(int argc, char **argv)
 		fq_nl_close(nl);
 		return FQ_EXIT_FAIL;
 	}
+	if (fq_nl_key_events(nl) == -EPERM)
+		fq_err("monitor: weight changes name clients and need CAP_NET_ADMIN: not shown");
+	else if (fq_nl_key_events(nl))
+		fq_err("monitor: this fairq announces no weight changes");
+	ev.limit = o.count;
 	catch_signals();
 	end = o.timeout ? now() + o.timeout : 0;
-	while (!stop && (!o.count || seen < o.count)) {
-		unsigned int i;
+	while (!stop && (!o.count || ev.printed < o.count)) {
 		double wait = end ? end - now() : 3600;
 
 		if (wait <= 0) {
-			fq_err("monitor: no scheduler switch within %g seconds", o.timeout);
+			fq_err("monitor: no event within %g seconds", o.timeout);
 			rc = FQ_EXIT_FAIL;
 			break;
 		}
 		if (!wait_events(nl, &fd, wait, &ev, true))
 			break;
-		for (i = 0; i < ev.nr && (!o.count || seen < o.count); i++, seen++) {
-			out_doc_start();
-			out_str(FQ_TEXT, NULL, "%s ", ev.ev[i].when);
-			out_str(FQ_JSON, "event", NULL, "sched-switch");
-			out_str(FQ_ANY, "previous", "scheduler %s", ev.ev[i].previous);
-			out_str(FQ_ANY, "active", " -> %s\n", ev.ev[i].active);
-			out_doc_end();
-			fflush(stdout);
-		}
 		ev.nr = 0;
+		if (fd < 0) {
+			rc = FQ_EXIT_FAIL;
+			break;
+		}
 	}
 	fq_nl_close(nl);
 	return rc;

@@ -32,8 +32,12 @@ static const char usage_text[] =
 	"  sched set NAME             switch every nfsd pool to scheduler NAME\n"
 	"  set PARAM VALUE            set a tunable: SCHED.NAME, or NAME of the active scheduler\n"
 	"  weight KEY WEIGHT          weigh the clients KEY stands for (0: the default)\n"
+	"  weights [SCHED]            the weights set (needs CAP_NET_ADMIN)\n"
+	"  weights prune [KEY...]     remove every weight but those of KEY...\n"
+	"  showconf                   the running state as fairq.conf lines (fairq-apply's)\n"
 	"  watch [-i SEC] [-n COUNT]  per-pool rates, redrawn every SEC until Ctrl-C\n"
-	"  monitor [-n COUNT] [-t SEC]  print scheduler switches as they happen\n"
+	"  monitor [-n COUNT] [-t SEC]  print changes as they happen: switches, tunables,\n"
+	"                             weights (CAP_NET_ADMIN), rescues\n"
 	"  metrics [--top N] [--textfile PATH]\n"
 	"                             Prometheus text format: every pool, the N busiest keys\n"
 	"  help, version\n"
@@ -163,6 +167,8 @@ static const struct {
 	{ "sched", cmd_sched },
 	{ "set", cmd_set },
 	{ "weight", cmd_weight },
+	{ "weights", cmd_weights },
+	{ "showconf", cmd_showconf },
 	{ "watch", cmd_watch },
 	{ "monitor", cmd_monitor },
 	{ "metrics", cmd_metrics },

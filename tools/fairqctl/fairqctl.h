@@ -23,7 +23,7 @@ enum {
 
 /* The version of the -j documents; bump the minor for additions, the major for changes. */
 #define FQ_JSON_MAJOR	1
-#define FQ_JSON_MINOR	1
+#define FQ_JSON_MINOR	2
 
 struct fq_opts {
 	bool json;
@@ -55,6 +55,7 @@ int fq_nl_transact(struct fq_nl *nl, struct nl_msg *msg, int maxattr, fq_nl_pars
 		   void *arg);
 int fq_nl_fail(struct fq_nl *nl, int err, const char *what);
 int fq_nl_events_fd(struct fq_nl *nl);
+int fq_nl_key_events(const struct fq_nl *nl);
 int fq_nl_events_read(struct fq_nl *nl, fq_nl_parse_fn parse, void *arg);
 
 /* output.c: one call per field, for text and JSON alike (iproute2's json_print). */
@@ -139,6 +140,18 @@ struct fq_keys {
 	struct fq_key *k;
 };
 
+/* A weight set for a key (weight-get). */
+struct fq_weight {
+	struct fq_key_id id;
+	uint32_t weight;
+};
+
+struct fq_weights {
+	char sched[FAIRQ_SCHED_NAME_LEN + 1];
+	unsigned int nr, cap;
+	struct fq_weight *w;
+};
+
 /* One row of /proc/fs/nfsd/pool_stats: the kernel's own per-pool counters. */
 struct fq_kpool {
 	unsigned int pool;
@@ -155,6 +168,7 @@ struct fq_kpools {
 int fq_get_scheds(struct fq_nl *nl, struct fq_scheds *s);
 int fq_get_pools(struct fq_nl *nl, struct fq_pools *p);
 int fq_get_keys(struct fq_nl *nl, int pool, const struct fq_key_id *key, struct fq_keys *k);
+int fq_get_weights(struct fq_nl *nl, const char *sched, struct fq_weights *w);
 int fq_read_kpools(struct fq_kpools *kp);
 void fq_print_kpools(const struct fq_kpools *kp, const struct fq_kpools *prev, double secs);
 
@@ -172,6 +186,8 @@ int cmd_shares(int argc, char **argv);
 int cmd_sched(int argc, char **argv);
 int cmd_set(int argc, char **argv);
 int cmd_weight(int argc, char **argv);
+int cmd_weights(int argc, char **argv);
+int cmd_showconf(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
 int cmd_monitor(int argc, char **argv);
 int cmd_metrics(int argc, char **argv);

@@ -22,7 +22,8 @@
 
 struct fq_nl {
 	struct nl_sock *sk;	/* requests and their replies */
-	struct nl_sock *ev;	/* the events group, opened on demand */
+	struct nl_sock *ev;	/* the events groups, opened on demand */
+	int key_events;		/* 0: joined the key-events group too; else why not (-errno) */
 	int family;
 	char msg[256];		/* the kernel's extack message about the last failure */
 };
@@ -257,7 +258,11 @@ int fq_nl_fail(struct fq_nl *nl, int err, const char *what)
 	}
 }
 
-/* The events group's socket (opened once, non-blocking), for poll(); -1 on failure. */
+/*
+ * The events groups' socket (opened once, non-blocking), for poll(); -1 on failure.  Weight
+ * changes name clients: their group needs CAP_NET_ADMIN, and is joined only where allowed
+ * (fq_nl_key_events() says).
+ */
 int fq_nl_events_fd(struct fq_nl *nl)
 {
 	int grp;
@@ -276,7 +281,20 @@ int fq_nl_events_fd(struct fq_nl *nl)
 		       nl_geterror(grp < 0 ? grp : -NLE_FAILURE));
 		return -1;
 	}
+	grp = genl_ctrl_resolve_grp(nl->ev, FAIRQ_FAMILY_NAME, FAIRQ_MCGRP_KEY_EVENTS);
+	if (grp < 0)
+		nl->key_events = -ENOENT;	/* a module from before weight events */
+	else if (nl_socket_add_membership(nl->ev, grp) < 0)
+		nl->key_events = errno == EPERM || errno == EACCES ? -EPERM : -errno;
+	else
+		nl->key_events = 0;
 	return nl_socket_get_fd(nl->ev);
+}
+
+/* 0 if weight changes are heard, else why not: -EPERM (no CAP_NET_ADMIN), -ENOENT (old module). */
+int fq_nl_key_events(const struct fq_nl *nl)
+{
+	return nl->key_events;
 }
 
 struct fq_ev {
@@ -285,14 +303,31 @@ struct fq_ev {
 	int err;
 };
 
+/* Each event's attributes are those of its set: the switch and tunables', weights', pools'. */
 static int on_event(struct nl_msg *msg, void *data)
 {
 	struct genlmsghdr *gh = nlmsg_data(nlmsg_hdr(msg));
-	struct nlattr *tb[FAIRQ_A_SCHED_MAX + 1];
+	struct nlattr *tb[FQ_NL_MAXATTR + 1];
 	struct fq_ev *ev = data;
+	int maxattr;
 
-	if (gh->cmd != FAIRQ_CMD_SCHED_SWITCH_NTF ||
-	    genlmsg_parse(nlmsg_hdr(msg), 0, tb, FAIRQ_A_SCHED_MAX, NULL))
+	switch (gh->cmd) {
+	case FAIRQ_CMD_SCHED_SWITCH_NTF:
+	case FAIRQ_CMD_PARAM_CHANGE_NTF:
+		maxattr = FAIRQ_A_SCHED_MAX;
+		break;
+	case FAIRQ_CMD_WEIGHT_CHANGE_NTF:
+		maxattr = FAIRQ_A_KEY_MAX;
+		break;
+	case FAIRQ_CMD_RESCUE_NTF:
+		maxattr = FAIRQ_A_POOL_MAX;
+		break;
+	default:
+		return NL_SKIP;	/* from a newer module */
+	}
+	_Static_assert(FAIRQ_A_SCHED_MAX <= FQ_NL_MAXATTR && FAIRQ_A_KEY_MAX <= FQ_NL_MAXATTR &&
+		       FAIRQ_A_POOL_MAX <= FQ_NL_MAXATTR, "an event set outgrew FQ_NL_MAXATTR");
+	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, maxattr, NULL))
 		return NL_SKIP;
 	ev->err = ev->parse(tb, nlmsg_hdr(msg), ev->arg);
 	return ev->err < 0 ? NL_STOP : NL_OK;
@@ -323,5 +358,8 @@ int fq_nl_events_read(struct fq_nl *nl, fq_nl_parse_fn parse, void *arg)
 	nl_cb_put(cb);
 	if (ev.err)
 		return ev.err;
-	return err == -NLE_AGAIN ? 0 : -EIO;
+	if (err == -NLE_AGAIN)
+		return 0;
+	/* the kernel dropped events the socket had no room for: the socket itself goes on */
+	return err == -NLE_NOMEM ? -ENOBUFS : -EIO;
 }

@@ -188,6 +188,40 @@ static int parse_key(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 	return 0;
 }
 
+static int parse_weight(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
+{
+	struct fq_weights *all = arg;
+	struct fq_weight *w, *arr;
+
+	(void)nlh;
+	arr = grow(all->w, all->nr, &all->cap, sizeof(*w));
+	if (!arr)
+		return -ENOMEM;
+	all->w = arr;
+	w = &arr[all->nr];
+	memset(w, 0, sizeof(*w));
+	if (fq_key_get(tb[FAIRQ_A_KEY_ID], &w->id))
+		return 0;	/* malformed: skipped */
+	all->nr++;
+	w->weight = get_u32(tb[FAIRQ_A_KEY_WEIGHT]);
+	if (tb[FAIRQ_A_KEY_SCHED])
+		snprintf(all->sched, sizeof(all->sched), "%s", nla_get_string(tb[FAIRQ_A_KEY_SCHED]));
+	return 0;
+}
+
+/* The weights set for scheduler @sched (NULL: the active one), in the order they were set. */
+int fq_get_weights(struct fq_nl *nl, const char *sched, struct fq_weights *w)
+{
+	struct nl_msg *msg = fq_nl_msg(nl, FAIRQ_CMD_WEIGHT_GET, true);
+
+	w->nr = 0;
+	if (msg && sched && nla_put_string(msg, FAIRQ_A_KEY_SCHED, sched)) {
+		nlmsg_free(msg);
+		msg = NULL;
+	}
+	return fq_nl_transact(nl, msg, FAIRQ_A_KEY_MAX, parse_weight, w);
+}
+
 /* Every key, or those of pool id @pool (>= 0), or those the kernel matches with @key. */
 int fq_get_keys(struct fq_nl *nl, int pool, const struct fq_key_id *key, struct fq_keys *k)
 {

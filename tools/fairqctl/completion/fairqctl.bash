@@ -20,7 +20,7 @@ _fairqctl()
 	local -a words=("${COMP_WORDS[@]}")
 	local cur=${words[cword]} prev=${words[cword - 1]}
 
-	local commands="show pools shares sched set weight watch monitor metrics help version"
+	local commands="show pools shares sched set weight weights showconf watch monitor metrics help version"
 	local globals="-j --json -p --pretty -e --exact -a --all-netns -h --help -V --version"
 	local i cmd="" cmd_at=0
 
@@ -82,7 +82,12 @@ _fairqctl()
 		*) COMPREPLY=($(compgen -W "--top --textfile --help" -- "$cur")) ;;
 		esac
 		;;
-	show | pools | weight)
+	weights)
+		if ((cword == cmd_at + 1)); then
+			COMPREPLY=($(compgen -W "prune $(_fairqctl_scheds) --help" -- "$cur"))
+		fi
+		;;
+	show | pools | weight | showconf)
 		COMPREPLY=($(compgen -W "--help" -- "$cur"))
 		;;
 	esac

@@ -127,10 +127,17 @@ usage metrics --bogus
 usage monitor -t abc
 usage monitor -n -1
 usage monitor extra
+usage weights fairq extra
+usage weights 0123456789abcdefXYZ
+usage weights prune 10.0.0.256
+usage weights prune foo
+usage weights --bogus
+usage showconf extra
+usage showconf --bogus
 
 # --- help and version: stdout, exit 0 ---
 for args in help -h --help "sched --help" "shares -h" "set --help" "weight --help" "watch --help" \
-	"monitor --help" "pools --help"; do
+	"monitor --help" "pools --help" "weights --help" "showconf --help"; do
 	# shellcheck disable=SC2086
 	if "$bin" $args >"$tmp/out" 2>"$tmp/err" && grep -q '^usage: fairqctl' "$tmp/out" && [ ! -s "$tmp/err" ]; then
 		ok "fairqctl $args prints its usage"
@@ -170,6 +177,10 @@ else
 	expect 3 "$nl" watch -i 0.5 -n 1
 	expect 3 "$nl" monitor -n 1 -t 1
 	expect 3 "$nl" metrics
+	expect 3 "$nl" weights
+	expect 3 "$nl" weights fairq
+	expect 3 "$nl" weights prune 10.0.0.1 v4client:0123456789abcdef
+	expect 3 "$nl" showconf
 	# a textfile from before is removed, not left for a collector to export as current
 	echo 'fairq_pools 1' >"$tmp/fairq.prom"
 	expect 3 "$nl" metrics --textfile "$tmp/fairq.prom"
@@ -292,7 +303,7 @@ complete_test() {
 		not_ok "completion of '$*' is '$want' (got '$got')"
 	fi
 }
-complete_test "show pools shares sched set weight watch monitor metrics help version" fairqctl ""
+complete_test "show pools shares sched set weight weights showconf watch monitor metrics help version" fairqctl ""
 complete_test "--json" fairqctl -e --j
 complete_test "set --names --params --help" fairqctl sched ""
 complete_test "qfifo" fairqctl -j sched set q
@@ -300,6 +311,8 @@ complete_test "fifo qfifo fairq" fairqctl sched set ""
 complete_test "fairq.quantum_us" fairqctl set fairq.q
 complete_test "--pool --top --key --help" fairqctl shares --
 complete_test "--top --textfile --help" fairqctl metrics --
+complete_test "prune fifo qfifo fairq --help" fairqctl weights ""
+complete_test "prune" fairqctl weights p
 
 [ "$skipped" = 0 ] || echo "# $skipped group(s) skipped, see above"
 echo "$passed passed, $failed failed"

@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * weights: the weights set, and pruning those a configuration no longer has; showconf: the
+ * running state as fairq.conf lines, which fairq-apply converges to (as wg showconf and
+ * syncconf do for WireGuard).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <netlink/msg.h>
+#include "fairqctl.h"
+
+#define WATCHDOG_MS "/sys/kernel/fairq/watchdog_ms"
+
+static int no_opt(int c, const char *arg, void *ctx)
+{
+	(void)c;
+	(void)arg;
+	(void)ctx;
+	return FQ_EXIT_OK;
+}
+
+/* The same clients, as the kernel compares a weight's key when it replaces one. */
+static bool same_key(const struct fq_key_id *a, const struct fq_key_id *b)
+{
+	if (a->type != b->type || a->family != b->family ||
+	    memcmp(a->addr, b->addr, sizeof(a->addr)))
+		return false;
+	if (a->type == FAIRQ_KEY_TYPE_SUBNET && a->prefix_len != b->prefix_len)
+		return false;
+	return a->type != FAIRQ_KEY_TYPE_CONN || a->port == b->port;
+}
+
+static void print_weights(const struct fq_weights *w)
+{
+	unsigned int i;
+	char key[80];
+
+	out_doc_start();
+	out_str(FQ_JSON, "scheduler", NULL, w->sched);
+	out_arr_start("weights");
+	for (i = 0; i < w->nr; i++) {
+		out_obj_start(NULL);
+		out_str(FQ_ANY, "key", "%s", fq_key_format(&w->w[i].id, key, sizeof(key)));
+		out_exact(FQ_ANY, "weight", " %s", w->w[i].weight);
+		out_obj_end();
+		out_text("\n");
+	}
+	out_arr_end();
+	out_doc_end();
+}
+
+static int weight_set(struct fq_nl *nl, const struct fq_key_id *id, uint32_t weight)
+{
+	struct nl_msg *msg = fq_nl_msg(nl, FAIRQ_CMD_WEIGHT_SET, false);
+
+	if (msg && (fq_key_put(msg, FAIRQ_A_KEY_ID, id) ||
+		    nla_put_u32(msg, FAIRQ_A_KEY_WEIGHT, weight))) {
+		nlmsg_free(msg);
+		msg = NULL;
+	}
+	return fq_nl_transact(nl, msg, FAIRQ_A_KEY_MAX, NULL, NULL);
+}
+
+/*
+ * Remove every weight of the active scheduler whose key is not in @keep.  A scheduler without
+ * weights has none to remove: that is no error when nothing is to be kept either.
+ */
+static int prune(struct fq_nl *nl, const struct fq_key_id *keep, int nr_keep)
+{
+	struct fq_weights w = { };
+	unsigned int i, removed = 0;
+	char key[80];
+	int rc = FQ_EXIT_OK, err, k;
+
+	err = fq_get_weights(nl, NULL, &w);
+	if (err == -EOPNOTSUPP && !nr_keep)
+		goto out;
+	if (err) {
+		rc = fq_nl_fail(nl, err, "weights prune");
+		goto out;
+	}
+	for (i = 0; i < w.nr; i++) {
+		for (k = 0; k < nr_keep && !same_key(&w.w[i].id, &keep[k]); k++)
+			;
+		if (k < nr_keep)
+			continue;
+		err = weight_set(nl, &w.w[i].id, 0);
+		if (err) {
+			rc = fq_nl_fail(nl, err, "weights prune");
+			goto out;
+		}
+		removed++;
+		out_text("removed the weight of %s\n", fq_key_format(&w.w[i].id, key,
+								   sizeof(key)));
+	}
+	if (fq_opts.json) {
+		out_doc_start();
+		out_exact(FQ_JSON, "removed", NULL, removed);
+		out_doc_end();
+	}
+out:
+	free(w.w);
+	return rc;
+}
+
+int cmd_weights(int argc, char **argv)
+{
+	const char *sched = NULL;
+	struct fq_weights w = { };
+	struct fq_nl *nl;
+	int rc, err;
+
+	if (!fq_getopt(argc, argv, "", NULL, "weights [SCHED] | weights prune [KEY...]", no_opt,
+		       NULL, &rc))
+		return rc;
+	argc -= optind;
+	argv += optind;
+	if (argc && !strcmp(argv[0], "prune")) {
+		struct fq_key_id *keep = calloc(argc, sizeof(*keep));
+		int k;
+
+		if (!keep) {
+			fq_err("weights prune: out of memory");
+			return FQ_EXIT_FAIL;
+		}
+		for (k = 1; k < argc; k++) {
+			if (fq_key_parse(argv[k], &keep[k - 1])) {
+				free(keep);
+				return fq_usage_error("weights prune: '%s' is no key (see KEYS in fairqctl(8))",
+						      argv[k]);
+			}
+		}
+		rc = fq_nl_open(&nl);
+		if (!rc) {
+			rc = prune(nl, keep, argc - 1);
+			fq_nl_close(nl);
+		}
+		free(keep);
+		return rc;
+	}
+	if (argc > 1)
+		return fq_usage_error("weights: unexpected argument '%s'", argv[1]);
+	if (argc) {
+		if (strlen(argv[0]) > FAIRQ_SCHED_NAME_LEN)
+			return fq_usage_error("weights: '%s' is no scheduler name", argv[0]);
+		sched = argv[0];
+	}
+	rc = fq_nl_open(&nl);
+	if (rc)
+		return rc;
+	err = fq_get_weights(nl, sched, &w);
+	if (err) {
+		rc = fq_nl_fail(nl, err, "weights");
+	} else {
+		struct fq_scheds s;
+
+		/* none set: say whose weights were asked for */
+		if (!w.sched[0] && sched)
+			snprintf(w.sched, sizeof(w.sched), "%s", sched);
+		else if (!w.sched[0] && !fq_get_scheds(nl, &s))
+			snprintf(w.sched, sizeof(w.sched), "%s", s.active);
+		print_weights(&w);
+	}
+	free(w.w);
+	fq_nl_close(nl);
+	return rc;
+}
+
+static int read_watchdog_ms(uint64_t *val)
+{
+	char buf[32];
+	FILE *f = fopen(WATCHDOG_MS, "r");
+	bool ok;
+
+	if (!f)
+		return -errno;
+	ok = fgets(buf, sizeof(buf), f) && (buf[strcspn(buf, "\n")] = '\0', fq_parse_u64(buf, val));
+	fclose(f);
+	return ok ? 0 : -EINVAL;
+}
+
+/*
+ * The running state, in fairq-apply's order: the scheduler, fairq's own setting, every
+ * scheduler's tunables, and the active scheduler's weights.  Weights name clients: without
+ * CAP_NET_ADMIN they cannot be read, and a configuration without them would remove them all
+ * when applied, so showconf fails instead.
+ */
+int cmd_showconf(int argc, char **argv)
+{
+	struct fq_weights w = { };
+	struct fq_scheds s;
+	const struct fq_sched *active = NULL;
+	uint64_t watchdog_ms;
+	struct fq_nl *nl;
+	unsigned int i, j;
+	char key[80];
+	int rc, err;
+
+	if (!fq_getopt(argc, argv, "", NULL, "showconf", no_opt, NULL, &rc))
+		return rc;
+	if (optind < argc)
+		return fq_usage_error("showconf: unexpected argument '%s'", argv[optind]);
+	rc = fq_nl_open(&nl);
+	if (rc)
+		return rc;
+	err = fq_get_scheds(nl, &s);
+	if (err) {
+		rc = fq_nl_fail(nl, err, "showconf");
+		goto out;
+	}
+	err = read_watchdog_ms(&watchdog_ms);
+	if (err) {
+		fq_err("showconf: cannot read %s: %s", WATCHDOG_MS, strerror(-err));
+		rc = FQ_EXIT_FAIL;
+		goto out;
+	}
+	for (i = 0; i < s.nr; i++)
+		if (s.sched[i].active)
+			active = &s.sched[i];
+	if (active && active->weighted) {
+		err = fq_get_weights(nl, NULL, &w);
+		if (err) {
+			rc = fq_nl_fail(nl, err, "showconf: the weights");
+			goto out;
+		}
+	}
+
+	out_doc_start();
+	out_text("# fairq's running state (fairqctl showconf); fairq-apply -c FILE restores it\n");
+	out_str(FQ_ANY, "scheduler", "SCHEDULER=%s\n", s.active);
+	out_exact(FQ_ANY, "watchdog_ms", "watchdog_ms=%s\n", watchdog_ms);
+	out_arr_start("tunables");
+	for (i = 0; i < s.nr; i++) {
+		for (j = 0; j < s.sched[i].nr_tunables; j++) {
+			out_obj_start(NULL);
+			out_str(FQ_ANY, "sched", "%s.", s.sched[i].name);
+			out_str(FQ_ANY, "name", "%s", s.sched[i].tunables[j].name);
+			out_exact(FQ_ANY, "value", "=%s\n", s.sched[i].tunables[j].value);
+			out_obj_end();
+		}
+	}
+	out_arr_end();
+	out_arr_start("weights");
+	for (i = 0; i < w.nr; i++) {
+		out_obj_start(NULL);
+		out_str(FQ_ANY, "key", "WEIGHT=%s", fq_key_format(&w.w[i].id, key, sizeof(key)));
+		out_exact(FQ_ANY, "weight", ":%s\n", w.w[i].weight);
+		out_obj_end();
+	}
+	out_arr_end();
+	out_doc_end();
+out:
+	free(w.w);
+	fq_nl_close(nl);
+	return rc;
+}
