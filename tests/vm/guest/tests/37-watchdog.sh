@@ -45,15 +45,26 @@ fq_nfs 1 3 "$io" || fail "I/O failed with the fault off"
 log "fault off: no rescue; no retransmission"
 
 # A burst of lost wakeups, faster than the log's rate limit (10 lines in 5 s): every rescue is
-# still counted, in the total as in the pools, and each is a tracepoint event.
+# still counted, in the total as in the pools, and each is a tracepoint event and a netlink
+# event (fairqctl monitor).
 TR=/sys/kernel/tracing
 [ -d $TR/events ] || mount -t tracefs nodev $TR || fail "cannot mount tracefs"
 buf0=$(cat $TR/buffer_size_kb)
 echo 16384 >$TR/buffer_size_kb
 : >$TR/trace
 echo 1 >$TR/events/fairq/fairq_rescue/enable
-before=$(cat "$FQ_SYSFS/rescues")
+fairqctl -j monitor >/tmp/rescue-events.json 2>/tmp/rescue-events.err &
+mon=$!
+# the monitor listens once it has seen a change: watchdog_ms set, again until it is seen
+for i in $(seq 1 60); do
+	echo $((10 + i % 2)) >"$FQ_SYSFS/watchdog_ms"
+	sleep 0.5
+	grep -q '"tunable":"watchdog_ms"' /tmp/rescue-events.json && break
+done
+grep -q '"tunable":"watchdog_ms"' /tmp/rescue-events.json ||
+	fail "fairqctl monitor saw no change in 30 s: $(cat /tmp/rescue-events.err)"
 echo 10 >"$FQ_SYSFS/watchdog_ms"
+before=$(cat "$FQ_SYSFS/rescues")
 echo 0,0,0,0,1 >$F
 ip netns exec c1 /usr/local/bin/fairq-load -K 4 -W 1 -d 4 "$FQ_SERVER:$FQ_EXPORT" >/tmp/burst.out 2>&1 ||
 	fail "the burst with every wakeup lost failed: $(tail -n 3 /tmp/burst.out)"
@@ -66,7 +77,15 @@ traced=$(grep -c ': fairq_rescue: serv=[0-9]* pool=[0-9]* total=' $TR/trace || t
 : >$TR/trace
 echo "$buf0" >$TR/buffer_size_kb
 [ "$traced" = $((total - before)) ] || fail "$traced rescue events for $((total - before)) rescues"
+sleep 1
+kill -INT $mon
+wait $mon || fail "fairqctl monitor failed: $(cat /tmp/rescue-events.err)"
+announced=$(python3 -c '
+import json, sys
+print(sum(1 for j in map(json.loads, sys.stdin) if j["event"] == "rescue"))' </tmp/rescue-events.json)
+[ "$announced" = $((total - before)) ] ||
+	fail "$announced rescues announced on netlink for $((total - before)) rescues"
 [ "$total" = "$pools" ] || fail "the rescue total says $total, the pools' counters $pools"
 [ "$((total - rescues))" -gt 10 ] ||
 	fail "only $((total - rescues)) rescues in the burst: the log's rate limit was not reached"
-log "burst: $((total - rescues)) rescues in 4 s, all counted (total $total = pools $pools) and traced"
+log "burst: $((total - rescues)) rescues in 4 s, all counted (total $total = pools $pools), traced and announced"

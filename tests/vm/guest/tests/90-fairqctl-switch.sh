@@ -1,6 +1,8 @@
 #!/bin/bash
 # fairqctl and sysfs switch the same scheduler; every switch, from either, is announced on the
-# netlink events group; every -j document of every command validates against the schema.
+# netlink events group, as are tunables and weights (these to CAP_NET_ADMIN only), each with
+# its time and a kernel log line; every -j document of every command validates against the
+# schema.
 . /fairq/lib.sh
 . /fairq/fairqctl-lib.sh
 [ "$(fq_sched)" = fifo ] || fail "not starting from fifo"
@@ -27,6 +29,66 @@ events=$(python3 -c 'import json,sys; print(" ".join("%s>%s" % (j["previous"], j
 	fail "events seen: '$events' (expected the netlink, sysfs and netlink switches, no event for a no-op)"
 log "events: $events"
 
+# Every change is announced with the kernel's time, and logged with who made it: tunables
+# (a write of the value already set is no change), fairq's own watchdog_ms, weights (to root,
+# who may join their group), in order; the schema check below covers these documents too.
+fq_set_sched fairq
+q0=$(cat $FQ_SYSFS/fairq/quantum_us)
+wd0=$(cat $FQ_SYSFS/watchdog_ms)
+fairqctl -j monitor -n 5 -t 120 >/tmp/changes.json 2>/tmp/changes.err &
+mon=$!
+sleep 3
+t0=$(date +%s)
+lines=$(dmesg | wc -l)
+echo 7000 >$FQ_SYSFS/fairq/quantum_us || fail "quantum_us 7000 refused"
+echo 7000 >$FQ_SYSFS/fairq/quantum_us || fail "quantum_us 7000 refused the second time"
+fairqctl set fairq.quantum_us "$q0" || fail "fairqctl set fairq.quantum_us $q0 failed"
+echo 250 >$FQ_SYSFS/watchdog_ms || fail "watchdog_ms 250 refused"
+echo "$wd0" >$FQ_SYSFS/watchdog_ms
+fairqctl weight 10.99.0.11 4 || fail "fairqctl weight failed"
+wait $mon || fail "monitor failed: $(cat /tmp/changes.err)"
+changes=$(python3 -c '
+import json, sys
+t0 = int(sys.argv[1])
+out = []
+for j in map(json.loads, sys.stdin):
+    assert abs(j["time_ns"] / 1e9 - t0) < 60, "a time far from now: %r" % j
+    e = j["event"]
+    if e == "param-change":
+        out.append("%s%s=%d<%d" % (j["sched"] + "." if "sched" in j else "", j["tunable"], j["value"], j["previous_value"]))
+    elif e == "weight-change":
+        out.append("%s:%s=%d" % (j["sched"], j["key"], j["weight"]))
+    else:
+        out.append(e)
+print(" ".join(out))' "$t0" </tmp/changes.json) || fail "the change events do not read right: $(cat /tmp/changes.json)"
+[ "$changes" = "fairq.quantum_us=7000<$q0 fairq.quantum_us=$q0<7000 watchdog_ms=250<$wd0 watchdog_ms=$wd0<250 fairq:10.99.0.11=4" ] ||
+	fail "change events: '$changes'"
+log "change events: $changes"
+new=$(dmesg | tail -n +$((lines + 1)))
+for l in "fairq: fairq.quantum_us: 7000 (was $q0), by " "fairq: fairq.quantum_us: $q0 (was 7000), by fairqctl\[" \
+	"fairq: watchdog_ms: 250 (was $wd0), by " "fairq: fairq weight of 10.99.0.11: 4, by fairqctl\["; do
+	echo "$new" | grep -q "$l" || fail "no kernel log line '$l': $new"
+done
+[ "$(echo "$new" | grep -c 'quantum_us: 7000')" = 1 ] || fail "the unchanged write was logged: $new"
+lines=$(dmesg | wc -l)
+fairqctl weight 10.99.0.11 0 || fail "fairqctl weight 0 failed"
+dmesg | tail -n +$((lines + 1)) | grep -q "fairq: fairq weight of 10.99.0.11: the default, by fairqctl\[" ||
+	fail "no log line for the weight restored"
+# a user without CAP_NET_ADMIN sees switches but not the weights that name clients
+fq_as_nobody fairqctl monitor -n 1 -t 60 >/tmp/unpriv.out 2>/tmp/unpriv.err &
+mon=$!
+sleep 3
+fairqctl weight 10.99.0.12 2 || fail "fairqctl weight 10.99.0.12 2 failed"
+fq_set_sched qfifo
+wait $mon || fail "the unprivileged monitor failed: $(cat /tmp/unpriv.err)"
+grep -q 'scheduler fairq -> qfifo' /tmp/unpriv.out || fail "the unprivileged monitor: $(cat /tmp/unpriv.out)"
+grep -q 'weight changes name clients and need CAP_NET_ADMIN' /tmp/unpriv.err ||
+	fail "the unprivileged monitor did not say why weights are not shown: $(cat /tmp/unpriv.err)"
+fq_set_sched fairq
+fairqctl weight 10.99.0.12 0 || fail "fairqctl weight 10.99.0.12 0 failed"
+fq_set_sched qfifo	# as the part below expects
+log "unprivileged monitor: $(cat /tmp/unpriv.out)"
+
 # every command's JSON, with fairq active and tracking the service, then idle under fifo
 fq_traffic 1 || fail "NFS traffic failed"
 : >/tmp/all.json
@@ -40,7 +102,7 @@ for c in show pools sched shares; do
 	fairqctl -j $c >>/tmp/all.json || fail "fairqctl -j $c failed under fifo"
 done
 fairqctl -j watch -i 0.5 -n 2 >>/tmp/all.json || fail "fairqctl -j watch failed under fifo"
-fq_validate /tmp/all.json /tmp/monitor.json
+fq_validate /tmp/all.json /tmp/monitor.json /tmp/changes.json
 # pretty JSON is the same document
 [ "$(fairqctl -p sched | python3 -c 'import json,sys; print(json.load(sys.stdin)["active"])')" = fifo ] ||
 	fail "fairqctl -p sched is not the same document"

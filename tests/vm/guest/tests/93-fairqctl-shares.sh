@@ -2,12 +2,14 @@
 # Under the keyed fairq scheduler, fairqctl shares lists one key per client address with the
 # dispatches the load put in, filters by pool and key, keeps --top, and validates as JSON;
 # under a keyless scheduler it says there are no per-key accounts.  fairqctl metrics gives the
-# same numbers in the Prometheus text format.
+# same numbers in the Prometheus text format.  weights and showconf list the state, and
+# fairq-apply of showconf's output restores it.
 . /fairq/lib.sh
 . /fairq/fairqctl-lib.sh
 fq_scheds | tr ' ' '\n' | grep -qx fairq || { echo "no keyed scheduler (fairq) on this kernel"; exit 4; }
 idle=$(cat "$FQ_SYSFS/fairq/idle_secs")
-trap 'fq_set_sched fifo; echo $idle >$FQ_SYSFS/fairq/idle_secs' EXIT
+wd0=$(cat $FQ_SYSFS/watchdog_ms)
+trap 'fq_set_sched fifo; echo $idle >$FQ_SYSFS/fairq/idle_secs; echo $wd0 >$FQ_SYSFS/watchdog_ms' EXIT
 fq_set_sched qfifo
 fairqctl shares >/tmp/keyless.txt || fail "shares under qfifo failed"
 grep -q 'keeps no per-key accounts' /tmp/keyless.txt || fail "shares under qfifo: $(cat /tmp/keyless.txt)"
@@ -132,3 +134,38 @@ fq_nfs 2 3 'dd if=/dev/zero of=f bs=64k count=4 conv=fsync 2>/dev/null; rm -f f'
 w=$(fairqctl -j shares --key 10.99.0.12 | fq_json 'max(k["weight"] for k in d["keys"])')
 [ "$w" = 5 ] || fail "weight 5 of 10.99.0.12 reported as $w"
 fairqctl weight 10.99.0.12 0 || fail "weight reset refused"
+
+# The state can be listed and restored: fairqctl weights lists the rules; fairqctl showconf
+# prints the running state as fairq.conf lines; after changes (another tunable, watchdog_ms and
+# scheduler, one weight more, one less) fairq-apply of that file brings back exactly that state,
+# removing the weight set since, without a detour through fifo.
+fairqctl weight 10.99.0.0/24 3 || fail "weight 10.99.0.0/24 refused"
+fairqctl weight v4client:0123456789abcdef 2 || fail "weight v4client refused"
+fairqctl weight 10.99.0.13 7 || fail "weight 10.99.0.13 refused"
+[ "$(fairqctl weights)" = $'10.99.0.0/24 3\nv4client:0123456789abcdef 2\n10.99.0.13 7' ] ||
+	fail "fairqctl weights: $(fairqctl weights)"
+fairqctl set fairq.quantum_us 8000 || fail "quantum_us 8000 refused"
+fairqctl showconf >/tmp/state.conf || fail "showconf failed"
+fairqctl -j showconf >/tmp/showconf.json && fairqctl -j weights >/tmp/weights.json ||
+	fail "showconf or weights -j failed"
+fq_validate /tmp/showconf.json /tmp/weights.json
+grep -qx 'SCHEDULER=fairq' /tmp/state.conf && grep -qx 'fairq.quantum_us=8000' /tmp/state.conf &&
+	grep -qx 'WEIGHT=10.99.0.0/24:3' /tmp/state.conf || fail "showconf: $(cat /tmp/state.conf)"
+fq_as_nobody fairqctl showconf >/dev/null 2>/tmp/showconf.err && fail "showconf without CAP_NET_ADMIN left out the weights"
+grep -q CAP_NET_ADMIN /tmp/showconf.err || fail "unprivileged showconf: $(cat /tmp/showconf.err)"
+
+fairqctl set fairq.quantum_us 12000 || fail "quantum_us 12000 refused"
+echo 300 >$FQ_SYSFS/watchdog_ms
+fairqctl weight 10.99.0.14 9 || fail "weight 10.99.0.14 refused"
+fairqctl weight 10.99.0.13 0 || fail "weight 10.99.0.13 removal refused"
+fq_set_sched qfifo
+lines=$(dmesg | wc -l)
+fairq-apply -c /tmp/state.conf >/tmp/apply.out 2>&1 || fail "fairq-apply of showconf's output: $(cat /tmp/apply.out)"
+fairqctl showconf >/tmp/state2.conf || fail "showconf after apply failed"
+diff -u /tmp/state.conf /tmp/state2.conf >/tmp/state.diff || fail "not the state showconf printed: $(cat /tmp/state.diff)"
+grep -q 'removed the weight of 10.99.0.14' /tmp/apply.out || fail "fairq-apply did not say what it removed: $(cat /tmp/apply.out)"
+dmesg | tail -n +$((lines + 1)) | grep -q 'scheduler: fifo' && fail "fairq-apply went through fifo: $(dmesg | tail -n +$((lines + 1)))"
+log "showconf -> fairq-apply: the same $(grep -c . /tmp/state.conf) lines; $(grep -c 'removed the weight' /tmp/apply.out) weight removed"
+fairqctl weights prune || fail "weights prune failed"
+[ -z "$(fairqctl weights)" ] || fail "weights left after prune: $(fairqctl weights)"
+fairqctl set fairq.quantum_us 10000
