@@ -93,6 +93,52 @@ static bool key_id_match(const struct fairq_key_id *k, const struct fairq_key_id
 	return k->type != FAIRQ_KEY_CONN || k->port == want->port;
 }
 
+/*
+ * One key, one spelling, as the policies make keys from addresses: an IPv4-mapped IPv6 address
+ * folded to IPv4, a subnet's host bits cleared, fields its type does not use zeroed.  Weights
+ * are then replaced and removed by the clients they stand for, whoever sent them.
+ */
+static int key_id_normalise(struct fairq_key_id *id, struct nlattr **tb,
+			    struct netlink_ext_ack *extack)
+{
+	static const u8 mapped[12] = { [10] = 0xff, [11] = 0xff };
+	unsigned int bits, i;
+
+	if (id->type == FAIRQ_KEY_V4CLIENT)
+		return 0;
+	if (id->family == AF_INET6 && !memcmp(id->addr, mapped, sizeof(mapped))) {
+		if (id->type == FAIRQ_KEY_SUBNET && id->prefix_len < 96) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[FAIRQ_A_KEY_ID_PREFIX_LEN],
+					    "an IPv4-mapped prefix is at least 96 bits");
+			return -EINVAL;
+		}
+		memmove(id->addr, id->addr + 12, 4);
+		memset(id->addr + 4, 0, sizeof(id->addr) - 4);
+		id->family = AF_INET;
+		if (id->type == FAIRQ_KEY_SUBNET)
+			id->prefix_len -= 96;
+	}
+	if (id->family == AF_INET6 && id->prefix_len > 128) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[FAIRQ_A_KEY_ID_PREFIX_LEN],
+				    "an IPv6 prefix is at most 128 bits");
+		return -EINVAL;
+	}
+	bits = id->family == AF_INET ? 32 : id->family == AF_INET6 ? 128 : 0;
+	if (id->type != FAIRQ_KEY_SUBNET)
+		id->prefix_len = 0;
+	else
+		bits = min_t(unsigned int, bits, id->prefix_len);
+	if (id->type != FAIRQ_KEY_CONN)
+		id->port = 0;
+	/* clear every bit past the address, or past the prefix */
+	for (i = 0; i < sizeof(id->addr); i++) {
+		if (bits >= 8 * (i + 1))
+			continue;
+		id->addr[i] &= bits > 8 * i ? (u8)(0xff << (8 - (bits - 8 * i))) : 0;
+	}
+	return 0;
+}
+
 static int key_id_parse(const struct nlattr *nest, struct fairq_key_id *id,
 			struct netlink_ext_ack *extack)
 {
@@ -139,7 +185,7 @@ static int key_id_parse(const struct nlattr *nest, struct fairq_key_id *id,
 		}
 		nla_memcpy(id->addr, tb[FAIRQ_A_KEY_ID_ADDR], sizeof(id->addr));
 	}
-	return 0;
+	return key_id_normalise(id, tb, extack);
 }
 
 /*
@@ -308,7 +354,8 @@ static int tunable_put(struct sk_buff *skb, const struct fairq_tunable *t)
 	    nla_put_string(skb, FAIRQ_A_TUNABLE_DOC, t->doc ? t->doc : "") ||
 	    put_u64(skb, FAIRQ_A_TUNABLE_VALUE, t->get(), FAIRQ_A_TUNABLE_PAD) ||
 	    put_u64(skb, FAIRQ_A_TUNABLE_MIN_VALUE, t->min, FAIRQ_A_TUNABLE_PAD) ||
-	    put_u64(skb, FAIRQ_A_TUNABLE_MAX_VALUE, t->max, FAIRQ_A_TUNABLE_PAD))
+	    put_u64(skb, FAIRQ_A_TUNABLE_MAX_VALUE, t->max, FAIRQ_A_TUNABLE_PAD) ||
+	    put_u64(skb, FAIRQ_A_TUNABLE_DEFAULT_VALUE, t->def, FAIRQ_A_TUNABLE_PAD))
 		return -EMSGSIZE;
 	nla_nest_end(skb, nest);
 	return 0;

@@ -79,6 +79,15 @@ int fairq_changes_close(void)
 	return err;
 }
 
+static bool tunables_complete(const struct fairq_tunable *t)
+{
+	for (; t && t->name; t++) {
+		if (!t->get || !t->set || t->min > t->max || t->def < t->min || t->def > t->max)
+			return false;
+	}
+	return true;
+}
+
 static bool ops_complete(const struct fairq_sched_ops *ops)
 {
 	if (!ops->name || !*ops->name || strlen(ops->name) >= FAIRQ_SCHED_NAME_MAX)
@@ -86,6 +95,8 @@ static bool ops_complete(const struct fairq_sched_ops *ops)
 	if (ops->flags & FAIRQ_SCHED_NATIVE)
 		return true;
 	if (ops->kick && !(ops->has_idle && ops->quiesce))
+		return false;
+	if (!tunables_complete(ops->tunables))
 		return false;
 	return ops->init_pool && ops->enqueue && ops->pick && ops->has_work && ops->drain &&
 	       ops->remove && ops->priv_size <= FAIRQ_SCHED_PRIV_BYTES;
@@ -240,6 +251,11 @@ int fairq_tunable_set(const struct fairq_sched_ops *ops, const struct fairq_tuna
 	if (err)
 		return err;
 	ev.tunable.previous = t->get();
+	/* the value it has: nothing to do (a rebuild of every pool would lose their accounts) */
+	if (val == ev.tunable.previous) {
+		fairq_change_end();
+		return 0;
+	}
 	err = t->set(val);
 	if (!err) {
 		ev.tunable.value = t->get();

@@ -37,6 +37,7 @@ struct svc_serv;
  * @get: current value.
  * @set: apply a value already range-checked; called with fairq_sched_mutex held, may sleep;
  *	returns 0 or a negative errno (the value is then unchanged).
+ * @def: the value at load, within [min, max]: what a reset writes back.
  */
 struct fairq_tunable {
 	const char *name;
@@ -45,6 +46,7 @@ struct fairq_tunable {
 	u64 max;
 	u64 (*get)(void);
 	int (*set)(u64 val);
+	u64 def;
 };
 
 /* What a keyed policy groups transports by (fairqctl's "key"). */

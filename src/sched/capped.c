@@ -20,7 +20,8 @@
  * throughput, with far fewer context switches than 5; 2 keeps a second waker for when the
  * first is slow to get a CPU.
  */
-static u32 capped_max_waking = 2;
+#define CAPPED_DEF_MAX_WAKING	2
+static u32 capped_max_waking = CAPPED_DEF_MAX_WAKING;
 
 static void capped_init_pool(struct fairq_pool *fp)
 {
@@ -46,7 +47,7 @@ static int capped_set_max_waking(u64 val)
 
 static const struct fairq_tunable capped_tunables[] = {
 	{ "max_waking", "threads per pool woken but not yet running, at most", 1,
-	  FAIRQ_MAX_WAKING, capped_get_max_waking, capped_set_max_waking },
+	  FAIRQ_MAX_WAKING, capped_get_max_waking, capped_set_max_waking, CAPPED_DEF_MAX_WAKING },
 	{ }
 };
 

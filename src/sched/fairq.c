@@ -114,19 +114,30 @@ struct fq_pool {
 	s64 picked_wait_ns;		/* how long it had waited (-1: unknown or not tracing) */
 };
 
-/* Settings, global to the policy; changed under fairq_sched_mutex. */
-static u32 fq_key_type = FAIRQ_KEY_ADDR;
-static u32 fq_prefix4 = 24;
-static u32 fq_prefix6 = 64;
-static u32 fq_quantum_us = 10000;
+/*
+ * Settings, global to the policy; changed under fairq_sched_mutex.  Their values at load are
+ * also the tunables' defaults, which a reset writes back.
+ */
+#define FQ_DEF_KEY		FAIRQ_KEY_ADDR
+#define FQ_DEF_PREFIX4		24
+#define FQ_DEF_PREFIX6		64
+#define FQ_DEF_QUANTUM_US	10000
+#define FQ_DEF_NEW_BURST	32
+#define FQ_DEF_BURST_MS		200
+#define FQ_DEF_IDLE_SECS	10
+
+static u32 fq_key_type = FQ_DEF_KEY;
+static u32 fq_prefix4 = FQ_DEF_PREFIX4;
+static u32 fq_prefix6 = FQ_DEF_PREFIX6;
+static u32 fq_quantum_us = FQ_DEF_QUANTUM_US;
 /*
  * Measured in make bench's scenario 2 (T=8, D=10 ms, docs/fairq.md): 200 ms of the pool
  * carries a burst of 128 calls (160 ms of an idle pool), and with 32 ahead of each turn of the
  * rotation bursts of 32 to 128 calls end within 1.15x of their idle-pool time (16: 1.24x).
  */
-static u32 fq_new_burst = 32;
-static u32 fq_burst_ms = 200;
-static u32 fq_idle_secs = 10;
+static u32 fq_new_burst = FQ_DEF_NEW_BURST;
+static u32 fq_burst_ms = FQ_DEF_BURST_MS;
+static u32 fq_idle_secs = FQ_DEF_IDLE_SECS;
 static u32 fq_max_inflight;		/* 0: no cap */
 static u32 fq_anticipate_us;		/* 0: off */
 
@@ -1193,21 +1204,23 @@ FQ_TUNABLE(max_inflight, fq_max_inflight, true)
 
 static const struct fairq_tunable fq_tunables[] = {
 	{ "key", "group by 1 = client address, 2 = subnet, 3 = connection, 4 = NFSv4.1 client",
-	  FAIRQ_KEY_ADDR, FAIRQ_KEY_V4CLIENT, fq_get_key, fq_set_key },
-	{ "prefix4", "IPv4 prefix length of a subnet key", 0, 32, fq_get_prefix4, fq_set_prefix4 },
-	{ "prefix6", "IPv6 prefix length of a subnet key", 0, 128, fq_get_prefix6, fq_set_prefix6 },
+	  FAIRQ_KEY_ADDR, FAIRQ_KEY_V4CLIENT, fq_get_key, fq_set_key, FQ_DEF_KEY },
+	{ "prefix4", "IPv4 prefix length of a subnet key", 0, 32, fq_get_prefix4, fq_set_prefix4,
+	  FQ_DEF_PREFIX4 },
+	{ "prefix6", "IPv6 prefix length of a subnet key", 0, 128, fq_get_prefix6, fq_set_prefix6,
+	  FQ_DEF_PREFIX6 },
 	{ "quantum_us", "thread time a weight-1 key gets per round (microseconds)", 100, 1000000,
-	  fq_get_quantum_us, fq_set_quantum_us },
+	  fq_get_quantum_us, fq_set_quantum_us, FQ_DEF_QUANTUM_US },
 	{ "new_burst", "dispatches newly active keys may take in a row while others wait", 1, 1024,
-	  fq_get_new_burst, fq_set_new_burst },
+	  fq_get_new_burst, fq_set_new_burst, FQ_DEF_NEW_BURST },
 	{ "burst_ms", "pool time a newly active key may use ahead of the others (milliseconds)",
-	  0, 10000, fq_get_burst_ms, fq_set_burst_ms },
+	  0, 10000, fq_get_burst_ms, fq_set_burst_ms, FQ_DEF_BURST_MS },
 	{ "idle_secs", "seconds an idle key is kept before it is freed", 1, 3600,
-	  fq_get_idle_secs, fq_set_idle_secs },
+	  fq_get_idle_secs, fq_set_idle_secs, FQ_DEF_IDLE_SECS },
 	{ "anticipate_us", "microseconds a thread waits for a light client's next call (0: off)",
-	  0, 100000, fq_get_anticipate_us, fq_set_anticipate_us },
+	  0, 100000, fq_get_anticipate_us, fq_set_anticipate_us, 0 },
 	{ "max_inflight", "threads one key may occupy at once (0: no cap)", 0, 8192,
-	  fq_get_max_inflight, fq_set_max_inflight },
+	  fq_get_max_inflight, fq_set_max_inflight, 0 },
 	{ }
 };
 

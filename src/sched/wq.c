@@ -73,8 +73,10 @@ struct wq_pool {
 	u64 at_max;			/* work that found every worker busy and the set full */
 };
 
-static u32 wq_max_workers = 64;
-static u32 wq_idle_ms = 5000;
+#define WQ_DEF_MAX_WORKERS	64
+#define WQ_DEF_IDLE_MS		5000
+static u32 wq_max_workers = WQ_DEF_MAX_WORKERS;
+static u32 wq_idle_ms = WQ_DEF_IDLE_MS;
 static atomic64_t wq_next_gen = ATOMIC64_INIT(0);
 
 static DEFINE_MUTEX(wq_mutex);
@@ -590,9 +592,9 @@ static int wq_set_idle_ms(u64 val)
 
 static const struct fairq_tunable wq_tunables[] = {
 	{ "max_workers", "workers per pool at most (the set grows with the load up to this)", 1,
-	  1024, wq_get_max_workers, wq_set_max_workers },
+	  1024, wq_get_max_workers, wq_set_max_workers, WQ_DEF_MAX_WORKERS },
 	{ "idle_ms", "an idle worker beyond a pool's first stops after this many ms", 100,
-	  600000, wq_get_idle_ms, wq_set_idle_ms },
+	  600000, wq_get_idle_ms, wq_set_idle_ms, WQ_DEF_IDLE_MS },
 	{ }
 };
 

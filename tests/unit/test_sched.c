@@ -237,6 +237,11 @@ static void test_ops_table(const struct fairq_sched_ops *ops)
 		      ops->name, cs.nr);
 		ops->exit_pool(&fp);
 	}
+	/* before any test changes them: every tunable is at the default it reports */
+	for (const struct fairq_tunable *t = ops->tunables; t && t->name; t++)
+		CHECK(t->def >= t->min && t->def <= t->max && t->get() == t->def,
+		      "%s.%s: at its default %llu, within range (it reads %llu)", ops->name, t->name,
+		      (unsigned long long)t->def, (unsigned long long)t->get());
 }
 
 /* ---- the fairq policy, driven by a small discrete-event model of a thread pool ---- */
