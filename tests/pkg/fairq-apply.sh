@@ -28,10 +28,18 @@ echo 0 >"$FAIRQ_SYSFS/qfifo/depth"
 ln -s /dev/full "$FAIRQ_SYSFS/qfifo/refuses"
 MP
 chmod +x "$tmp/bin/modprobe"
-# The fake fairqctl records the weights it is asked to set, or refuses them as the kernel would.
+# The fake fairqctl records what it is asked to do, or refuses weights as the kernel would.
 cat >"$tmp/bin/fairqctl" <<'CTL'
 #!/bin/sh
-[ -z "${FAKE_FAIRQCTL_REFUSES:-}" ] || { echo "fairqctl: the active scheduler has no per-key weights" >&2; exit 1; }
+# weight --check: a key fairqctl cannot read (the real parser has its own tests) changes nothing
+if [ "$1 $2" = "weight --check" ]; then
+	case $3 in
+	*bad*) echo "fairqctl: weight: '$3' is no key" >&2; exit 2 ;;
+	esac
+	exit 0
+fi
+[ -z "${FAKE_FAIRQCTL_REFUSES:-}" ] || [ "$1" != weight ] ||
+	{ echo "fairqctl: the active scheduler has no per-key weights" >&2; exit 1; }
 echo "$*" >>"$FAKE_CTL_LOG"
 CTL
 chmod +x "$tmp/bin/fairqctl"
@@ -233,6 +241,27 @@ fresh
 run $'SCHEDULER=qfifo\n'
 expect "a file without weights prunes them all" 0 "qfifo wd=100 depth=0" yes "scheduler = qfifo"
 [ "$(cat "$FAKE_CTL_LOG")" = "weights prune" ] || not_ok "pruned with no key kept: $(cat "$FAKE_CTL_LOG")"
+
+# a WEIGHT fairqctl cannot read fails before anything is loaded or written
+fresh
+run $'SCHEDULER=qfifo\nWEIGHT=bad.0.0.1:2\n'
+expect "a WEIGHT whose key fairqctl refuses fails with status 1, changing nothing" 1 unloaded no "bad WEIGHT 'bad.0.0.1:2'.*is no key"
+[ ! -s "$FAKE_CTL_LOG" ] || not_ok "a refused WEIGHT key ran fairqctl: $(cat "$FAKE_CTL_LOG")"
+
+# the file says every tunable there is: one it does not set goes back to its default (not
+# right after loading the module: it is there already)
+fresh loaded
+run $'SCHEDULER=qfifo\n'
+expect "a tunable the file does not set goes back to its default" 0 "qfifo wd=100 depth=0" no "scheduler = qfifo"
+[ "$(cat "$FAKE_CTL_LOG")" = $'set qfifo.depth default\nweights prune' ] || not_ok "reset and pruned: $(cat "$FAKE_CTL_LOG")"
+fresh loaded
+run $'qfifo.depth=3\nSCHEDULER=qfifo\n'
+expect "a tunable the file sets is written, not reset" 0 "qfifo wd=100 depth=3" no "depth = 3"
+[ "$(cat "$FAKE_CTL_LOG")" = "weights prune" ] || not_ok "a tunable the file sets was reset: $(cat "$FAKE_CTL_LOG")"
+fresh loaded
+run $'SCHEDULER=qfifo\n' -n
+expect "a dry run resets nothing" 0 "[fifo] qfifo wd=100 depth=0" no "would run: fairqctl set qfifo.depth default"
+[ ! -s "$FAKE_CTL_LOG" ] || not_ok "a dry run ran fairqctl: $(cat "$FAKE_CTL_LOG")"
 
 fresh
 chmod -x "$tmp/bin/fairqctl"

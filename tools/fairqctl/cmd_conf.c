@@ -77,7 +77,7 @@ static int prune(struct fq_nl *nl, const struct fq_key_id *keep, int nr_keep)
 
 	err = fq_get_weights(nl, NULL, &w);
 	if (err == -EOPNOTSUPP && !nr_keep)
-		goto out;
+		goto done;	/* no weights to remove */
 	if (err) {
 		rc = fq_nl_fail(nl, err, "weights prune");
 		goto out;
@@ -96,6 +96,7 @@ static int prune(struct fq_nl *nl, const struct fq_key_id *keep, int nr_keep)
 		out_text("removed the weight of %s\n", fq_key_format(&w.w[i].id, key,
 								   sizeof(key)));
 	}
+done:
 	if (fq_opts.json) {
 		out_doc_start();
 		out_exact(FQ_JSON, "removed", NULL, removed);

@@ -49,16 +49,23 @@ static void print_scheds(const struct fq_scheds *s)
 		out_arr_start("tunables");
 		for (j = 0; j < sc->nr_tunables; j++) {
 			const struct fq_tunable *t = &sc->tunables[j];
-			char range[64];
+			char range[96];
 
-			snprintf(range, sizeof(range), "[%llu..%llu]", (unsigned long long)t->min,
-				 (unsigned long long)t->max);
+			if (t->has_def)
+				snprintf(range, sizeof(range), "[%llu..%llu] default %llu",
+					 (unsigned long long)t->min, (unsigned long long)t->max,
+					 (unsigned long long)t->def);
+			else
+				snprintf(range, sizeof(range), "[%llu..%llu]",
+					 (unsigned long long)t->min, (unsigned long long)t->max);
 			out_obj_start(NULL);
 			out_str(FQ_TEXT, NULL, "    %s.", sc->name);
 			out_str(FQ_ANY, "name", "%-12s", t->name);
 			out_exact(FQ_ANY, "value", " %8s", t->value);
 			out_exact(FQ_JSON, "min", NULL, t->min);
 			out_exact(FQ_JSON, "max", NULL, t->max);
+			if (t->has_def)
+				out_exact(FQ_JSON, "default", NULL, t->def);
 			out_str(FQ_TEXT, NULL, "  %-16s", range);
 			out_str(FQ_ANY, "doc", " %s", t->doc);
 			out_obj_end();
@@ -146,16 +153,50 @@ static int no_opt(int c, const char *arg, void *ctx)
 	return FQ_EXIT_OK;
 }
 
+/* The default of tunable @param of @sched ("": the active scheduler), as the module says it. */
+static int default_of(struct fq_nl *nl, const char *sched, const char *param, uint64_t *val)
+{
+	struct fq_scheds s;
+	unsigned int i, j;
+	int err;
+
+	err = fq_get_scheds(nl, &s);
+	if (err)
+		return fq_nl_fail(nl, err, "set");
+	for (i = 0; i < s.nr; i++) {
+		const struct fq_sched *sc = &s.sched[i];
+
+		if (*sched ? strcmp(sc->name, sched) : !sc->active)
+			continue;
+		for (j = 0; j < sc->nr_tunables; j++) {
+			if (strcmp(sc->tunables[j].name, param))
+				continue;
+			if (!sc->tunables[j].has_def) {
+				fq_err("set: this fairq module does not say the default of %s.%s",
+				       sc->name, param);
+				return FQ_EXIT_NOTSUP;
+			}
+			*val = sc->tunables[j].def;
+			return FQ_EXIT_OK;
+		}
+		fq_err("set: %s has no tunable %s", sc->name, param);
+		return FQ_EXIT_NOENT;
+	}
+	fq_err("set: no scheduler %s on this kernel", sched);
+	return FQ_EXIT_NOENT;
+}
+
 int cmd_set(int argc, char **argv)
 {
 	char sched[FAIRQ_SCHED_NAME_LEN + 2] = "";
 	const char *param, *dot;
 	struct nl_msg *msg;
 	struct fq_nl *nl;
+	bool to_default;
 	uint64_t val;
 	int rc, err;
 
-	if (!fq_getopt(argc, argv, "", NULL, "set [SCHED.]PARAM VALUE", no_opt, NULL, &rc))
+	if (!fq_getopt(argc, argv, "", NULL, "set [SCHED.]PARAM VALUE|default", no_opt, NULL, &rc))
 		return rc;
 	argc -= optind;
 	argv += optind;
@@ -172,13 +213,21 @@ int cmd_set(int argc, char **argv)
 	}
 	if (!*param || strlen(param) > FAIRQ_TUNABLE_NAME_LEN)
 		return fq_usage_error("set: '%s' is no tunable name", argv[0]);
-	if (!fq_parse_u64(argv[1], &val))
-		return fq_usage_error("set: VALUE must be a non-negative integer, not '%s'",
+	to_default = !strcmp(argv[1], "default");
+	if (!to_default && !fq_parse_u64(argv[1], &val))
+		return fq_usage_error("set: VALUE must be a non-negative integer or default, not '%s'",
 				      argv[1]);
 
 	rc = fq_nl_open(&nl);
 	if (rc)
 		return rc;
+	if (to_default) {
+		rc = default_of(nl, sched, param, &val);
+		if (rc) {
+			fq_nl_close(nl);
+			return rc;
+		}
+	}
 	msg = fq_nl_msg(nl, FAIRQ_CMD_PARAM_SET, false);
 	if (msg && ((*sched && nla_put_string(msg, FAIRQ_A_SCHED_NAME, sched)) ||
 		    nla_put_string(msg, FAIRQ_A_SCHED_TUNABLE_NAME, param) ||
@@ -193,15 +242,30 @@ int cmd_set(int argc, char **argv)
 	return rc;
 }
 
+static int weight_opt(int c, const char *arg, void *ctx)
+{
+	(void)arg;
+	if (c == 'c')
+		*(bool *)ctx = true;
+	return FQ_EXIT_OK;
+}
+
 int cmd_weight(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "check", no_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
 	struct fq_key_id id;
 	struct nl_msg *msg;
 	struct fq_nl *nl;
+	bool check = false;
 	uint64_t w;
 	int rc, err;
 
-	if (!fq_getopt(argc, argv, "", NULL, "weight KEY WEIGHT", no_opt, NULL, &rc))
+	if (!fq_getopt(argc, argv, "c", longopts, "weight [--check] KEY WEIGHT", weight_opt, &check,
+		       &rc))
 		return rc;
 	argc -= optind;
 	argv += optind;
@@ -212,6 +276,8 @@ int cmd_weight(int argc, char **argv)
 	if (!fq_parse_u64(argv[1], &w) || w > UINT32_MAX)
 		return fq_usage_error("weight: WEIGHT must be an integer from 0 to %u, not '%s'",
 				      UINT32_MAX, argv[1]);
+	if (check)	/* well-formed: what fairq-apply asks before it changes anything */
+		return FQ_EXIT_OK;
 
 	rc = fq_nl_open(&nl);
 	if (rc)

@@ -23,7 +23,7 @@ enum {
 
 /* The version of the -j documents; bump the minor for additions, the major for changes. */
 #define FQ_JSON_MAJOR	1
-#define FQ_JSON_MINOR	2
+#define FQ_JSON_MINOR	3
 
 struct fq_opts {
 	bool json;
@@ -81,7 +81,8 @@ const char *fq_human(uint64_t v, char *buf, size_t len);
 struct fq_tunable {
 	char name[FAIRQ_TUNABLE_NAME_LEN + 1];
 	char doc[128];
-	uint64_t value, min, max;
+	uint64_t value, min, max, def;
+	bool has_def;
 };
 
 struct fq_sched {

@@ -39,6 +39,8 @@ static void parse_tunable(struct nlattr *nest, struct fq_sched *s)
 	t->value = get_u64(tb[FAIRQ_A_TUNABLE_VALUE]);
 	t->min = get_u64(tb[FAIRQ_A_TUNABLE_MIN_VALUE]);
 	t->max = get_u64(tb[FAIRQ_A_TUNABLE_MAX_VALUE]);
+	t->has_def = tb[FAIRQ_A_TUNABLE_DEFAULT_VALUE];	/* older modules do not send it */
+	t->def = get_u64(tb[FAIRQ_A_TUNABLE_DEFAULT_VALUE]);
 }
 
 static void parse_sched(struct nlattr *nest, struct fq_scheds *all)

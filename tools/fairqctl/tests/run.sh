@@ -127,6 +127,9 @@ usage metrics --bogus
 usage monitor -t abc
 usage monitor -n -1
 usage monitor extra
+usage weight --check 10.0.0 1
+usage weight --check fd00: 1
+usage weight --check 10.0.0.1
 usage weights fairq extra
 usage weights 0123456789abcdefXYZ
 usage weights prune 10.0.0.256
@@ -134,6 +137,16 @@ usage weights prune foo
 usage weights --bogus
 usage showconf extra
 usage showconf --bogus
+
+# --- weight --check reads a weight as weight would, and talks to no kernel ---
+for args in "10.0.0.1 2" "10.0.0.0/24 3" "fd00::7 12" "v4client:0123456789abcdef 0"; do
+	# shellcheck disable=SC2086
+	if "$bin" weight --check $args >"$tmp/out" 2>&1 && [ ! -s "$tmp/out" ]; then
+		ok "fairqctl weight --check $args"
+	else
+		not_ok "fairqctl weight --check $args (got: $(cat "$tmp/out"))"
+	fi
+done
 
 # --- help and version: stdout, exit 0 ---
 for args in help -h --help "sched --help" "shares -h" "set --help" "weight --help" "watch --help" \
@@ -174,6 +187,7 @@ else
 	expect 3 "$nl" sched set qfifo
 	expect 3 "$nl" set fairq.quantum_us 5000
 	expect 3 "$nl" set 0x10 0x10
+	expect 3 "$nl" set fairq.quantum_us default
 	expect 3 "$nl" watch -i 0.5 -n 1
 	expect 3 "$nl" monitor -n 1 -t 1
 	expect 3 "$nl" metrics
