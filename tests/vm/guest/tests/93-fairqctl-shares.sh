@@ -168,4 +168,25 @@ dmesg | tail -n +$((lines + 1)) | grep -q 'scheduler: fifo' && fail "fairq-apply
 log "showconf -> fairq-apply: the same $(grep -c . /tmp/state.conf) lines; $(grep -c 'removed the weight' /tmp/apply.out) weight removed"
 fairqctl weights prune || fail "weights prune failed"
 [ -z "$(fairqctl weights)" ] || fail "weights left after prune: $(fairqctl weights)"
-fairqctl set fairq.quantum_us 10000
+
+# tunables back to their defaults: one (fairqctl set NAME default), and all that a
+# configuration does not set (fairq-apply); every default is the value at load
+fairqctl set fairq.quantum_us 9000 || fail "quantum_us 9000 refused"
+fairqctl set fairq.quantum_us default || fail "set fairq.quantum_us default failed"
+[ "$(cat $FQ_SYSFS/fairq/quantum_us)" = 10000 ] || fail "quantum_us default: $(cat $FQ_SYSFS/fairq/quantum_us)"
+fairqctl set fairq.burst_ms 300 && fairqctl set fairq.new_burst 8 && fairqctl set capped.max_waking 5 ||
+	fail "tunables refused"
+printf 'SCHEDULER=fairq\nfairq.prefix4=20\n' >/tmp/min.conf
+fairq-apply -c /tmp/min.conf >/tmp/apply.out 2>&1 || fail "fairq-apply of a minimal file: $(cat /tmp/apply.out)"
+fairqctl -j sched >/tmp/sched.json || fail "sched -j failed"
+fq_validate /tmp/sched.json
+python3 - <<'PY' || fail "tunables after a minimal fairq-apply: $(cat /tmp/sched.json)"
+import json
+d = json.load(open("/tmp/sched.json"))
+for s in d["schedulers"]:
+    for t in s["tunables"]:
+        want = 20 if (s["name"], t["name"]) == ("fairq", "prefix4") else t["default"]
+        assert t["value"] == want, (s["name"], t)
+PY
+log "set NAME default and a minimal fairq-apply: every tunable at its default, but the one set"
+fairqctl set fairq.prefix4 default
