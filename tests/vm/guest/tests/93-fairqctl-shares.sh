@@ -166,6 +166,15 @@ diff -u /tmp/state.conf /tmp/state2.conf >/tmp/state.diff || fail "not the state
 grep -q 'removed the weight of 10.99.0.14' /tmp/apply.out || fail "fairq-apply did not say what it removed: $(cat /tmp/apply.out)"
 dmesg | tail -n +$((lines + 1)) | grep -q 'scheduler: fifo' && fail "fairq-apply went through fifo: $(dmesg | tail -n +$((lines + 1)))"
 log "showconf -> fairq-apply: the same $(grep -c . /tmp/state.conf) lines; $(grep -c 'removed the weight' /tmp/apply.out) weight removed"
+# applying the same state again changes nothing: no pool is rebuilt, so the keys keep their
+# accounts (a tunable written with its own value used to rebuild every pool)
+fq_nfs 1 3 'dd if=/dev/zero of=f bs=64k count=8 conv=fsync 2>/dev/null; rm -f f' || fail "client 1's traffic failed"
+d0=$(fairqctl -j shares --key 10.99.0.11 | fq_json 'sum(k["dispatches"] for k in d["keys"])')
+fairq-apply -c /tmp/state.conf >/tmp/apply.out 2>&1 || fail "fairq-apply again: $(cat /tmp/apply.out)"
+d1=$(fairqctl -j shares --key 10.99.0.11 | fq_json 'sum(k["dispatches"] for k in d["keys"])')
+[ "${d0:-0}" -gt 0 ] && [ "${d1:-0}" -ge "$d0" ] ||
+	fail "client 1's key lost its accounts to an apply that changed nothing: $d0 dispatches, then ${d1:-none}"
+log "the same apply again: client 1's key kept its $d0 dispatches"
 fairqctl weights prune || fail "weights prune failed"
 [ -z "$(fairqctl weights)" ] || fail "weights left after prune: $(fairqctl weights)"
 
