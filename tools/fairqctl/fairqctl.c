@@ -42,7 +42,7 @@ static const char usage_text[] =
 	"                             Prometheus text format: every pool, the N busiest keys\n"
 	"  help, version\n"
 	"\n"
-	"options:\n"
+	"options (before or after the command; commands may be shortened to a unique prefix):\n"
 	"  -j, --json       JSON output (one document per line)\n"
 	"  -p, --pretty     indented JSON (implies -j)\n"
 	"  -e, --exact      exact numbers instead of 12.3k\n"
@@ -92,27 +92,60 @@ bool fq_parse_u64(const char *s, uint64_t *val)
 	return !errno && !*end;
 }
 
+/* Options that apply to every command, before or after its name (as ip and tc take them). */
+static const struct option global_longopts[] = {
+	{ "json", no_argument, NULL, 'j' },
+	{ "pretty", no_argument, NULL, 'p' },
+	{ "exact", no_argument, NULL, 'e' },
+	{ "all-netns", no_argument, NULL, 'a' },
+};
+
+/* One of global_longopts (or its short form): applied; false for any other option. */
+static bool global_opt(int c)
+{
+	switch (c) {
+	case 'j':
+		fq_opts.json = true;
+		return true;
+	case 'p':
+		fq_opts.json = true;
+		fq_opts.pretty = true;
+		return true;
+	case 'e':
+		fq_opts.exact = true;
+		return true;
+	case 'a':
+		fq_opts.all_netns = true;
+		return true;
+	}
+	return false;
+}
+
 /*
- * A command's options, then its arguments from optind on.  -h/--help prints @usage.  Return:
- * true to go on; false with *rc the exit code (help printed, or a usage error).  @opt returns
- * 0 or an exit code.
+ * A command's options, then its arguments from optind on; the global options are taken here
+ * too.  -h/--help prints @usage.  Return: true to go on; false with *rc the exit code (help
+ * printed, or a usage error).  @opt returns 0 or an exit code.
  */
 bool fq_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
 	       const char *usage, int (*opt)(int c, const char *arg, void *ctx), void *ctx,
 	       int *rc)
 {
-	static const struct option help_only[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ }
-	};
+	struct option all[24] = { { "help", no_argument, NULL, 'h' } };
+	unsigned int n = 1, i;
 	char spec[64];
 	int c;
 
-	if (!longopts)
-		longopts = help_only;
-	snprintf(spec, sizeof(spec), "+:h%s", shortopts);
+	for (; longopts && longopts->name; longopts++) {
+		if (strcmp(longopts->name, "help") && n < ARRAY_SIZE(all) - ARRAY_SIZE(global_longopts) - 1)
+			all[n++] = *longopts;
+	}
+	for (i = 0; i < ARRAY_SIZE(global_longopts); i++)
+		all[n++] = global_longopts[i];
+	snprintf(spec, sizeof(spec), "+:hjpea%s", shortopts);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, spec, longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, spec, all, NULL)) != -1) {
+		if (global_opt(c))
+			continue;
 		if (c == 'h') {
 			printf("usage: fairqctl %s\n", usage);
 			*rc = FQ_EXIT_OK;
@@ -189,24 +222,17 @@ int main(int argc, char **argv)
 	};
 	static char show[] = "show";
 	char *show_argv[] = { show, NULL };
-	unsigned int i;
-	int c, rc;
+	unsigned int i, matches;
+	int c, rc, found;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+jpeahV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
-			fq_opts.json = true;
-			break;
 		case 'p':
-			fq_opts.json = true;
-			fq_opts.pretty = true;
-			break;
 		case 'e':
-			fq_opts.exact = true;
-			break;
 		case 'a':
-			fq_opts.all_netns = true;
+			global_opt(c);
 			break;
 		case 'h':
 			return cmd_help(0, NULL);
@@ -224,14 +250,35 @@ int main(int argc, char **argv)
 		argc = 1;
 		argv = show_argv;
 	}
-	for (i = 0; i < ARRAY_SIZE(commands); i++) {
+	/* a command by its name, or by a prefix no other command has (ip's abbreviations) */
+	for (i = 0, found = -1, matches = 0; i < ARRAY_SIZE(commands); i++) {
 		if (!strcmp(argv[0], commands[i].name)) {
-			fq_cmd = commands[i].name;
-			optind = 0;	/* each command parses its own options */
-			rc = commands[i].fn(argc, argv);
-			out_flush();	/* JSON a command left unfinished still reaches stdout */
-			return rc;
+			found = i;
+			matches = 1;
+			break;
+		}
+		if (!strncmp(argv[0], commands[i].name, strlen(argv[0]))) {
+			found = i;
+			matches++;
 		}
 	}
-	return fq_usage_error("unknown command '%s'", argv[0]);
+	if (matches > 1) {
+		char names[128] = "";
+
+		for (i = 0; i < ARRAY_SIZE(commands); i++) {
+			if (!strncmp(argv[0], commands[i].name, strlen(argv[0]))) {
+				strncat(names, " ", sizeof(names) - strlen(names) - 1);
+				strncat(names, commands[i].name, sizeof(names) - strlen(names) - 1);
+			}
+		}
+		return fq_usage_error("'%s' could be any of:%s", argv[0], names);
+	}
+	if (found < 0)
+		return fq_usage_error("unknown command '%s'", argv[0]);
+	fq_cmd = commands[found].name;
+	argv[0] = (char *)fq_cmd;
+	optind = 0;	/* each command parses its own options */
+	rc = commands[found].fn(argc, argv);
+	out_flush();	/* JSON a command left unfinished still reaches stdout */
+	return rc;
 }

@@ -127,6 +127,8 @@ usage metrics --bogus
 usage monitor -t abc
 usage monitor -n -1
 usage monitor extra
+usage sh
+usage s
 usage weight --check 10.0.0 1
 usage weight --check fd00: 1
 usage weight --check 10.0.0.1
@@ -192,6 +194,12 @@ else
 	expect 3 "$nl" monitor -n 1 -t 1
 	expect 3 "$nl" metrics
 	expect 3 "$nl" weights
+	# global options after the command, and commands by a prefix no other has
+	expect 3 "$nl" pools -j -e
+	expect 3 "$nl" shares --top 3 --json --all-netns
+	expect 3 "$nl" sha --top 3
+	expect 3 "$nl" showc
+	expect 3 "$nl" mon -n 1 -t 1
 	expect 3 "$nl" weights fairq
 	expect 3 "$nl" weights prune 10.0.0.1 v4client:0123456789abcdef
 	expect 3 "$nl" showconf
