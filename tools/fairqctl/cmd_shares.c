@@ -2,10 +2,13 @@
 /*
  * shares: who got the threads.  Per key of a keyed scheduler: its thread time as a share of
  * its pool's, next to the fair share its weight owes it (weight over the sum of the weights of
- * the pool's keys), since each key appeared.
+ * the pool's keys), since each key appeared.  With --interval: what each key used in that
+ * interval, summed over its service's pools, as rates.
  */
 #include <errno.h>
 #include <getopt.h>
+#include <time.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +19,8 @@ struct shares_opts {
 	long top;		/* 0: every key */
 	bool has_key;
 	struct fq_key_id key;
+	double interval;	/* 0: since each key appeared */
+	bool by_requests;	/* --sort requests: most requests per second first */
 };
 
 static int shares_opt(int c, const char *arg, void *ctx)
@@ -40,6 +45,21 @@ static int shares_opt(int c, const char *arg, void *ctx)
 			return fq_usage_error("shares: '%s' is no key (see KEYS in fairqctl(8))",
 					      arg);
 		o->has_key = true;
+		break;
+	case 'i': {
+		char *end;
+
+		o->interval = strtod(arg, &end);
+		if (*end || end == arg || !(o->interval >= 0.1 && o->interval <= 3600))
+			return fq_usage_error("shares: the interval is 0.1 to 3600 seconds, not '%s'",
+					      arg);
+		break;
+	}
+	case 's':
+		if (!strcmp(arg, "requests"))
+			o->by_requests = true;
+		else if (strcmp(arg, "time"))
+			return fq_usage_error("shares: --sort takes time or requests, not '%s'", arg);
 		break;
 	}
 	return FQ_EXIT_OK;
@@ -104,6 +124,158 @@ static int compute_shares(struct fq_keys *rows, const struct fq_keys *all)
 	return 0;
 }
 
+/* One key's use over an interval, summed over its service's pools. */
+struct key_rate {
+	uint32_t serv;
+	struct fq_key_id id;
+	uint32_t weight;
+	double requests, threads, share;	/* per second; thread-seconds per second; of all */
+};
+
+static bool same_id(const struct fq_key_id *a, const struct fq_key_id *b)
+{
+	return a->type == b->type && a->family == b->family && a->prefix_len == b->prefix_len &&
+	       a->port == b->port && !memcmp(a->addr, b->addr, sizeof(a->addr));
+}
+
+static const struct fq_key *find_key(const struct fq_keys *k, const struct fq_key *want)
+{
+	unsigned int i;
+
+	for (i = 0; i < k->nr; i++) {
+		if (k->k[i].serv == want->serv && k->k[i].pool == want->pool &&
+		    same_id(&k->k[i].id, &want->id))
+			return &k->k[i];
+	}
+	return NULL;
+}
+
+/* a counter that went down was started again (the pool was rebuilt): all of it is new */
+static uint64_t grew(uint64_t now, uint64_t before)
+{
+	return now >= before ? now - before : now;
+}
+
+/* @now minus @before per second, one row per service and key, in @rates (caller frees). */
+static int compute_rates(const struct fq_keys *now, const struct fq_keys *before, double secs,
+			 struct key_rate **rates, unsigned int *nr)
+{
+	struct key_rate *r = calloc(now->nr + 1, sizeof(*r));
+	double total = 0;
+	unsigned int i, j, n = 0;
+
+	if (!r)
+		return -ENOMEM;
+	for (i = 0; i < now->nr; i++) {
+		const struct fq_key *k = &now->k[i], *b = find_key(before, k);
+		double reqs = grew(k->dispatches, b ? b->dispatches : 0);
+		double ns = grew(k->thread_ns, b ? b->thread_ns : 0);
+
+		for (j = 0; j < n && !(r[j].serv == k->serv && same_id(&r[j].id, &k->id)); j++)
+			;
+		if (j == n)
+			r[n++] = (struct key_rate){ .serv = k->serv, .id = k->id, .weight = k->weight };
+		r[j].requests += reqs / secs;
+		r[j].threads += ns / 1e9 / secs;
+		total += ns / 1e9 / secs;
+	}
+	for (j = 0; j < n; j++)
+		r[j].share = total > 0 ? r[j].threads / total : 0;
+	*rates = r;
+	*nr = n;
+	return 0;
+}
+
+static int by_threads(const void *a, const void *b)
+{
+	const struct key_rate *x = a, *y = b;
+
+	if (x->threads != y->threads)
+		return x->threads < y->threads ? 1 : -1;
+	return x->requests < y->requests ? 1 : x->requests > y->requests ? -1 : 0;
+}
+
+static int by_requests(const void *a, const void *b)
+{
+	const struct key_rate *x = a, *y = b;
+
+	if (x->requests != y->requests)
+		return x->requests < y->requests ? 1 : -1;
+	return x->threads < y->threads ? 1 : x->threads > y->threads ? -1 : 0;
+}
+
+static double now_secs(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * --interval: a second read @o->interval after the first (@first, at @t0), then each key's
+ * rates, as one document; nothing is printed if the second read fails.
+ */
+static int print_rates(struct fq_nl *nl, const struct shares_opts *o, const char *sched,
+		       bool keyed, const struct fq_keys *first, double t0)
+{
+	struct fq_keys second = { };
+	struct key_rate *r = NULL;
+	unsigned int i, n = 0, shown = 0;
+	double secs = 0;
+	char text[64];
+	int err = 0;
+
+	if (keyed) {
+		usleep((useconds_t)(o->interval * 1e6));
+		err = fq_get_keys(nl, o->pool, o->has_key ? &o->key : NULL, &second);
+		secs = now_secs() - t0;
+		if (!err)
+			err = compute_rates(&second, first, secs > 0 ? secs : o->interval, &r, &n);
+		free(second.k);
+		if (err)
+			return err;
+		qsort(r, n, sizeof(*r), o->by_requests ? by_requests : by_threads);
+	}
+	out_doc_start();
+	out_str(FQ_JSON, "scheduler", NULL, sched);
+	out_bool(FQ_JSON, "keyed", NULL, keyed);
+	out_rate(FQ_JSON, "interval", NULL, secs);
+	if (!keyed) {
+		out_text("scheduler %s keeps no per-key accounts: shares need a keyed scheduler (fairqctl sched)\n",
+			 sched);
+		out_arr_start("keys");
+		out_arr_end();
+		out_doc_end();
+		return 0;
+	}
+	out_text("over %.1f s, summed over each service's pools\n", secs);
+	out_text("%-24s %4s %6s %10s %8s %6s\n", "KEY", "SERV", "WEIGHT", "REQUESTS/S", "THREADS",
+		 "SHARE");
+	out_arr_start("keys");
+	for (i = 0; i < n && (!o->top || shown < (unsigned long)o->top); i++, shown++) {
+		char busy[32];
+
+		out_obj_start(NULL);
+		out_str(FQ_ANY, "key", "%-24s", fq_key_format(&r[i].id, text, sizeof(text)));
+		out_str(FQ_JSON, "type", NULL, fq_key_type_name(r[i].id.type));
+		out_exact(FQ_ANY, "serv", " %4s", r[i].serv);
+		out_exact(FQ_ANY, "weight", " %6s", r[i].weight);
+		out_rate(FQ_ANY, "requests_per_sec", " %10s", r[i].requests);
+		/* threads busy for it on average: thread-seconds per second */
+		snprintf(busy, sizeof(busy), "%.2f", r[i].threads);
+		out_str(FQ_TEXT, NULL, " %8s", busy);
+		out_rate(FQ_JSON, "threads", NULL, r[i].threads);
+		out_pct(FQ_ANY, "share", " %6s", r[i].share);
+		out_obj_end();
+		out_text("\n");
+	}
+	out_arr_end();
+	out_doc_end();
+	free(r);
+	return 0;
+}
+
 static const struct fq_sched *find_active(const struct fq_scheds *s)
 {
 	unsigned int i;
@@ -121,6 +293,8 @@ int cmd_shares(int argc, char **argv)
 		{ "pool", required_argument, NULL, 'P' },
 		{ "top", required_argument, NULL, 't' },
 		{ "key", required_argument, NULL, 'k' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "sort", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -130,11 +304,15 @@ int cmd_shares(int argc, char **argv)
 	struct fq_scheds s;
 	struct fq_nl *nl;
 	unsigned int i, shown = 0;
+	double t0;
 	int rc, err;
 
-	if (!fq_getopt(argc, argv, "P:t:k:", longopts, "shares [--pool N] [--top N] [--key KEY]",
+	if (!fq_getopt(argc, argv, "P:t:k:i:s:", longopts,
+		       "shares [--pool N] [--top N] [--key KEY] [--interval SEC [--sort time|requests]]",
 		       shares_opt, &o, &rc))
 		return rc;
+	if (o.by_requests && !o.interval)
+		return fq_usage_error("shares: --sort goes with --interval");
 	if (optind < argc)
 		return fq_usage_error("shares: unexpected argument '%s'", argv[optind]);
 	rc = fq_nl_open(&nl);
@@ -148,11 +326,18 @@ int cmd_shares(int argc, char **argv)
 		err = fq_get_keys(nl, o.pool, &o.key, &keys);
 	else if (!err)
 		keys = pool_keys;
+	t0 = now_secs();
 	if (err) {
 		rc = fq_nl_fail(nl, err, "shares");
 		goto out;
 	}
 	active = find_active(&s);
+	if (o.interval) {
+		err = print_rates(nl, &o, s.active, active && active->keyed, &keys, t0);
+		if (err)
+			rc = fq_nl_fail(nl, err, "shares");
+		goto out;
+	}
 	if (compute_shares(&keys, &pool_keys)) {
 		fq_err("out of memory");
 		rc = FQ_EXIT_FAIL;

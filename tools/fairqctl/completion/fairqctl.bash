@@ -59,8 +59,9 @@ _fairqctl()
 		;;
 	shares)
 		case "$prev" in
-		--pool | --top | --key | -P | -t | -k) ;;
-		*) COMPREPLY=($(compgen -W "--pool --top --key --help" -- "$cur")) ;;
+		--pool | --top | --key | --interval | -P | -t | -k | -i) ;;
+		--sort | -s) COMPREPLY=($(compgen -W "time requests" -- "$cur")) ;;
+		*) COMPREPLY=($(compgen -W "--pool --top --key --interval --sort --help" -- "$cur")) ;;
 		esac
 		;;
 	watch)

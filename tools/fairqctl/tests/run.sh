@@ -129,6 +129,10 @@ usage monitor -n -1
 usage monitor extra
 usage sh
 usage s
+usage shares --interval 0
+usage shares --interval x
+usage shares --sort requests
+usage shares --interval 1 --sort speed
 usage weight --check 10.0.0 1
 usage weight --check fd00: 1
 usage weight --check 10.0.0.1
@@ -198,6 +202,7 @@ else
 	expect 3 "$nl" pools -j -e
 	expect 3 "$nl" shares --top 3 --json --all-netns
 	expect 3 "$nl" sha --top 3
+	expect 3 "$nl" shares --interval 0.5 --sort requests --top 2
 	expect 3 "$nl" showc
 	expect 3 "$nl" mon -n 1 -t 1
 	expect 3 "$nl" weights fairq
@@ -331,7 +336,8 @@ complete_test "set --names --params --help" fairqctl sched ""
 complete_test "qfifo" fairqctl -j sched set q
 complete_test "fifo qfifo fairq" fairqctl sched set ""
 complete_test "fairq.quantum_us" fairqctl set fairq.q
-complete_test "--pool --top --key --help" fairqctl shares --
+complete_test "--pool --top --key --interval --sort --help" fairqctl shares --
+complete_test "requests" fairqctl shares --interval 2 --sort r
 complete_test "--top --textfile --help" fairqctl metrics --
 complete_test "prune fifo qfifo fairq --help" fairqctl weights ""
 complete_test "prune" fairqctl weights p

@@ -135,6 +135,32 @@ w=$(fairqctl -j shares --key 10.99.0.12 | fq_json 'max(k["weight"] for k in d["k
 [ "$w" = 5 ] || fail "weight 5 of 10.99.0.12 reported as $w"
 fairqctl weight 10.99.0.12 0 || fail "weight reset refused"
 
+# rates over an interval, pools summed: client 2's requests per second as its own load
+# generator counts them (within a factor of 2, emulation), both keys' shares adding up to 1
+ip netns exec c1 /usr/local/bin/fairq-load -K 2 -W 2 -w 1 -d 8 "$FQ_SERVER:$FQ_EXPORT" >/tmp/l1.out 2>&1 &
+l1=$!
+ip netns exec c2 /usr/local/bin/fairq-load -j -K 1 -W 1 -w 1 -d 8 "$FQ_SERVER:$FQ_EXPORT" >/tmp/l2.json 2>/tmp/l2.err &
+l2=$!
+sleep 3
+fairqctl -j shares --interval 3 >/tmp/rates.json || fail "shares --interval failed"
+fairqctl shares --interval 1 --sort requests >/tmp/rates.txt || fail "shares --interval (text) failed"
+wait $l1 || fail "client 1's load: $(tail -n 3 /tmp/l1.out)"
+wait $l2 || fail "client 2's load: $(cat /tmp/l2.err)"
+fq_validate /tmp/rates.json
+python3 - <<'PY' || fail "shares --interval: $(cat /tmp/rates.json)"
+import json
+d = json.load(open("/tmp/rates.json"))
+k = {r["key"]: r for r in d["keys"]}
+assert "10.99.0.11" in k and "10.99.0.12" in k, k
+own = json.load(open("/tmp/l2.json"))["client"]["ops"] / 8
+got = k["10.99.0.12"]["requests_per_sec"]
+assert own / 2 <= got <= own * 2, (got, own)
+assert abs(sum(r["share"] for r in d["keys"]) - 1) < 0.01, d["keys"]
+print("# [shares --interval] client 2: %.0f requests/s (its own count %.0f/s), %.2f threads; client 1 %.0f/s, %.2f threads"
+      % (got, own, k["10.99.0.12"]["threads"], k["10.99.0.11"]["requests_per_sec"], k["10.99.0.11"]["threads"]))
+PY
+grep -q 'REQUESTS/S' /tmp/rates.txt || fail "shares --interval text: $(cat /tmp/rates.txt)"
+
 # The state can be listed and restored: fairqctl weights lists the rules; fairqctl showconf
 # prints the running state as fairq.conf lines; after changes (another tunable, watchdog_ms and
 # scheduler, one weight more, one less) fairq-apply of that file brings back exactly that state,
