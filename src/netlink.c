@@ -1012,6 +1012,8 @@ int fairq_nl_weight_set_doit(struct sk_buff *skb, struct genl_info *info)
 	err = ops->set_weight ? ops->set_weight(&id, weight) : -EOPNOTSUPP;
 	if (!err)
 		fairq_weight_changed(ops, &id, weight);
+	else if (err == -EALREADY)
+		err = 0;	/* the weight it had: no change to log or announce */
 	fairq_change_end();
 
 	if (!ops->set_weight)

@@ -161,7 +161,8 @@ static inline void fairq_counter_add(struct fairq_counters *cs, const char *name
  *	transport it returned and how long that key had waited for the turn, in ns (-1 for
  *	unknown); *@key is used before the pool lock is dropped.  Optional (keyless policies).
  * @set_weight: set the weight of the clients @id stands for, in every pool; 0 restores the
- *	default.  Called with fairq_sched_mutex held, may sleep.  Optional.
+ *	default.  -EALREADY if that is the weight they have (nothing changed).  Called with
+ *	fairq_sched_mutex held, may sleep.  Optional.
  * @tick: periodic (the core's watchdog interval): let go of work the policy holds back
  *	for reasons that can expire without an event; return how many were let go, and the
  *	core wakes threads for them.  Pool lock held.  Optional.

@@ -1128,6 +1128,11 @@ static int fq_set_weight(const struct fairq_key_id *id, u32 weight)
 		return -EINVAL;
 	old = rcu_dereference_protected(fq_rules, lockdep_is_held(&fairq_sched_mutex));
 	n = old ? old->nr : 0;
+	/* the weight it has (0: none set): a rebuild of every pool would lose their accounts */
+	for (i = 0; i < n && memcmp(&old->rule[i].id, id, sizeof(*id)); i++)
+		;
+	if (i < n ? old->rule[i].weight == weight : !weight)
+		return -EALREADY;
 	new = kzalloc(struct_size(new, rule, n + 1), GFP_KERNEL);
 	if (!new)
 		return -ENOMEM;

@@ -513,6 +513,8 @@ static void test_fairq_weights(void)
 
 	inet_pton(AF_INET, "10.1.0.0", id.addr);
 	CHECK(fairq_sched_fairq.set_weight(&id, 4) == 0, "weight rule accepted");
+	/* the weight it has: nothing changes, and no pool is rebuilt for it */
+	CHECK(fairq_sched_fairq.set_weight(&id, 4) == -EALREADY, "the same weight again changes nothing");
 	CHECK(requeue_calls > 0, "a weight change asks for the queues to be rebuilt");
 	sim_init(&sm, 8);
 	for (i = 0; i < 8; i++) {
@@ -529,6 +531,7 @@ static void test_fairq_weights(void)
 	CHECK(s > 0.77 && s < 0.83, "4:1 weighted subnet share %.3f (per-address keys)", s);
 	sim_exit(&sm);
 	CHECK(fairq_sched_fairq.set_weight(&id, 0) == 0, "weight rule removed");
+	CHECK(fairq_sched_fairq.set_weight(&id, 0) == -EALREADY, "removing it again changes nothing");
 	id.prefix_len = 33;
 	CHECK(fairq_sched_fairq.set_weight(&id, 2) == -EINVAL, "bad prefix refused");
 	id.prefix_len = 24;
