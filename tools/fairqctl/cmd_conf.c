@@ -22,17 +22,6 @@ static int no_opt(int c, const char *arg, void *ctx)
 	return FQ_EXIT_OK;
 }
 
-/* The same clients, as the kernel compares a weight's key when it replaces one. */
-static bool same_key(const struct fq_key_id *a, const struct fq_key_id *b)
-{
-	if (a->type != b->type || a->family != b->family ||
-	    memcmp(a->addr, b->addr, sizeof(a->addr)))
-		return false;
-	if (a->type == FAIRQ_KEY_TYPE_SUBNET && a->prefix_len != b->prefix_len)
-		return false;
-	return a->type != FAIRQ_KEY_TYPE_CONN || a->port == b->port;
-}
-
 static void print_weights(const struct fq_weights *w)
 {
 	unsigned int i;
@@ -83,7 +72,7 @@ static int prune(struct fq_nl *nl, const struct fq_key_id *keep, int nr_keep)
 		goto out;
 	}
 	for (i = 0; i < w.nr; i++) {
-		for (k = 0; k < nr_keep && !same_key(&w.w[i].id, &keep[k]); k++)
+		for (k = 0; k < nr_keep && !fq_key_same(&w.w[i].id, &keep[k]); k++)
 			;
 		if (k < nr_keep)
 			continue;

@@ -132,19 +132,13 @@ struct key_rate {
 	double requests, threads, share;	/* per second; thread-seconds per second; of all */
 };
 
-static bool same_id(const struct fq_key_id *a, const struct fq_key_id *b)
-{
-	return a->type == b->type && a->family == b->family && a->prefix_len == b->prefix_len &&
-	       a->port == b->port && !memcmp(a->addr, b->addr, sizeof(a->addr));
-}
-
 static const struct fq_key *find_key(const struct fq_keys *k, const struct fq_key *want)
 {
 	unsigned int i;
 
 	for (i = 0; i < k->nr; i++) {
 		if (k->k[i].serv == want->serv && k->k[i].pool == want->pool &&
-		    same_id(&k->k[i].id, &want->id))
+		    fq_key_same(&k->k[i].id, &want->id))
 			return &k->k[i];
 	}
 	return NULL;
@@ -171,7 +165,7 @@ static int compute_rates(const struct fq_keys *now, const struct fq_keys *before
 		double reqs = grew(k->dispatches, b ? b->dispatches : 0);
 		double ns = grew(k->thread_ns, b ? b->thread_ns : 0);
 
-		for (j = 0; j < n && !(r[j].serv == k->serv && same_id(&r[j].id, &k->id)); j++)
+		for (j = 0; j < n && !(r[j].serv == k->serv && fq_key_same(&r[j].id, &k->id)); j++)
 			;
 		if (j == n)
 			r[n++] = (struct key_rate){ .serv = k->serv, .id = k->id, .weight = k->weight };

@@ -77,21 +77,6 @@ struct events {
 
 static void print_event(const struct event *ev);
 
-static void str_attr(char *buf, size_t len, struct nlattr *a)
-{
-	snprintf(buf, len, "%s", a ? nla_get_string(a) : "?");
-}
-
-static uint64_t u64_attr(struct nlattr *a)
-{
-	return a ? nla_get_u64(a) : 0;
-}
-
-static uint32_t u32_attr(struct nlattr *a)
-{
-	return a ? nla_get_u32(a) : 0;
-}
-
 /* The kernel's time of the change, else ours: local time of day with milliseconds. */
 static void event_when(struct event *ev)
 {
@@ -126,33 +111,33 @@ static int on_event(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 	ev->cmd = gh->cmd;
 	switch (gh->cmd) {
 	case FAIRQ_CMD_SCHED_SWITCH_NTF:
-		str_attr(ev->active, sizeof(ev->active), tb[FAIRQ_A_SCHED_ACTIVE]);
-		str_attr(ev->previous, sizeof(ev->previous), tb[FAIRQ_A_SCHED_PREVIOUS]);
-		ev->time_ns = u64_attr(tb[FAIRQ_A_SCHED_TIME]);
+		fq_attr_str(ev->active, sizeof(ev->active), tb[FAIRQ_A_SCHED_ACTIVE], "?");
+		fq_attr_str(ev->previous, sizeof(ev->previous), tb[FAIRQ_A_SCHED_PREVIOUS], "?");
+		ev->time_ns = fq_attr_u64(tb[FAIRQ_A_SCHED_TIME]);
 		break;
 	case FAIRQ_CMD_PARAM_CHANGE_NTF:
 		/* none: a setting of fairq itself */
 		if (tb[FAIRQ_A_SCHED_NAME])
-			str_attr(ev->sched, sizeof(ev->sched), tb[FAIRQ_A_SCHED_NAME]);
-		str_attr(ev->tunable, sizeof(ev->tunable), tb[FAIRQ_A_SCHED_TUNABLE_NAME]);
-		ev->value = u64_attr(tb[FAIRQ_A_SCHED_TUNABLE_VALUE]);
-		ev->previous_value = u64_attr(tb[FAIRQ_A_SCHED_TUNABLE_PREVIOUS]);
-		ev->time_ns = u64_attr(tb[FAIRQ_A_SCHED_TIME]);
+			fq_attr_str(ev->sched, sizeof(ev->sched), tb[FAIRQ_A_SCHED_NAME], "?");
+		fq_attr_str(ev->tunable, sizeof(ev->tunable), tb[FAIRQ_A_SCHED_TUNABLE_NAME], "?");
+		ev->value = fq_attr_u64(tb[FAIRQ_A_SCHED_TUNABLE_VALUE]);
+		ev->previous_value = fq_attr_u64(tb[FAIRQ_A_SCHED_TUNABLE_PREVIOUS]);
+		ev->time_ns = fq_attr_u64(tb[FAIRQ_A_SCHED_TIME]);
 		break;
 	case FAIRQ_CMD_WEIGHT_CHANGE_NTF:
-		str_attr(ev->sched, sizeof(ev->sched), tb[FAIRQ_A_KEY_SCHED]);
+		fq_attr_str(ev->sched, sizeof(ev->sched), tb[FAIRQ_A_KEY_SCHED], "?");
 		if (tb[FAIRQ_A_KEY_ID] && !fq_key_get(tb[FAIRQ_A_KEY_ID], &id))
 			fq_key_format(&id, ev->key, sizeof(ev->key));
 		else
 			snprintf(ev->key, sizeof(ev->key), "?");
-		ev->weight = u32_attr(tb[FAIRQ_A_KEY_WEIGHT]);
-		ev->time_ns = u64_attr(tb[FAIRQ_A_KEY_TIME]);
+		ev->weight = fq_attr_u32(tb[FAIRQ_A_KEY_WEIGHT]);
+		ev->time_ns = fq_attr_u64(tb[FAIRQ_A_KEY_TIME]);
 		break;
 	case FAIRQ_CMD_RESCUE_NTF:
-		ev->serv = u32_attr(tb[FAIRQ_A_POOL_SERV_ID]);
-		ev->pool = u32_attr(tb[FAIRQ_A_POOL_POOL_ID]);
-		ev->rescues = u64_attr(tb[FAIRQ_A_POOL_RESCUES]);
-		ev->time_ns = u64_attr(tb[FAIRQ_A_POOL_TIME]);
+		ev->serv = fq_attr_u32(tb[FAIRQ_A_POOL_SERV_ID]);
+		ev->pool = fq_attr_u32(tb[FAIRQ_A_POOL_POOL_ID]);
+		ev->rescues = fq_attr_u64(tb[FAIRQ_A_POOL_RESCUES]);
+		ev->time_ns = fq_attr_u64(tb[FAIRQ_A_POOL_TIME]);
 		break;
 	}
 	event_when(ev);

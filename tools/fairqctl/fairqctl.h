@@ -166,6 +166,9 @@ struct fq_kpools {
 	struct fq_kpool p[64];
 };
 
+void fq_attr_str(char *dst, size_t len, struct nlattr *a, const char *missing);
+uint64_t fq_attr_u64(struct nlattr *a);
+uint32_t fq_attr_u32(struct nlattr *a);
 int fq_get_scheds(struct fq_nl *nl, struct fq_scheds *s);
 int fq_get_pools(struct fq_nl *nl, struct fq_pools *p);
 int fq_get_keys(struct fq_nl *nl, int pool, const struct fq_key_id *key, struct fq_keys *k);
@@ -177,6 +180,7 @@ void fq_print_kpools(const struct fq_kpools *kp, const struct fq_kpools *prev, d
 int fq_key_parse(const char *s, struct fq_key_id *id);
 const char *fq_key_format(const struct fq_key_id *id, char *buf, size_t len);
 const char *fq_key_type_name(uint8_t type);
+bool fq_key_same(const struct fq_key_id *a, const struct fq_key_id *b);
 int fq_key_put(struct nl_msg *msg, int attr, const struct fq_key_id *id);
 int fq_key_get(struct nlattr *nest, struct fq_key_id *id);
 

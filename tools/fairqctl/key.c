@@ -206,6 +206,17 @@ const char *fq_key_format(const struct fq_key_id *id, char *buf, size_t len)
 	return buf;
 }
 
+/* The same clients, as the kernel compares keys (key_id_match in the module's netlink.c). */
+bool fq_key_same(const struct fq_key_id *a, const struct fq_key_id *b)
+{
+	if (a->type != b->type || a->family != b->family ||
+	    memcmp(a->addr, b->addr, sizeof(a->addr)))
+		return false;
+	if (a->type == FAIRQ_KEY_TYPE_SUBNET && a->prefix_len != b->prefix_len)
+		return false;
+	return a->type != FAIRQ_KEY_TYPE_CONN || a->port == b->port;
+}
+
 int fq_key_put(struct nl_msg *msg, int attr, const struct fq_key_id *id)
 {
 	struct nlattr *nest = nla_nest_start(msg, attr);

@@ -10,17 +10,18 @@
 
 #define POOL_STATS "/proc/fs/nfsd/pool_stats"
 
-static void get_str(char *dst, size_t len, struct nlattr *a)
+/* An attribute's value, or @missing (strings) or 0 when the kernel did not send it. */
+void fq_attr_str(char *dst, size_t len, struct nlattr *a, const char *missing)
 {
-	snprintf(dst, len, "%s", a ? nla_get_string(a) : "");
+	snprintf(dst, len, "%s", a ? nla_get_string(a) : missing);
 }
 
-static uint64_t get_u64(struct nlattr *a)
+uint64_t fq_attr_u64(struct nlattr *a)
 {
 	return a ? nla_get_u64(a) : 0;
 }
 
-static uint32_t get_u32(struct nlattr *a)
+uint32_t fq_attr_u32(struct nlattr *a)
 {
 	return a ? nla_get_u32(a) : 0;
 }
@@ -34,13 +35,13 @@ static void parse_tunable(struct nlattr *nest, struct fq_sched *s)
 	    nla_parse_nested(tb, FAIRQ_A_TUNABLE_MAX, nest, NULL))
 		return;
 	t = &s->tunables[s->nr_tunables++];
-	get_str(t->name, sizeof(t->name), tb[FAIRQ_A_TUNABLE_NAME]);
-	get_str(t->doc, sizeof(t->doc), tb[FAIRQ_A_TUNABLE_DOC]);
-	t->value = get_u64(tb[FAIRQ_A_TUNABLE_VALUE]);
-	t->min = get_u64(tb[FAIRQ_A_TUNABLE_MIN_VALUE]);
-	t->max = get_u64(tb[FAIRQ_A_TUNABLE_MAX_VALUE]);
+	fq_attr_str(t->name, sizeof(t->name), tb[FAIRQ_A_TUNABLE_NAME], "");
+	fq_attr_str(t->doc, sizeof(t->doc), tb[FAIRQ_A_TUNABLE_DOC], "");
+	t->value = fq_attr_u64(tb[FAIRQ_A_TUNABLE_VALUE]);
+	t->min = fq_attr_u64(tb[FAIRQ_A_TUNABLE_MIN_VALUE]);
+	t->max = fq_attr_u64(tb[FAIRQ_A_TUNABLE_MAX_VALUE]);
 	t->has_def = tb[FAIRQ_A_TUNABLE_DEFAULT_VALUE];	/* older modules do not send it */
-	t->def = get_u64(tb[FAIRQ_A_TUNABLE_DEFAULT_VALUE]);
+	t->def = fq_attr_u64(tb[FAIRQ_A_TUNABLE_DEFAULT_VALUE]);
 }
 
 static void parse_sched(struct nlattr *nest, struct fq_scheds *all)
@@ -53,11 +54,11 @@ static void parse_sched(struct nlattr *nest, struct fq_scheds *all)
 	    nla_parse_nested(tb, FAIRQ_A_SCHED_INFO_MAX, nest, NULL))
 		return;
 	s = &all->sched[all->nr++];
-	get_str(s->name, sizeof(s->name), tb[FAIRQ_A_SCHED_INFO_NAME]);
+	fq_attr_str(s->name, sizeof(s->name), tb[FAIRQ_A_SCHED_INFO_NAME], "");
 	s->active = tb[FAIRQ_A_SCHED_INFO_ACTIVE];
-	s->native = get_u32(tb[FAIRQ_A_SCHED_INFO_FLAGS]) & FAIRQ_SCHED_FLAGS_NATIVE;
-	s->keyed = get_u32(tb[FAIRQ_A_SCHED_INFO_FLAGS]) & FAIRQ_SCHED_FLAGS_KEYED;
-	s->weighted = get_u32(tb[FAIRQ_A_SCHED_INFO_FLAGS]) & FAIRQ_SCHED_FLAGS_WEIGHTED;
+	s->native = fq_attr_u32(tb[FAIRQ_A_SCHED_INFO_FLAGS]) & FAIRQ_SCHED_FLAGS_NATIVE;
+	s->keyed = fq_attr_u32(tb[FAIRQ_A_SCHED_INFO_FLAGS]) & FAIRQ_SCHED_FLAGS_KEYED;
+	s->weighted = fq_attr_u32(tb[FAIRQ_A_SCHED_INFO_FLAGS]) & FAIRQ_SCHED_FLAGS_WEIGHTED;
 	nla_for_each_nested(a, nest, rem) {
 		if (nla_type(a) == FAIRQ_A_SCHED_INFO_TUNABLE)
 			parse_tunable(a, s);
@@ -71,7 +72,7 @@ static int parse_scheds(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 	struct nlattr *a;
 	int rem;
 
-	get_str(s->active, sizeof(s->active), tb[FAIRQ_A_SCHED_ACTIVE]);
+	fq_attr_str(s->active, sizeof(s->active), tb[FAIRQ_A_SCHED_ACTIVE], "");
 	/* every attribute in order: there is one FAIRQ_A_SCHED_SCHED per scheduler */
 	nla_for_each_attr(a, genlmsg_attrdata(gh, 0), genlmsg_attrlen(gh, 0), rem) {
 		if (nla_type(a) == FAIRQ_A_SCHED_SCHED)
@@ -109,8 +110,8 @@ static void parse_counter(struct nlattr *nest, struct fq_pool *p)
 	    nla_parse_nested(tb, FAIRQ_A_COUNTER_MAX, nest, NULL) || !tb[FAIRQ_A_COUNTER_NAME])
 		return;
 	c = &p->counters[p->nr_counters++];
-	get_str(c->name, sizeof(c->name), tb[FAIRQ_A_COUNTER_NAME]);
-	c->value = get_u64(tb[FAIRQ_A_COUNTER_VALUE]);
+	fq_attr_str(c->name, sizeof(c->name), tb[FAIRQ_A_COUNTER_NAME], "");
+	c->value = fq_attr_u64(tb[FAIRQ_A_COUNTER_VALUE]);
 }
 
 static int parse_pool(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
@@ -127,24 +128,24 @@ static int parse_pool(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 	all->p = arr;
 	p = &arr[all->nr++];
 	memset(p, 0, sizeof(*p));
-	p->serv = get_u32(tb[FAIRQ_A_POOL_SERV_ID]);
-	p->pool = get_u32(tb[FAIRQ_A_POOL_POOL_ID]);
-	get_str(p->sched, sizeof(p->sched), tb[FAIRQ_A_POOL_SCHED]);
-	p->threads = get_u32(tb[FAIRQ_A_POOL_THREADS]);
-	p->idle = get_u32(tb[FAIRQ_A_POOL_THREADS_IDLE]);
-	p->queued = get_u32(tb[FAIRQ_A_POOL_QUEUED]);
-	p->enqueued = get_u64(tb[FAIRQ_A_POOL_ENQUEUED]);
-	p->fed_pull = get_u64(tb[FAIRQ_A_POOL_FED_PULL]);
-	p->fed_push = get_u64(tb[FAIRQ_A_POOL_FED_PUSH]);
-	p->fed_bypass = get_u64(tb[FAIRQ_A_POOL_FED_BYPASS]);
-	p->close_flushes = get_u64(tb[FAIRQ_A_POOL_CLOSE_FLUSHES]);
-	p->rescues = get_u64(tb[FAIRQ_A_POOL_RESCUES]);
-	p->migrated = get_u64(tb[FAIRQ_A_POOL_MIGRATED]);
-	p->wakeups = get_u64(tb[FAIRQ_A_POOL_WAKEUPS]);
-	p->waking = get_u32(tb[FAIRQ_A_POOL_THREADS_WAKING]);
-	p->overloads_avoided = get_u64(tb[FAIRQ_A_POOL_OVERLOADS_AVOIDED]);
-	p->wakers_expired = get_u64(tb[FAIRQ_A_POOL_WAKERS_EXPIRED]);
-	p->cap_waits = get_u64(tb[FAIRQ_A_POOL_CAP_WAITS]);
+	p->serv = fq_attr_u32(tb[FAIRQ_A_POOL_SERV_ID]);
+	p->pool = fq_attr_u32(tb[FAIRQ_A_POOL_POOL_ID]);
+	fq_attr_str(p->sched, sizeof(p->sched), tb[FAIRQ_A_POOL_SCHED], "");
+	p->threads = fq_attr_u32(tb[FAIRQ_A_POOL_THREADS]);
+	p->idle = fq_attr_u32(tb[FAIRQ_A_POOL_THREADS_IDLE]);
+	p->queued = fq_attr_u32(tb[FAIRQ_A_POOL_QUEUED]);
+	p->enqueued = fq_attr_u64(tb[FAIRQ_A_POOL_ENQUEUED]);
+	p->fed_pull = fq_attr_u64(tb[FAIRQ_A_POOL_FED_PULL]);
+	p->fed_push = fq_attr_u64(tb[FAIRQ_A_POOL_FED_PUSH]);
+	p->fed_bypass = fq_attr_u64(tb[FAIRQ_A_POOL_FED_BYPASS]);
+	p->close_flushes = fq_attr_u64(tb[FAIRQ_A_POOL_CLOSE_FLUSHES]);
+	p->rescues = fq_attr_u64(tb[FAIRQ_A_POOL_RESCUES]);
+	p->migrated = fq_attr_u64(tb[FAIRQ_A_POOL_MIGRATED]);
+	p->wakeups = fq_attr_u64(tb[FAIRQ_A_POOL_WAKEUPS]);
+	p->waking = fq_attr_u32(tb[FAIRQ_A_POOL_THREADS_WAKING]);
+	p->overloads_avoided = fq_attr_u64(tb[FAIRQ_A_POOL_OVERLOADS_AVOIDED]);
+	p->wakers_expired = fq_attr_u64(tb[FAIRQ_A_POOL_WAKERS_EXPIRED]);
+	p->cap_waits = fq_attr_u64(tb[FAIRQ_A_POOL_CAP_WAITS]);
 	/* one FAIRQ_A_POOL_SCHED_COUNTER per counter: every attribute, in order */
 	nla_for_each_attr(a, genlmsg_attrdata(gh, 0), genlmsg_attrlen(gh, 0), rem) {
 		if (nla_type(a) == FAIRQ_A_POOL_SCHED_COUNTER)
@@ -180,13 +181,13 @@ static int parse_key(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 	if (fq_key_get(tb[FAIRQ_A_KEY_ID], &k->id))
 		return 0;	/* malformed: skipped */
 	all->nr++;
-	k->serv = get_u32(tb[FAIRQ_A_KEY_SERV_ID]);
-	k->pool = get_u32(tb[FAIRQ_A_KEY_POOL_ID]);
-	k->weight = get_u32(tb[FAIRQ_A_KEY_WEIGHT]);
-	k->queued = get_u32(tb[FAIRQ_A_KEY_QUEUED]);
-	k->in_flight = get_u32(tb[FAIRQ_A_KEY_IN_FLIGHT]);
-	k->dispatches = get_u64(tb[FAIRQ_A_KEY_DISPATCHES]);
-	k->thread_ns = get_u64(tb[FAIRQ_A_KEY_THREAD_NS]);
+	k->serv = fq_attr_u32(tb[FAIRQ_A_KEY_SERV_ID]);
+	k->pool = fq_attr_u32(tb[FAIRQ_A_KEY_POOL_ID]);
+	k->weight = fq_attr_u32(tb[FAIRQ_A_KEY_WEIGHT]);
+	k->queued = fq_attr_u32(tb[FAIRQ_A_KEY_QUEUED]);
+	k->in_flight = fq_attr_u32(tb[FAIRQ_A_KEY_IN_FLIGHT]);
+	k->dispatches = fq_attr_u64(tb[FAIRQ_A_KEY_DISPATCHES]);
+	k->thread_ns = fq_attr_u64(tb[FAIRQ_A_KEY_THREAD_NS]);
 	return 0;
 }
 
@@ -205,7 +206,7 @@ static int parse_weight(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 	if (fq_key_get(tb[FAIRQ_A_KEY_ID], &w->id))
 		return 0;	/* malformed: skipped */
 	all->nr++;
-	w->weight = get_u32(tb[FAIRQ_A_KEY_WEIGHT]);
+	w->weight = fq_attr_u32(tb[FAIRQ_A_KEY_WEIGHT]);
 	if (tb[FAIRQ_A_KEY_SCHED])
 		snprintf(all->sched, sizeof(all->sched), "%s", nla_get_string(tb[FAIRQ_A_KEY_SCHED]));
 	return 0;
