@@ -390,7 +390,6 @@ int cmd_watch(int argc, char **argv)
 			 o.interval, s.active);
 		out_str(FQ_JSON, "scheduler", NULL, s.active);
 		out_bool(FQ_JSON, "idle", NULL, !pools[cur].nr);
-		out_exact(FQ_JSON, "time", NULL, (uint64_t)time(NULL));
 		out_rate(FQ_JSON, "interval", NULL, t1 - t0);
 		print_frame(&pools[cur], &pools[cur ^ 1], t1 - t0, tty);
 		if (!pools[cur].nr) {

@@ -23,7 +23,7 @@ enum {
 
 /* The version of the -j documents; bump the minor for additions, the major for changes. */
 #define FQ_JSON_MAJOR	1
-#define FQ_JSON_MINOR	3
+#define FQ_JSON_MINOR	4
 
 struct fq_opts {
 	bool json;

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include "fairqctl.h"
 
 /*
@@ -187,6 +188,9 @@ void out_doc_start(void)
 	member("vers_minor");
 	emit_u64(FQ_JSON_MINOR);
 	close_container('}');
+	/* when it was made, so that documents saved and compared later still say */
+	member("time");
+	emit_u64((uint64_t)time(NULL));
 }
 
 void out_doc_end(void)
