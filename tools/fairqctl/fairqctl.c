@@ -48,6 +48,8 @@ static const char usage_text[] =
 	"  -p, --pretty     indented JSON (implies -j)\n"
 	"  -e, --exact      exact numbers instead of 12.3k\n"
 	"  -a, --all-netns  the nfsd of every network namespace (needs CAP_NET_ADMIN)\n"
+	"  -n, --netns NETNS  the nfsd of network namespace NETNS (a name of ip netns, or\n"
+	"                   a path); after the command, --netns only\n"
 	"  -h, --help       this text\n"
 	"  -V, --version    fairqctl's version\n"
 	"\n"
@@ -99,10 +101,12 @@ static const struct option global_longopts[] = {
 	{ "pretty", no_argument, NULL, 'p' },
 	{ "exact", no_argument, NULL, 'e' },
 	{ "all-netns", no_argument, NULL, 'a' },
+	/* -n only before the command: after it, -n is watch's and monitor's count */
+	{ "netns", required_argument, NULL, 'N' },
 };
 
 /* One of global_longopts (or its short form): applied; false for any other option. */
-static bool global_opt(int c)
+static bool global_opt(int c, const char *arg)
 {
 	switch (c) {
 	case 'j':
@@ -118,8 +122,21 @@ static bool global_opt(int c)
 	case 'a':
 		fq_opts.all_netns = true;
 		return true;
+	case 'N':
+		fq_opts.netns = arg;
+		return true;
 	}
 	return false;
+}
+
+/* The options every command takes, once all are read: -n's namespace is joined here. */
+static int global_opts_apply(void)
+{
+	if (fq_opts.netns && fq_opts.all_netns)
+		return fq_usage_error("-n and -a together: one network namespace, or all");
+	if (!fq_opts.netns)
+		return FQ_EXIT_OK;
+	return fq_netns_enter(fq_opts.netns);
 }
 
 /*
@@ -145,7 +162,7 @@ bool fq_getopt(int argc, char **argv, const char *shortopts, const struct option
 	snprintf(spec, sizeof(spec), "+:hjpea%s", shortopts);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, spec, all, NULL)) != -1) {
-		if (global_opt(c))
+		if (global_opt(c, optarg))
 			continue;
 		if (c == 'h') {
 			printf("usage: fairqctl %s\n", usage);
@@ -170,8 +187,8 @@ bool fq_getopt(int argc, char **argv, const char *shortopts, const struct option
 		if (*rc)
 			return false;
 	}
-	*rc = FQ_EXIT_OK;
-	return true;
+	*rc = global_opts_apply();
+	return *rc == FQ_EXIT_OK;
 }
 
 static int cmd_help(int argc, char **argv)
@@ -217,6 +234,7 @@ int main(int argc, char **argv)
 		{ "pretty", no_argument, NULL, 'p' },
 		{ "exact", no_argument, NULL, 'e' },
 		{ "all-netns", no_argument, NULL, 'a' },
+		{ "netns", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ }
@@ -227,18 +245,23 @@ int main(int argc, char **argv)
 	int c, rc, found;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+jpeahV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:jpeahVn:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 		case 'p':
 		case 'e':
 		case 'a':
-			global_opt(c);
+			global_opt(c, optarg);
+			break;
+		case 'n':
+			global_opt('N', optarg);
 			break;
 		case 'h':
 			return cmd_help(0, NULL);
 		case 'V':
 			return cmd_version(0, NULL);
+		case ':':
+			return fq_usage_error("option '%s' needs a value", argv[optind - 1]);
 		default:
 			if (optopt)
 				return fq_usage_error("unknown option '-%c'", optopt);

@@ -30,6 +30,7 @@ struct fq_opts {
 	bool pretty;
 	bool exact;
 	bool all_netns;
+	const char *netns;	/* -n: the network namespace to join, or NULL */
 };
 extern struct fq_opts fq_opts;
 extern const char *fq_cmd;	/* the running command, for messages and JSON */
@@ -42,6 +43,9 @@ struct option;
 bool fq_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
 	       const char *usage, int (*opt)(int c, const char *arg, void *ctx), void *ctx,
 	       int *rc);
+
+/* netns.c: -n. */
+int fq_netns_enter(const char *name);
 
 /* nl.c: one generic netlink session. */
 struct fq_nl;

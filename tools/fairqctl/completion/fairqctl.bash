@@ -13,6 +13,12 @@ _fairqctl_params()
 	fairqctl sched --params 2>/dev/null
 }
 
+# The network namespaces ip netns knows.
+_fairqctl_netns()
+{
+	ip netns list 2>/dev/null | while read -r name _; do echo "$name"; done
+}
+
 _fairqctl()
 {
 	# plain COMP_WORDS: works with or without the bash-completion package
@@ -21,11 +27,12 @@ _fairqctl()
 	local cur=${words[cword]} prev=${words[cword - 1]}
 
 	local commands="show pools shares sched set weight weights showconf watch monitor metrics help version"
-	local globals="-j --json -p --pretty -e --exact -a --all-netns -h --help -V --version"
+	local globals="-j --json -p --pretty -e --exact -a --all-netns -n --netns -h --help -V --version"
 	local i cmd="" cmd_at=0
 
 	for ((i = 1; i < cword; i++)); do
 		case "${words[i]}" in
+		-n | --netns) ((i++)) ;;	# and its value
 		-*) ;;
 		*)
 			cmd=${words[i]}
@@ -35,6 +42,11 @@ _fairqctl()
 		esac
 	done
 
+	# --netns takes a value after the command too; -n only before it
+	if [[ $prev == --netns || ($prev == -n && -z $cmd) ]]; then
+		COMPREPLY=($(compgen -W "$(_fairqctl_netns)" -- "$cur"))
+		return
+	fi
 	if [[ -z $cmd ]]; then
 		if [[ $cur == -* ]]; then
 			COMPREPLY=($(compgen -W "$globals" -- "$cur"))

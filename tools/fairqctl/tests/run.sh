@@ -319,6 +319,7 @@ complete_test() {
 			"sched --params") printf "fairq.key\nfairq.quantum_us\n" ;;
 			esac
 		}
+		ip() { [ "$*" = "netns list" ] && printf "s1 (id: 0)\ns2\n"; }
 		shift
 		COMP_WORDS=("$@")
 		COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
@@ -341,6 +342,10 @@ complete_test "requests" fairqctl shares --interval 2 --sort r
 complete_test "--top --textfile --help" fairqctl metrics --
 complete_test "prune fifo qfifo fairq --help" fairqctl weights ""
 complete_test "prune" fairqctl weights p
+complete_test "s1 s2" fairqctl -n ""
+complete_test "show shares showconf" fairqctl -n s2 sh
+complete_test "s1 s2" fairqctl shares --netns s
+complete_test "--count --timeout --help" fairqctl monitor -n 3 --
 
 [ "$skipped" = 0 ] || echo "# $skipped group(s) skipped, see above"
 echo "$passed passed, $failed failed"
