@@ -6,7 +6,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 pkgs=(qemu-system-x86 mmdebstrap cpio xz-utils zstd kmod gcc make pkg-config
-	libnl-3-dev libnl-genl-3-dev util-linux perl python3 debian-archive-keyring)
+	libnl-3-dev libnl-genl-3-dev util-linux perl python3 debian-archive-keyring zsh)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

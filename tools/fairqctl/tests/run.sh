@@ -288,10 +288,11 @@ fi
 # --- the man page, usage and completion know every command and exit code ---
 for c in show pools shares sched set weight watch monitor metrics; do
 	if grep -q "^\.B $c\$\|^\\\\fB$c\\\\fP\|^\.BI \"$c \|^\.B $c " "$top/fairqctl.8" &&
-		"$bin" help | grep -q "^  $c" && grep -q "\b$c\b" "$top/completion/fairqctl.bash"; then
-		ok "command $c is in the man page, the usage and the completion"
+		"$bin" help | grep -q "^  $c" && grep -q "\b$c\b" "$top/completion/fairqctl.bash" &&
+		grep -Eq "^		['\"]$c:" "$top/completion/_fairqctl"; then
+		ok "command $c is in the man page, the usage and both completions"
 	else
-		not_ok "command $c is in the man page, the usage and the completion"
+		not_ok "command $c is in the man page, the usage and both completions"
 	fi
 done
 for code in 0 1 2 3 4 5 6; do
@@ -346,6 +347,43 @@ complete_test "s1 s2" fairqctl -n ""
 complete_test "show shares showconf" fairqctl -n s2 sh
 complete_test "s1 s2" fairqctl shares --netns s
 complete_test "--count --timeout --help" fairqctl monitor -n 3 --
+
+# zsh's, the same cases (zsh lists options only once a '-' is typed, and none already given)
+zcomplete_test() {
+	local want=$1 got
+	shift
+	got=$(timeout 30 zsh -f "$here/zsh-complete.zsh" "$top/completion" "$@" 2>&1)
+	if [ "$got" = "$want" ]; then
+		ok "zsh completion of '$*' is '$want'"
+	else
+		not_ok "zsh completion of '$*' is '$want' (got '$got')"
+	fi
+}
+if ! command -v zsh >/dev/null; then
+	echo "# no zsh here: its completion is not tested"
+	skipped=$((skipped + 1))
+elif ! zsh -fn "$top/completion/_fairqctl"; then
+	not_ok "the zsh completion parses"
+else
+	ok "the zsh completion parses"
+	zcomplete_test "help metrics monitor pools sched set shares show showconf version watch weight weights" fairqctl ""
+	zcomplete_test "--json" fairqctl -e --j
+	zcomplete_test "set" fairqctl sched ""
+	zcomplete_test "qfifo" fairqctl -j sched set q
+	zcomplete_test "fairq fifo qfifo" fairqctl sched set ""
+	zcomplete_test "fairq.quantum_us" fairqctl set fairq.q
+	zcomplete_test "--all-netns --exact --help --interval --json --key --netns --pool --pretty --sort --top" fairqctl shares --
+	zcomplete_test "requests" fairqctl shares --interval 2 --sort r
+	zcomplete_test "--all-netns --exact --help --json --netns --pretty --textfile --top" fairqctl metrics --
+	zcomplete_test "fairq fifo prune qfifo" fairqctl weights ""
+	zcomplete_test "10.0.0.0/24 10.0.0.1" fairqctl weights prune ""
+	zcomplete_test "10.0.0.0/24 10.0.0.1" fairqctl weight 10
+	zcomplete_test "--count" fairqctl mon --c
+	zcomplete_test "s1 s2" fairqctl -n ""
+	zcomplete_test "shares show showconf" fairqctl -n s2 sh
+	zcomplete_test "s1 s2" fairqctl shares --netns s
+	zcomplete_test "--all-netns --exact --help --json --netns --pretty --timeout" fairqctl monitor -n 3 --
+fi
 
 [ "$skipped" = 0 ] || echo "# $skipped group(s) skipped, see above"
 echo "$passed passed, $failed failed"
