@@ -3,7 +3,8 @@
 #
 # What the packages in build/pkg/ install, against what they must install: the DKMS tree is
 # exactly Kbuild, LICENSE, dkms.conf (version filled in) and the tree's src/ and include/
-# files, no build product; the rest is fairq-apply, its man page, unit, configuration and docs.
+# files, no build product, in fairq-dkms; everything else (the tools, their man pages and
+# completions, unit, configuration, docs, JSON schema and netlink spec) in fairqctl.
 #
 # usage: tests/pkg/contents.sh        (after make deb rpm) TAP, then "N passed, N failed"
 set -euo pipefail
@@ -49,32 +50,56 @@ check_dkms_pkg() {
 	same "$kind: the DKMS tree is exactly Kbuild, LICENSE, dkms.conf, src/, include/" \
 		"$tmp/tree.clean" "$tmp/$kind.src"
 	same "$kind: dkms.conf is upstream's with PACKAGE_VERSION=$ver" "$tmp/dkms.conf" "$root/$src/dkms.conf"
-	grep -v " $src/" "$list" | sed -E 's#^(\S+) (usr/)?lib/systemd/#\1 UNITDIR/#' |
-		sed -E 's#(\.[78]|\.md)(\.gz|\.bz2)?$#\1#; s#usr/share/(doc|licenses)/fairq-dkms(-[0-9.]+)?/#usr/share/\1/fairq-dkms/#' |
+	grep -v " $src/" "$list" | sed -E 's#usr/share/(doc|licenses)/fairq-dkms(-[0-9.]+)?/#usr/share/\1/fairq-dkms/#' |
 		sort >"$tmp/$kind.rest"
-	sort >"$tmp/$kind.rest.want" <<-EOF_WANT
-		-rw-r--r-- UNITDIR/system/fairq.service
-		-rw-r--r-- etc/fairq/fairq.conf
-		-rw-r--r-- usr/share/doc/fairq-dkms/README.md
-		-rw-r--r-- usr/share/doc/fairq-dkms/packaging.md
-		-rw-r--r-- usr/share/doc/fairq-dkms/operations.md
-		-rw-r--r-- usr/share/doc/fairq-dkms/fairq.md
-		-rw-r--r-- usr/share/doc/fairq-dkms/capped.md
-		-rw-r--r-- usr/share/doc/fairq-dkms/wq.md
-		-rw-r--r-- usr/share/man/man7/fairq.7
-		-rw-r--r-- usr/share/man/man8/fairq-apply.8
-		-rwxr-xr-x usr/sbin/fairq-apply
-	EOF_WANT
 	if [ "$kind" = deb ]; then
 		printf '%s\n' "-rw-r--r-- usr/share/doc/fairq-dkms/changelog.gz" \
 			"-rw-r--r-- usr/share/doc/fairq-dkms/copyright" \
-			"-rw-r--r-- usr/share/lintian/overrides/fairq-dkms" >>"$tmp/$kind.rest.want"
+			"-rw-r--r-- usr/share/lintian/overrides/fairq-dkms" >"$tmp/$kind.rest.want"
 	else
-		echo "-rw-r--r-- usr/share/licenses/fairq-dkms/LICENSE" >>"$tmp/$kind.rest.want"
+		echo "-rw-r--r-- usr/share/licenses/fairq-dkms/LICENSE" >"$tmp/$kind.rest.want"
 	fi
 	sort -o "$tmp/$kind.rest.want" "$tmp/$kind.rest.want"
-	same "$kind: besides the DKMS tree: fairq-apply, the man pages, unit, configuration, docs" \
+	same "$kind: fairq-dkms holds the DKMS tree and nothing else but its licence" \
 		"$tmp/$kind.rest.want" "$tmp/$kind.rest"
+}
+
+# check_tools_pkg KIND LISTING EXTRACTED-ROOT: fairqctl's package, the tools, unit,
+# configuration and docs
+check_tools_pkg() {
+	local kind=$1 list=$2 root=$3 zsh=usr/share/zsh/vendor-completions
+	[ "$kind" = deb ] || zsh=usr/share/zsh/site-functions
+	sed -E 's#^(\S+) (usr/)?lib/systemd/#\1 UNITDIR/#' "$list" |
+		sed -E 's#(\.[78]|\.md)(\.gz|\.bz2)?$#\1#; s#usr/share/(doc|licenses)/fairqctl(-[0-9.]+)?/#usr/share/\1/fairqctl/#' |
+		grep -v ' usr/lib/\.build-id/' | sort >"$tmp/$kind.ctl"
+	sort >"$tmp/$kind.ctl.want" <<-EOF_WANT
+		-rw-r--r-- UNITDIR/system/fairq.service
+		-rw-r--r-- etc/fairq/fairq.conf
+		-rw-r--r-- usr/share/doc/fairqctl/README.md
+		-rw-r--r-- usr/share/doc/fairqctl/packaging.md
+		-rw-r--r-- usr/share/doc/fairqctl/operations.md
+		-rw-r--r-- usr/share/doc/fairqctl/fairq.md
+		-rw-r--r-- usr/share/doc/fairqctl/capped.md
+		-rw-r--r-- usr/share/doc/fairqctl/wq.md
+		-rw-r--r-- usr/share/man/man7/fairq.7
+		-rw-r--r-- usr/share/man/man8/fairq-apply.8
+		-rw-r--r-- usr/share/man/man8/fairqctl.8
+		-rw-r--r-- usr/share/bash-completion/completions/fairqctl
+		-rw-r--r-- $zsh/_fairqctl
+		-rw-r--r-- usr/share/fairq/fairqctl.schema.json
+		-rw-r--r-- usr/share/fairq/fairq.yaml
+		-rwxr-xr-x usr/sbin/fairq-apply
+		-rwxr-xr-x usr/sbin/fairqctl
+	EOF_WANT
+	if [ "$kind" = deb ]; then
+		printf '%s\n' "-rw-r--r-- usr/share/doc/fairqctl/changelog.gz" \
+			"-rw-r--r-- usr/share/doc/fairqctl/copyright" >>"$tmp/$kind.ctl.want"
+	else
+		echo "-rw-r--r-- usr/share/licenses/fairqctl/LICENSE" >>"$tmp/$kind.ctl.want"
+	fi
+	sort -o "$tmp/$kind.ctl.want" "$tmp/$kind.ctl.want"
+	same "$kind: fairqctl holds the tools, man pages, completions, unit, configuration, docs, schema and netlink spec" \
+		"$tmp/$kind.ctl.want" "$tmp/$kind.ctl"
 	if cmp -s "$top/tools/fairq-apply/fairq.conf" "$root/etc/fairq/fairq.conf" &&
 		! grep -q '^[[:space:]]*[^#[:space:]]' "$root/etc/fairq/fairq.conf"; then
 		ok "$kind: /etc/fairq/fairq.conf is shipped with every setting commented out"
@@ -82,6 +107,8 @@ check_dkms_pkg() {
 		echo "$root/etc/fairq/fairq.conf differs or sets something" >"$tmp/why"
 		not_ok "$kind: /etc/fairq/fairq.conf is shipped with every setting commented out"
 	fi
+	same "$kind: the JSON schema is the tree's" "$top/tools/fairqctl/fairqctl.schema.json" \
+		"$root/usr/share/fairq/fairqctl.schema.json"
 }
 
 # Debian
@@ -95,31 +122,43 @@ else
 	dpkg-deb -x "$deb" "$tmp/deb"
 	dpkg-deb -e "$deb" "$tmp/deb/DEBIAN"
 	check_dkms_pkg deb "$tmp/deb.list" "$tmp/deb"
-	if [ "$(cat "$tmp/deb/DEBIAN/conffiles")" = /etc/fairq/fairq.conf ]; then
-		ok "deb: /etc/fairq/fairq.conf is the one conffile"
-	else
-		cp "$tmp/deb/DEBIAN/conffiles" "$tmp/why"
-		not_ok "deb: /etc/fairq/fairq.conf is the one conffile"
-	fi
 	if grep -q 'dkms add\|common.postinst' "$tmp/deb/DEBIAN/postinst" &&
 		grep -q "dkms remove -m \$DKMS_NAME -v \$DKMS_VERSION" "$tmp/deb/DEBIAN/prerm" &&
 		grep -q '^DKMS_VERSION=0*'"$ver"'$' "$tmp/deb/DEBIAN/prerm" &&
-		grep -q 'rm -rf /etc/fairq' "$tmp/deb/DEBIAN/postrm"; then
-		ok "deb: maintainer scripts register with DKMS, remove on removal, purge /etc/fairq"
+		[ ! -e "$tmp/deb/DEBIAN/conffiles" ] && [ ! -e "$tmp/deb/DEBIAN/postrm" ]; then
+		ok "deb: fairq-dkms registers with DKMS, removes itself on removal, owns no configuration"
 	else
-		not_ok "deb: maintainer scripts register with DKMS, remove on removal, purge /etc/fairq"
+		ls "$tmp/deb/DEBIAN" >"$tmp/why"
+		not_ok "deb: fairq-dkms registers with DKMS, removes itself on removal, owns no configuration"
 	fi
 fi
 
 ctl=$(find "$out" -maxdepth 1 -name "fairqctl_${ver}_*.deb" | head -n 1)
-if [ -n "$ctl" ]; then
-	dpkg-deb -c "$ctl" | awk '$1 !~ /^d/ { sub("^\\./", "", $6); print $6 }' | sort >"$tmp/ctl"
-	printf '%s\n' usr/sbin/fairqctl usr/share/bash-completion/completions/fairqctl \
-		usr/share/doc/fairqctl/changelog.gz usr/share/doc/fairqctl/copyright \
-		usr/share/man/man8/fairqctl.8.gz | sort >"$tmp/ctl.want"
-	same "deb: fairqctl installs the tool, its man page and completion" "$tmp/ctl.want" "$tmp/ctl"
+if [ -z "$ctl" ]; then
+	echo "no fairqctl .deb in $out: make deb first" >"$tmp/why"
+	not_ok "deb: fairqctl built"
 else
-	echo "# skip: no fairqctl .deb (tools/fairqctl is not in the tree yet)"
+	dpkg-deb -c "$ctl" | awk '$1 !~ /^d/ { sub("^\\./", "", $6); print $1, $6 }' >"$tmp/ctl.list"
+	mkdir "$tmp/ctl"
+	dpkg-deb -x "$ctl" "$tmp/ctl"
+	dpkg-deb -e "$ctl" "$tmp/ctl/DEBIAN"
+	check_tools_pkg deb "$tmp/ctl.list" "$tmp/ctl"
+	if [ "$(cat "$tmp/ctl/DEBIAN/conffiles")" = /etc/fairq/fairq.conf ]; then
+		ok "deb: /etc/fairq/fairq.conf is fairqctl's one conffile"
+	else
+		cp "$tmp/ctl/DEBIAN/conffiles" "$tmp/why"
+		not_ok "deb: /etc/fairq/fairq.conf is fairqctl's one conffile"
+	fi
+	# purge: dpkg takes the conffile and the directory if it is empty; no script removes
+	# what an admin put beside it
+	if grep -q 'deb-systemd-helper' "$tmp/ctl/DEBIAN/postinst" &&
+		! grep -qs 'rm -r' "$tmp/ctl/DEBIAN/postrm" &&
+		dpkg-deb -f "$ctl" Breaks Replaces | grep -c 'fairq-dkms (<< 0.2.0~)' | grep -qx 2; then
+		ok "deb: fairqctl enables fairq.service, purges only what it shipped, takes over fairq-dkms's files"
+	else
+		{ dpkg-deb -f "$ctl" Breaks Replaces; cat "$tmp/ctl/DEBIAN/postrm"; } >"$tmp/why" 2>&1
+		not_ok "deb: fairqctl enables fairq.service, purges only what it shipped, takes over fairq-dkms's files"
+	fi
 fi
 
 # RPM
@@ -133,13 +172,6 @@ else
 	mkdir "$tmp/rpm"
 	(cd "$tmp/rpm" && rpm2cpio "$rpmf" | cpio -idm --quiet)
 	check_dkms_pkg rpm "$tmp/rpm.list" "$tmp/rpm"
-	if [ "$(rpm -qpc "$rpmf" 2>/dev/null)" = /etc/fairq/fairq.conf ] &&
-		rpm -qp --qf '[%{FILEFLAGS:fflags} %{FILENAMES}\n]' "$rpmf" 2>/dev/null |
-		grep -q '^cn /etc/fairq/fairq.conf$'; then
-		ok "rpm: /etc/fairq/fairq.conf is the one %config(noreplace)"
-	else
-		not_ok "rpm: /etc/fairq/fairq.conf is the one %config(noreplace)"
-	fi
 	rpm -qpR "$rpmf" 2>/dev/null | sort -u >"$tmp/rpm.req"
 	if grep -q '^dkms\( >= 3.0.3\)\?$' "$tmp/rpm.req" && grep -qx kernel-devel "$tmp/rpm.req" &&
 		grep -q '^NO_WEAK_MODULES="yes"$' "$tmp/rpm/$src/dkms.conf"; then
@@ -147,6 +179,37 @@ else
 	else
 		cp "$tmp/rpm.req" "$tmp/why"
 		not_ok "rpm: requires dkms and kernel-devel; weak modules off in dkms.conf"
+	fi
+	if [ -z "$(rpm -qpc "$rpmf" 2>/dev/null)" ]; then
+		ok "rpm: fairq-dkms owns no configuration"
+	else
+		rpm -qpc "$rpmf" >"$tmp/why" 2>&1
+		not_ok "rpm: fairq-dkms owns no configuration"
+	fi
+fi
+rpmc=$(find "$out" -maxdepth 1 -name "fairqctl-${ver}-*.rpm" ! -name '*debug*' ! -name '*.src.rpm' | head -n 1)
+if [ -z "$rpmc" ]; then
+	echo "no fairqctl .rpm in $out: make rpm first" >"$tmp/why"
+	not_ok "rpm: fairqctl built"
+else
+	rpm -qp --qf '[%{FILEMODES:perms} %{FILENAMES}\n]' "$rpmc" 2>/dev/null |
+		awk '$1 !~ /^d/ { sub("^/", "", $2); print $1, $2 }' >"$tmp/rpmc.list"
+	mkdir "$tmp/rpmc"
+	(cd "$tmp/rpmc" && rpm2cpio "$rpmc" | cpio -idm --quiet)
+	check_tools_pkg rpm "$tmp/rpmc.list" "$tmp/rpmc"
+	if [ "$(rpm -qpc "$rpmc" 2>/dev/null)" = /etc/fairq/fairq.conf ] &&
+		rpm -qp --qf '[%{FILEFLAGS:fflags} %{FILENAMES}\n]' "$rpmc" 2>/dev/null |
+		grep -q '^cn /etc/fairq/fairq.conf$'; then
+		ok "rpm: /etc/fairq/fairq.conf is fairqctl's one %config(noreplace)"
+	else
+		not_ok "rpm: /etc/fairq/fairq.conf is fairqctl's one %config(noreplace)"
+	fi
+	if rpm -qp --qf '%{URL}\n' "$rpmc" 2>/dev/null | grep -q '^https://' &&
+		rpm -qp --conflicts "$rpmc" 2>/dev/null | grep -qx 'fairq-dkms < 0.2.0'; then
+		ok "rpm: a URL, and fairqctl conflicts with the fairq-dkms that held its files"
+	else
+		{ rpm -qp --qf '%{URL}\n' "$rpmc"; rpm -qp --conflicts "$rpmc"; } >"$tmp/why" 2>&1
+		not_ok "rpm: a URL, and fairqctl conflicts with the fairq-dkms that held its files"
 	fi
 fi
 

@@ -20,8 +20,9 @@ kernel=${1:-6.12}
 img=${FAIRQ_PKG_IMAGE:-$(bash "$top/tests/vm/image.sh" "$kernel")}
 abi=$(cat "$img/abi")
 deb=$(find "$out" -maxdepth 1 -name "fairq-dkms_${ver}_all.deb" | head -n 1)
+ctl=$(find "$out" -maxdepth 1 -name "fairqctl_${ver}_*.deb" | head -n 1)
 rpmf=$(find "$out" -maxdepth 1 -name "fairq-dkms-${ver}-*.noarch.rpm" | head -n 1)
-if [ -z "$deb" ] || [ -z "$rpmf" ]; then
+if [ -z "$deb" ] || [ -z "$ctl" ] || [ -z "$rpmf" ]; then
 	echo "dkms-install.sh: make deb rpm first" >&2
 	exit 1
 fi
@@ -63,7 +64,7 @@ not_registered() {
 }
 
 deb_install() {
-	in_root "DEBIAN_FRONTEND=noninteractive apt-get install -y /tmp/${deb##*/}"
+	in_root "DEBIAN_FRONTEND=noninteractive apt-get install -y /tmp/${deb##*/} /tmp/${ctl##*/}"
 }
 deb_apply_nothing() {
 	chroot "$root" fairq-apply | tee /dev/stderr | grep -q 'sets nothing'
@@ -71,24 +72,36 @@ deb_apply_nothing() {
 deb_remove() {
 	in_root "apt-get remove -y fairq-dkms" && not_registered
 }
+# Purge takes what the packages shipped, and leaves what the admin put in /etc/fairq.
 deb_purge() {
-	in_root "apt-get purge -y fairq-dkms" && [ ! -e "$root/etc/fairq" ]
+	echo "SCHEDULER=qfifo" >"$root/etc/fairq/site.conf"
+	in_root "apt-get purge -y fairq-dkms fairqctl" && [ ! -e "$root/etc/fairq/fairq.conf" ] &&
+		[ "$(ls -A "$root/etc/fairq")" = site.conf ] && rm -r "$root/etc/fairq"
 }
-# A PREEMPT_RT kernel (fairq's ftrace callbacks take locks that sleep there) is skipped by
-# DKMS with its BUILD_EXCLUSIVE message, not built: the same headers with PREEMPT_RT set.
-rt_skipped() {
-	local rt=$abi-rt-test
-	rm -rf "$root/tmp/rt-headers" "$root$(moddir)/../$rt"
-	mkdir -p "$root/tmp/rt-headers" "$root$(moddir)/../$rt"
-	{ in_root "cat $(moddir)/build/.config" | grep -v '^CONFIG_PREEMPT'; echo CONFIG_PREEMPT_RT=y; } \
-		>"$root/tmp/rt-headers/.config"
-	ln -s /tmp/rt-headers "$root$(moddir)/../$rt/build"
-	in_root "dkms build fairq/$ver -k $rt" >"$tmp/rt.out" 2>&1
-	local rc=$?
-	cat "$tmp/rt.out"
-	rm -rf "$root$(moddir)/../$rt" "$root/tmp/rt-headers"
-	[ "$rc" != 0 ] && grep -q 'BUILD_EXCLUSIVE' "$tmp/rt.out" &&
-		! in_root "dkms status fairq" | grep -q "$rt"
+# excluded KERNEL [ARCH]: DKMS skips KERNEL (for ARCH) with its BUILD_EXCLUSIVE message and
+# builds nothing for it
+excluded() {
+	local rc sel="-k $1${2:+ -a $2}"
+	in_root "dkms build fairq/$ver $sel" >"$tmp/x.out" 2>&1
+	rc=$?
+	cat "$tmp/x.out"
+	echo "# exit $rc"
+	# status lines are "fairq/VERSION, KERNEL, ARCH: STATE"
+	[ "$rc" != 0 ] && grep -q 'BUILD_EXCLUSIVE' "$tmp/x.out" &&
+		! in_root "dkms status fairq" | grep -qF ", $1, ${2:-}"
+}
+# excluded_kernel NAME CONFIG-EDIT: as excluded, for a kernel NAME whose headers are the
+# image's with their .config passed through CONFIG-EDIT
+excluded_kernel() {
+	local k=$1 edit=$2 rc=0
+	[ "$k" != "$abi" ] || return 1
+	rm -rf "$root/tmp/x-headers" "$root$(moddir)/../$k"
+	mkdir -p "$root/tmp/x-headers" "$root$(moddir)/../$k"
+	in_root "cat $(moddir)/build/.config" | sh -c "$edit" >"$root/tmp/x-headers/.config"
+	ln -s /tmp/x-headers "$root$(moddir)/../$k/build"
+	excluded "$k" || rc=1
+	rm -rf "${root:?}$(moddir)/../$k" "$root/tmp/x-headers"
+	return $rc
 }
 
 # scriptlet NAME ARG: run an RPM scriptlet as rpm does, with the image's kernel as the
@@ -108,16 +121,22 @@ rpm_erase() {
 
 # shellcheck disable=SC2016 # ${Version} is dpkg-query's
 echo "# $kernel: $abi, dkms $(chroot "$root" dpkg-query -W -f='${Version}' dkms)"
-cp "$deb" "$root/tmp/"
-check "deb: apt installs fairq-dkms offline (dkms and kmod come from the image)" deb_install
+cp "$deb" "$ctl" "$root/tmp/"
+check "deb: apt installs fairq-dkms and fairqctl offline (dkms, kmod, libnl come from the image)" deb_install
 check "deb: DKMS built and installed fairq for $abi" installed_for_abi
-check "deb: DKMS skips a PREEMPT_RT kernel with its BUILD_EXCLUSIVE message" rt_skipped
+# fairq's ftrace callbacks take locks that sleep on PREEMPT_RT
+check "deb: DKMS skips a PREEMPT_RT kernel with its BUILD_EXCLUSIVE message" \
+	excluded_kernel "$abi-rt-test" "grep -v '^CONFIG_PREEMPT'; echo CONFIG_PREEMPT_RT=y"
+check "deb: DKMS skips a kernel before 6.1 with its BUILD_EXCLUSIVE message" \
+	excluded_kernel 5.10.0-99-amd64 cat
+check "deb: DKMS skips an architecture but x86_64 with its BUILD_EXCLUSIVE message" \
+	excluded "$abi" aarch64
 echo "# $(in_root 'dkms status fairq')"
 check "deb: fairq.service is enabled for multi-user.target" \
 	test -L "$root/etc/systemd/system/multi-user.target.wants/fairq.service"
 check "deb: fairq-apply with the shipped configuration does nothing" deb_apply_nothing
 check "deb: remove unregisters fairq from DKMS and deletes the module" deb_remove
-check "deb: purge removes /etc/fairq" deb_purge
+check "deb: purge removes what the packages shipped in /etc/fairq, and only that" deb_purge
 
 # The RPM payload and scriptlets, against the same headers.
 (cd "$root" && rpm2cpio "$rpmf" | cpio -idmu --quiet)

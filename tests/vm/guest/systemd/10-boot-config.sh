@@ -41,3 +41,11 @@ assert d["scheduler"] == "fairq", d["scheduler"]
 assert w.get("10.99.0.11") == 2 and w.get("10.99.0.12") == 5, w
 print("# key weights: %s" % w)
 PY
+
+# The unit is sandboxed, and still did all of the above: systemd's own exposure score
+exposure=$(systemd-analyze security --no-pager fairq.service 2>/dev/null |
+	sed -n 's/.*Overall exposure level for fairq.service: \([0-9.]*\).*/\1/p')
+[ -n "$exposure" ] || fail "systemd-analyze security gave no score: $(systemd-analyze security fairq.service 2>&1 | tail -n 3)"
+log "systemd-analyze security fairq.service: exposure $exposure"
+awk -v e="$exposure" 'BEGIN { exit !(e <= 3.0) }' ||
+	fail "fairq.service's exposure is $exposure, above 3.0: $(systemd-analyze security --no-pager fairq.service | grep -v '✓' | head -n 30)"
