@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * shares: who got the threads.  Per key of a keyed scheduler: its thread time as a share of
- * its pool's, next to the fair share its weight owes it (weight over the sum of the weights of
- * the pool's keys), since each key appeared.  With --interval: what each key used in that
+ * its pool's, next to the share its weight entitles it to (weight over the sum of the weights
+ * of the pool's keys), since each key appeared.  With --interval: what each key used in that
  * interval, summed over its service's pools, as rates.
  */
 #include <errno.h>
@@ -79,7 +79,7 @@ static int by_use(const void *a, const void *b)
 	return x->pool < y->pool ? -1 : x->pool > y->pool;
 }
 
-/* share and fair share of each key of @rows, within its own pool of @all */
+/* share and entitlement of each key of @rows, within its own pool of @all */
 /* One pool's totals; a server has few pools, so a short array searched linearly will do. */
 struct pool_sum {
 	uint32_t serv, pool;
@@ -118,7 +118,7 @@ static int compute_shares(struct fq_keys *rows, const struct fq_keys *all)
 		struct pool_sum *ps = pool_sum_of(sums, &nr, k->serv, k->pool);
 
 		k->share = ps->ns ? (double)k->thread_ns / ps->ns : 0;
-		k->fair = ps->weight ? (double)k->weight / ps->weight : 0;
+		k->entitled = ps->weight ? (double)k->weight / ps->weight : 0;
 	}
 	free(sums);
 	return 0;
@@ -349,8 +349,9 @@ int cmd_shares(int argc, char **argv)
 		out_text("no keys yet: no client has sent work since scheduler %s became active\n",
 			 s.active);
 	else
-		out_text("%-24s %4s %4s %6s %6s %8s %10s %10s %6s %6s\n", "KEY", "SERV", "POOL",
-			 "WEIGHT", "QUEUED", "INFLIGHT", "DISPATCHES", "THREADTIME", "SHARE", "FAIR");
+		out_text("%-24s %4s %4s %6s %6s %8s %10s %10s %6s %8s\n", "KEY", "SERV", "POOL",
+			 "WEIGHT", "QUEUED", "INFLIGHT", "DISPATCHES", "THREADTIME", "SHARE",
+			 "ENTITLED");
 	out_arr_start("keys");
 	for (i = 0; i < keys.nr; i++) {
 		const struct fq_key *k = &keys.k[i];
@@ -370,7 +371,13 @@ int cmd_shares(int argc, char **argv)
 		out_num(FQ_ANY, "dispatches", " %10s", k->dispatches);
 		out_ns(FQ_ANY, "thread_ns", " %10s", k->thread_ns);
 		out_pct(FQ_ANY, "share", " %6s", k->share);
-		out_pct(FQ_ANY, "fair_share", " %6s", k->fair);
+		/*
+		 * What its weight entitles it to while every key has work waiting; not its
+		 * max-min fair share, which would need each key's demand.  fair_share is the
+		 * same number under the name of format 1.0 to 1.3.
+		 */
+		out_pct(FQ_ANY, "entitled", " %8s", k->entitled);
+		out_pct(FQ_JSON, "fair_share", NULL, k->entitled);
 		out_obj_end();
 		out_text("\n");
 	}

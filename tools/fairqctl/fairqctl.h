@@ -137,7 +137,7 @@ struct fq_key {
 	struct fq_key_id id;
 	uint32_t weight, queued, in_flight;
 	uint64_t dispatches, thread_ns;
-	double share, fair;
+	double share, entitled;	/* of the pool's thread time: used, and owed by weight */
 };
 
 struct fq_keys {

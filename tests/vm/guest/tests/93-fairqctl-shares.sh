@@ -39,9 +39,10 @@ assert c1["type"] == "addr" and c1["weight"] >= 1, c1
 assert c1["dispatches"] > c2["dispatches"] > 0, (c1, c2)
 for pool in {(k["serv"], k["pool"]) for k in all_["keys"]}:
     s = sum(k["share"] for k in all_["keys"] if (k["serv"], k["pool"]) == pool)
-    f = sum(k["fair_share"] for k in all_["keys"] if (k["serv"], k["pool"]) == pool)
+    f = sum(k["entitled"] for k in all_["keys"] if (k["serv"], k["pool"]) == pool)
     assert abs(s - 1) < 0.01 or s == 0, s
     assert abs(f - 1) < 0.01, f
+assert all(k["fair_share"] == k["entitled"] for k in all_["keys"]), all_["keys"]
 assert len(top["keys"]) == 1 and top["keys"][0]["key"] == all_["keys"][0]["key"], top
 assert [k["key"] for k in one["keys"]] == ["10.99.0.12"] * len(one["keys"]) and one["keys"], one
 assert all(k["pool"] == 0 for k in pool0["keys"]) and pool0["keys"], pool0
