@@ -5,6 +5,10 @@ and for nfsd's pool mode where the guest's nfs-utils has no nfsdctl.
 
 usage: fairq-nl.py pool-get SERV POOL          one pool (the pool-get do request)
        fairq-nl.py key-get SERV POOL ADDR      one IPv4 address key (the key-get do request)
+       fairq-nl.py weight-set TYPE ADDR PREFIX WEIGHT
+                                               a weight for a key given as sent, bits past
+                                               the prefix and IPv4-mapped IPv6 included
+                                               (TYPE addr or subnet; fairqctl normalises)
        fairq-nl.py bare CMD                    a command without any attribute
        fairq-nl.py nfsd-pool-mode [MODE]       nfsd's pool mode: set it (global, percpu,
                                                pernode), then print it with the pool count
@@ -12,6 +16,7 @@ usage: fairq-nl.py pool-get SERV POOL          one pool (the pool-get do request
 Prints the reply's attributes as JSON, or "errno N: EXTACK MESSAGE" and exits 1.  The numbers
 below are the uapi header's (include/uapi/linux/fairq.h); fairqctl's host tests check that.
 """
+import ipaddress
 import json
 import os
 import socket
@@ -38,7 +43,7 @@ POOL = {"serv-id": 2, "pool-id": 3, "sched": 4, "threads": 5, "threads-idle": 6,
 KEY = {"serv-id": 2, "pool-id": 3, "id": 4, "weight": 5, "queued": 6, "in-flight": 7,
        "dispatches": 8, "thread-ns": 9}
 KEY_ID = {"type": 1, "family": 2, "prefix-len": 3, "port": 4, "addr": 5}
-KEY_TYPE_ADDR = 1
+KEY_TYPE = {"addr": 1, "subnet": 2, "conn": 3, "v4client": 4}
 
 # from include/uapi/linux/nfsd_netlink.h (6.11 and later)
 NFSD_CMD_POOL_MODE_SET, NFSD_CMD_POOL_MODE_GET = 8, 9
@@ -132,7 +137,7 @@ def main(argv):
                              attr(POOL["pool-id"], u32(int(argv[2]))))
             print(json.dumps(decode(raw, POOL)))
         elif argv[0] == "key-get" and len(argv) == 4:
-            key = (attr(KEY_ID["type"], bytes([KEY_TYPE_ADDR])) +
+            key = (attr(KEY_ID["type"], bytes([KEY_TYPE["addr"]])) +
                    attr(KEY_ID["family"], bytes([socket.AF_INET])) +
                    attr(KEY_ID["addr"], socket.inet_aton(argv[3]) + b"\0" * 12))
             raw = nl.request(nl.family, FAIRQ_CMD["key-get"],
@@ -140,6 +145,17 @@ def main(argv):
                              attr(KEY["pool-id"], u32(int(argv[2]))) +
                              struct.pack("HH", 4 + len(key), KEY["id"] | 0x8000) + key)
             print(json.dumps(decode(raw, KEY)))
+        elif argv[0] == "weight-set" and len(argv) == 5:
+            addr = ipaddress.ip_address(argv[2])
+            key = (attr(KEY_ID["type"], bytes([KEY_TYPE[argv[1]]])) +
+                   attr(KEY_ID["family"], bytes([socket.AF_INET if addr.version == 4
+                                                 else socket.AF_INET6])) +
+                   attr(KEY_ID["prefix-len"], bytes([int(argv[3])])) +
+                   attr(KEY_ID["addr"], addr.packed + b"\0" * (16 - len(addr.packed))))
+            nl.request(nl.family, FAIRQ_CMD["weight-set"],
+                       struct.pack("HH", 4 + len(key), KEY["id"] | 0x8000) + key +
+                       attr(KEY["weight"], u32(int(argv[4]))))
+            print("{}")
         elif argv[0] == "bare" and len(argv) == 2:
             raw = nl.request(nl.family, FAIRQ_CMD[argv[1]])
             print(json.dumps(sorted(raw or {})))

@@ -275,7 +275,7 @@ want = {"FAIRQ_CMD_" + up(k): v for k, v in nl["FAIRQ_CMD"].items()}
 want.update({"FAIRQ_A_POOL_" + up(k): v for k, v in nl["POOL"].items()})
 want.update({"FAIRQ_A_KEY_" + up(k): v for k, v in nl["KEY"].items()})
 want.update({"FAIRQ_A_KEY_ID_" + up(k): v for k, v in nl["KEY_ID"].items()})
-want["FAIRQ_KEY_TYPE_ADDR"] = nl["KEY_TYPE_ADDR"]
+want.update({"FAIRQ_KEY_TYPE_" + up(k): v for k, v in nl["KEY_TYPE"].items()})
 bad = {k: (v, consts.get(k)) for k, v in want.items() if consts.get(k) != v}
 sys.exit("differ from the header: %r" % bad if bad else 0)
 PY

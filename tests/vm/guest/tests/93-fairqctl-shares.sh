@@ -162,6 +162,21 @@ print("# [shares --interval] client 2: %.0f requests/s (its own count %.0f/s), %
 PY
 grep -q 'REQUESTS/S' /tmp/rates.txt || fail "shares --interval text: $(cat /tmp/rates.txt)"
 
+# The kernel keeps a weight's key as fairqctl prints it, whatever a netlink client sent: the
+# bits past a prefix cleared, an IPv4-mapped IPv6 address folded to IPv4; an IPv4-mapped
+# prefix shorter than the mapping is refused
+for w in "subnet 10.99.0.77 20 3" "addr ::ffff:10.99.0.14 4" "subnet 2001:db8::ff 32 2"; do
+	# shellcheck disable=SC2086 # TYPE ADDR PREFIX WEIGHT
+	python3 /fairq/fairq-nl.py weight-set $w >/tmp/nl.out || fail "weight-set $w: $(cat /tmp/nl.out)"
+done
+[ "$(fairqctl weights)" = $'10.99.0.0/20 3\n10.99.0.14 4\n2001:db8::/32 2' ] ||
+	fail "keys sent unnormalised are kept as: $(fairqctl weights)"
+python3 /fairq/fairq-nl.py weight-set subnet ::ffff:10.0.0.0 80 2 >/tmp/nl.out &&
+	fail "an IPv4-mapped /80 was taken: $(fairqctl weights)"
+grep -q 'at least 96 bits' /tmp/nl.out || fail "an IPv4-mapped /80 refused with: $(cat /tmp/nl.out)"
+fairqctl weights prune || fail "weights prune failed"
+log "keys sent unnormalised over netlink: kept as 10.99.0.0/20, 10.99.0.14, 2001:db8::/32"
+
 # The state can be listed and restored: fairqctl weights lists the rules; fairqctl showconf
 # prints the running state as fairq.conf lines; after changes (another tunable, watchdog_ms and
 # scheduler, one weight more, one less) fairq-apply of that file brings back exactly that state,
