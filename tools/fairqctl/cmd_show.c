@@ -130,7 +130,7 @@ static int show(int argc, char **argv, bool full)
 {
 	struct fq_pools pools = { };
 	struct fq_scheds scheds;
-	struct fq_kpools kp;
+	struct fq_kpools kp = { };
 	struct fq_nl *nl;
 	int rc, err, kerr;
 
@@ -161,6 +161,7 @@ static int show(int argc, char **argv, bool full)
 	out_doc_end();
 out:
 	free(pools.p);
+	fq_free_kpools(&kp);
 	fq_nl_close(nl);
 	return rc;
 }

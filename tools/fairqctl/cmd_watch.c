@@ -343,7 +343,7 @@ int cmd_watch(int argc, char **argv)
 	};
 	struct watch_opts o = { .interval = 1 };
 	struct fq_pools pools[2] = { };
-	struct fq_kpools kp[2];
+	struct fq_kpools kp[2] = { };
 	struct events ev = { };
 	struct fq_scheds s;
 	bool tty = !fq_opts.json && isatty(STDOUT_FILENO);
@@ -415,6 +415,8 @@ int cmd_watch(int argc, char **argv)
 		rc = fq_nl_fail(nl, err, "watch");
 	free(pools[0].p);
 	free(pools[1].p);
+	fq_free_kpools(&kp[0]);
+	fq_free_kpools(&kp[1]);
 	fq_nl_close(nl);
 	return rc;
 }

@@ -83,6 +83,25 @@ int fq_usage_error(const char *fmt, ...)
 	return FQ_EXIT_USAGE;
 }
 
+/*
+ * A table of fixed size was full: the kernel sent more than this fairqctl keeps.  Said once
+ * per table, on stderr, rather than shown short without a word.
+ */
+void fq_dropped(const char *what, unsigned int kept)
+{
+	static const char *said[8];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(said) && said[i]; i++) {
+		if (said[i] == what)
+			return;
+	}
+	if (i < ARRAY_SIZE(said))
+		said[i] = what;
+	fq_err("warning: more %s than this fairqctl shows (%u): the rest are left out; a newer fairqctl shows them",
+	       what, kept);
+}
+
 /* A non-negative integer, decimal or 0x hex, that fits 64 bits. */
 bool fq_parse_u64(const char *s, uint64_t *val)
 {

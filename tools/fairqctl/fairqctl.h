@@ -165,9 +165,10 @@ struct fq_kpool {
 	uint64_t val[8];
 };
 
+/* As many as the file has: a percpu pool mode has one pool per CPU. */
 struct fq_kpools {
-	unsigned int nr;
-	struct fq_kpool p[64];
+	unsigned int nr, cap;
+	struct fq_kpool *p;
 };
 
 void fq_attr_str(char *dst, size_t len, struct nlattr *a, const char *missing);
@@ -178,6 +179,8 @@ int fq_get_pools(struct fq_nl *nl, struct fq_pools *p);
 int fq_get_keys(struct fq_nl *nl, int pool, const struct fq_key_id *key, struct fq_keys *k);
 int fq_get_weights(struct fq_nl *nl, const char *sched, struct fq_weights *w);
 int fq_read_kpools(struct fq_kpools *kp);
+void fq_free_kpools(struct fq_kpools *kp);
+void fq_dropped(const char *what, unsigned int kept);
 void fq_print_kpools(const struct fq_kpools *kp, const struct fq_kpools *prev, double secs);
 
 /* key.c */

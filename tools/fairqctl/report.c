@@ -31,8 +31,11 @@ static void parse_tunable(struct nlattr *nest, struct fq_sched *s)
 	struct nlattr *tb[FAIRQ_A_TUNABLE_MAX + 1];
 	struct fq_tunable *t;
 
-	if (s->nr_tunables >= ARRAY_SIZE(s->tunables) ||
-	    nla_parse_nested(tb, FAIRQ_A_TUNABLE_MAX, nest, NULL))
+	if (s->nr_tunables >= ARRAY_SIZE(s->tunables)) {
+		fq_dropped("tunables of a scheduler", ARRAY_SIZE(s->tunables));
+		return;
+	}
+	if (nla_parse_nested(tb, FAIRQ_A_TUNABLE_MAX, nest, NULL))
 		return;
 	t = &s->tunables[s->nr_tunables++];
 	fq_attr_str(t->name, sizeof(t->name), tb[FAIRQ_A_TUNABLE_NAME], "");
@@ -50,8 +53,11 @@ static void parse_sched(struct nlattr *nest, struct fq_scheds *all)
 	struct fq_sched *s;
 	int rem;
 
-	if (all->nr >= ARRAY_SIZE(all->sched) ||
-	    nla_parse_nested(tb, FAIRQ_A_SCHED_INFO_MAX, nest, NULL))
+	if (all->nr >= ARRAY_SIZE(all->sched)) {
+		fq_dropped("schedulers", ARRAY_SIZE(all->sched));
+		return;
+	}
+	if (nla_parse_nested(tb, FAIRQ_A_SCHED_INFO_MAX, nest, NULL))
 		return;
 	s = &all->sched[all->nr++];
 	fq_attr_str(s->name, sizeof(s->name), tb[FAIRQ_A_SCHED_INFO_NAME], "");
@@ -106,8 +112,11 @@ static void parse_counter(struct nlattr *nest, struct fq_pool *p)
 	struct nlattr *tb[FAIRQ_A_COUNTER_MAX + 1];
 	struct fq_counter *c;
 
-	if (p->nr_counters >= ARRAY_SIZE(p->counters) ||
-	    nla_parse_nested(tb, FAIRQ_A_COUNTER_MAX, nest, NULL) || !tb[FAIRQ_A_COUNTER_NAME])
+	if (p->nr_counters >= ARRAY_SIZE(p->counters)) {
+		fq_dropped("counters of a pool's scheduler", ARRAY_SIZE(p->counters));
+		return;
+	}
+	if (nla_parse_nested(tb, FAIRQ_A_COUNTER_MAX, nest, NULL) || !tb[FAIRQ_A_COUNTER_NAME])
 		return;
 	c = &p->counters[p->nr_counters++];
 	fq_attr_str(c->name, sizeof(c->name), tb[FAIRQ_A_COUNTER_NAME], "");
@@ -247,7 +256,7 @@ int fq_get_keys(struct fq_nl *nl, int pool, const struct fq_key_id *key, struct 
  */
 int fq_read_kpools(struct fq_kpools *kp)
 {
-	char line[512], names[8][32];
+	char line[512], names[ARRAY_SIZE(kp->p->names)][sizeof(kp->p->names[0])];
 	unsigned int nr_names = 0;
 	FILE *f;
 
@@ -263,15 +272,25 @@ int fq_read_kpools(struct fq_kpools *kp)
 		if (line[0] == '#') {
 			nr_names = 0;
 			tok = strtok_r(line + 1, " \t\n", &save);	/* "pool" */
-			while (tok && (tok = strtok_r(NULL, " \t\n", &save)) && nr_names < 8) {
+			while (tok && (tok = strtok_r(NULL, " \t\n", &save))) {
+				if (nr_names == ARRAY_SIZE(names)) {
+					fq_dropped("columns of nfsd's pool_stats", nr_names);
+					break;
+				}
 				for (i = 0; tok[i] && i < sizeof(names[0]) - 1; i++)
 					names[nr_names][i] = tok[i] == '-' ? '_' : tok[i];
 				names[nr_names++][i] = '\0';
 			}
 			continue;
 		}
-		if (kp->nr >= ARRAY_SIZE(kp->p) || !isdigit((unsigned char)line[0]))
+		if (!isdigit((unsigned char)line[0]))
 			continue;
+		p = grow(kp->p, kp->nr, &kp->cap, sizeof(*kp->p));
+		if (!p) {
+			fclose(f);
+			return -ENOMEM;
+		}
+		kp->p = p;
 		p = &kp->p[kp->nr++];
 		memset(p, 0, sizeof(*p));
 		tok = strtok_r(line, " \t\n", &save);
@@ -284,6 +303,12 @@ int fq_read_kpools(struct fq_kpools *kp)
 	}
 	fclose(f);
 	return 0;
+}
+
+void fq_free_kpools(struct fq_kpools *kp)
+{
+	free(kp->p);
+	*kp = (struct fq_kpools){ };
 }
 
 /* A pool_stats column: its header in capitals ("/s" for rates), at least 12 wide. */

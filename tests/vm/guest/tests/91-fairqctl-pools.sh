@@ -125,3 +125,18 @@ fq_set_sched fifo
 fairqctl watch -i 0.5 -n 2 | cat >/tmp/watch-idle.txt || fail "watch under fifo failed"
 grep -q 'fairq idle' /tmp/watch-idle.txt || fail "watch under fifo: $(cat /tmp/watch-idle.txt)"
 log "watch: $(head -n 1 /tmp/watch.txt)"
+
+# nfsd's own pools are never cut short: 100 of them (a percpu pool mode on 100 CPUs) in a
+# pool_stats bound over nfsd's, in a mount namespace of the test's own
+{
+	echo "# pool packets-arrived sockets-enqueued threads-woken threads-timedout"
+	for i in $(seq 0 99); do echo "$i $((i * 7)) $i 0 0"; done
+} >/tmp/pool_stats.100
+unshare -m sh -c 'mount --bind /tmp/pool_stats.100 /proc/fs/nfsd/pool_stats && fairqctl -j pools &&
+	fairqctl pools' >/tmp/pools.100 2>&1 || fail "fairqctl over 100 nfsd pools: $(tail -n 3 /tmp/pools.100)"
+n=$(head -n 1 /tmp/pools.100 | fq_json 'len(d["nfsd_pools"])')
+last=$(head -n 1 /tmp/pools.100 | fq_json 'd["nfsd_pools"][-1]["packets_arrived"]')
+[ "$n" = 100 ] && [ "$last" = 693 ] || fail "100 nfsd pools shown as $n, the last with $last packets"
+[ "$(grep -cE '^ +[0-9]+ +[0-9]+ +[0-9]+ +0 +0$' /tmp/pools.100)" = 100 ] ||
+	fail "the text view of 100 nfsd pools: $(tail -n 5 /tmp/pools.100)"
+log "100 nfsd pools: all shown"
