@@ -102,6 +102,29 @@ void fq_dropped(const char *what, unsigned int kept)
 	       what, kept);
 }
 
+/*
+ * getopt_long's complaint about argv[optind - 1] as one message: @c is what it returned ('?'
+ * or ':'), @cmd the command ("" before one).  A long option given a value it does not take
+ * comes back as '?' with optopt set to the option's letter: it is named as written.
+ */
+static int option_error(int c, const char *arg, const char *cmd)
+{
+	const char *sep = *cmd ? ": " : "";
+	int len = strcspn(arg, "=");
+	char name[64];
+
+	/* a short option is named by its letter: it may be one of several after one '-' */
+	if (strncmp(arg, "--", 2) && optopt)
+		snprintf(name, sizeof(name), "-%c", optopt);
+	else
+		snprintf(name, sizeof(name), "%.*s", len, arg);
+	if (c == ':')
+		return fq_usage_error("%s%soption '%s' needs a value", cmd, sep, name);
+	if (!strncmp(arg, "--", 2) && arg[len] == '=' && optopt)
+		return fq_usage_error("%s%soption '%s' takes no value", cmd, sep, name);
+	return fq_usage_error("%s%sunknown option '%s'", cmd, sep, name);
+}
+
 /* A non-negative integer, decimal or 0x hex, that fits 64 bits. */
 bool fq_parse_u64(const char *s, uint64_t *val)
 {
@@ -189,17 +212,7 @@ bool fq_getopt(int argc, char **argv, const char *shortopts, const struct option
 			return false;
 		}
 		if (c == '?' || c == ':') {
-			char name[64];
-
-			if (optopt && c == '?')
-				snprintf(name, sizeof(name), "-%c", optopt);
-			else
-				snprintf(name, sizeof(name), "%s", argv[optind - 1]);
-			if (c == ':')
-				*rc = fq_usage_error("%s: option '%s' needs a value", argv[0],
-						     name);
-			else
-				*rc = fq_usage_error("%s: unknown option '%s'", argv[0], name);
+			*rc = option_error(c, argv[optind - 1], argv[0]);
 			return false;
 		}
 		*rc = opt(c, optarg, ctx);
@@ -279,12 +292,8 @@ int main(int argc, char **argv)
 			return cmd_help(0, NULL);
 		case 'V':
 			return cmd_version(0, NULL);
-		case ':':
-			return fq_usage_error("option '%s' needs a value", argv[optind - 1]);
 		default:
-			if (optopt)
-				return fq_usage_error("unknown option '-%c'", optopt);
-			return fq_usage_error("unknown option '%s'", argv[optind - 1]);
+			return option_error(c, argv[optind - 1], "");
 		}
 	}
 	argc -= optind;

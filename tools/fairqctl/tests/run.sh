@@ -60,6 +60,13 @@ usage() {
 # --- usage errors and bad values ---
 usage -x
 usage --bogus
+# each names the option as written, and says what is wrong with it
+expect 2 "^fairqctl: unknown option '--bogus' " --bogus=1
+expect 2 "^fairqctl: option '--json' takes no value " --json=1 pools
+expect 2 "^fairqctl: pools: option '--exact' takes no value " pools --exact=yes
+expect 2 "^fairqctl: shares: unknown option '-x' " shares -jx
+expect 2 "^fairqctl: option '-n' needs a value " -jn
+expect 2 "^fairqctl: watch: option '--count' needs a value " watch --count
 usage -j --frob show
 usage frobnicate
 usage show extra
