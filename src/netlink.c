@@ -392,8 +392,29 @@ static int sched_put(const struct fairq_sched_ops *ops, void *data)
 	return 0;
 }
 
+/* The module's own counters, found nowhere else but in debugfs. */
+static int module_counters_put(struct sk_buff *skb)
+{
+	u64 v4_skipped, v4_refused, v4_missed;
+	unsigned int v4_bound;
+
+	fairq_v4client_stats(&v4_bound, &v4_skipped, &v4_refused, &v4_missed);
+	if (put_u64(skb, FAIRQ_A_SCHED_RESCUES_TOTAL, atomic_long_read(&fairq_rescues_total),
+		    FAIRQ_A_SCHED_PAD) ||
+	    put_u64(skb, FAIRQ_A_SCHED_SERV_ALLOC_FAILURES,
+		    atomic_long_read(&fairq_serv_alloc_failures), FAIRQ_A_SCHED_PAD) ||
+	    put_u64(skb, FAIRQ_A_SCHED_SERV_TABLE_FULL, atomic_long_read(&fairq_servs_untracked),
+		    FAIRQ_A_SCHED_PAD) ||
+	    nla_put_u32(skb, FAIRQ_A_SCHED_V4CLIENT_BOUND, v4_bound) ||
+	    put_u64(skb, FAIRQ_A_SCHED_V4CLIENT_SKIPPED, v4_skipped, FAIRQ_A_SCHED_PAD) ||
+	    put_u64(skb, FAIRQ_A_SCHED_V4CLIENT_REFUSED, v4_refused, FAIRQ_A_SCHED_PAD) ||
+	    put_u64(skb, FAIRQ_A_SCHED_V4CLIENT_MISSED, v4_missed, FAIRQ_A_SCHED_PAD))
+		return -EMSGSIZE;
+	return 0;
+}
+
 /**
- * fairq_nl_sched_get_doit - the active scheduler and the schedulers offered, with tunables
+ * fairq_nl_sched_get_doit - the schedulers offered with their tunables, and module counters
  * @skb: the request
  * @info: its attributes: an optional scheduler name to report only that one
  *
@@ -422,6 +443,8 @@ int fairq_nl_sched_get_doit(struct sk_buff *skb, struct genl_info *info)
 	if (!err)
 		err = fairq_sched_for_each(sched_put, &arg);
 	mutex_unlock(&fairq_sched_mutex);
+	if (!err)
+		err = module_counters_put(msg);
 	if (err) {
 		NL_SET_ERR_MSG(info->extack, "the scheduler list does not fit in one message");
 		goto err_free_msg;

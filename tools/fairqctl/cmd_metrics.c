@@ -234,6 +234,39 @@ static void print_keys(FILE *f, const struct fq_keys *keys, unsigned int n)
 	}
 }
 
+/* The module's own counters (netlink); a module before 0.2.0 does not send them. */
+static void print_module(FILE *f, const struct fq_module *m)
+{
+	const struct {
+		const char *name, *type, *help;
+		uint64_t value;
+	} fams[] = {
+		{ "fairq_serv_alloc_failures_total", "counter",
+		  "nfsd services whose fairq state could not be allocated (their work kept the kernel's dispatch).",
+		  m->serv_alloc_failures },
+		{ "fairq_serv_table_full_total", "counter",
+		  "Work that took the kernel's dispatch: fairq's table of new services was full, or too many pools.",
+		  m->serv_table_full },
+		{ "fairq_v4client_bound", "gauge",
+		  "Connections bound to an NFSv4.1 client id (fairq's key 4).", m->v4client_bound },
+		{ "fairq_v4client_skipped_total", "counter",
+		  "Connections keyed by address because their client id could not be bound (a table full).",
+		  m->v4client_skipped },
+		{ "fairq_v4client_refused_total", "counter",
+		  "SEQUENCEs nfsd refused, from which nothing was learnt.", m->v4client_refused },
+		{ "fairq_v4client_missed_total", "counter",
+		  "SEQUENCEs not seen because too many ran at once.", m->v4client_missed },
+	};
+	unsigned int i;
+
+	if (!m->known)
+		return;
+	for (i = 0; i < ARRAY_SIZE(fams); i++) {
+		family(f, fams[i].name, fams[i].type, fams[i].help);
+		fprintf(f, "%s %llu\n", fams[i].name, (unsigned long long)fams[i].value);
+	}
+}
+
 /* The loaded module's version and its rescue total, from sysfs ("" and 0 if unreadable). */
 static void read_module(char *version, size_t len, unsigned long long *rescues)
 {
@@ -271,7 +304,9 @@ static int print_all(FILE *f, const struct fq_scheds *s, const struct fq_pools *
 	fputs("} 1\n", f);
 	family(f, "fairq_rescues_total", "counter",
 	       "Stalled transports the watchdog handed over since the module was loaded, all services.");
-	fprintf(f, "fairq_rescues_total %llu\n", rescues);
+	fprintf(f, "fairq_rescues_total %llu\n",
+		s->module.known ? (unsigned long long)s->module.rescues : rescues);
+	print_module(f, &s->module);
 	family(f, "fairq_pools", "gauge", "Pools fairq tracks (0 under a native scheduler such as fifo).");
 	fprintf(f, "fairq_pools %u\n", pools->nr);
 	print_pools(f, pools);

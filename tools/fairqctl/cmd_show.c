@@ -158,6 +158,9 @@ static int show(int argc, char **argv, bool full)
 		print_idle(&scheds, &kp, kerr);
 	else if (!kerr && fq_opts.json)
 		fq_print_kpools(&kp, NULL, 0);
+	/* the module's counters: in every JSON document, in the text of pools only */
+	if (full || fq_opts.json)
+		fq_print_module(&scheds.module);
 	out_doc_end();
 out:
 	free(pools.p);

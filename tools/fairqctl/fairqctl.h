@@ -96,11 +96,21 @@ struct fq_sched {
 	struct fq_tunable tunables[16];
 };
 
+/* The module's own counters, sent with the schedulers (not by modules before 0.2.0). */
+struct fq_module {
+	bool known;
+	uint64_t rescues, serv_alloc_failures, serv_table_full;
+	uint32_t v4client_bound;
+	uint64_t v4client_skipped, v4client_refused, v4client_missed;
+};
+
 struct fq_scheds {
 	char active[FAIRQ_SCHED_NAME_LEN + 1];
 	unsigned int nr;
 	struct fq_sched sched[16];
+	struct fq_module module;
 };
+void fq_print_module(const struct fq_module *m);
 
 /* One of the pool scheduler's own counters (fairq's keys, wq's workers). */
 struct fq_counter {

@@ -79,6 +79,14 @@ static int parse_scheds(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 	int rem;
 
 	fq_attr_str(s->active, sizeof(s->active), tb[FAIRQ_A_SCHED_ACTIVE], "");
+	s->module.known = tb[FAIRQ_A_SCHED_RESCUES_TOTAL];
+	s->module.rescues = fq_attr_u64(tb[FAIRQ_A_SCHED_RESCUES_TOTAL]);
+	s->module.serv_alloc_failures = fq_attr_u64(tb[FAIRQ_A_SCHED_SERV_ALLOC_FAILURES]);
+	s->module.serv_table_full = fq_attr_u64(tb[FAIRQ_A_SCHED_SERV_TABLE_FULL]);
+	s->module.v4client_bound = fq_attr_u32(tb[FAIRQ_A_SCHED_V4CLIENT_BOUND]);
+	s->module.v4client_skipped = fq_attr_u64(tb[FAIRQ_A_SCHED_V4CLIENT_SKIPPED]);
+	s->module.v4client_refused = fq_attr_u64(tb[FAIRQ_A_SCHED_V4CLIENT_REFUSED]);
+	s->module.v4client_missed = fq_attr_u64(tb[FAIRQ_A_SCHED_V4CLIENT_MISSED]);
 	/* every attribute in order: there is one FAIRQ_A_SCHED_SCHED per scheduler */
 	nla_for_each_attr(a, genlmsg_attrdata(gh, 0), genlmsg_attrlen(gh, 0), rem) {
 		if (nla_type(a) == FAIRQ_A_SCHED_SCHED)
@@ -303,6 +311,24 @@ int fq_read_kpools(struct fq_kpools *kp)
 	}
 	fclose(f);
 	return 0;
+}
+
+/* One line (or a "module" object) of the module's own counters; nothing from older modules. */
+void fq_print_module(const struct fq_module *m)
+{
+	if (!m->known)
+		return;
+	out_obj_start("module");
+	out_text("module:");
+	out_num(FQ_ANY, "rescues", " rescues %s", m->rescues);
+	out_num(FQ_ANY, "serv_alloc_failures", ", serv_alloc_failures %s", m->serv_alloc_failures);
+	out_num(FQ_ANY, "serv_table_full", ", serv_table_full %s", m->serv_table_full);
+	out_num(FQ_ANY, "v4client_bound", "; v4client bound %s", m->v4client_bound);
+	out_num(FQ_ANY, "v4client_skipped", ", skipped %s", m->v4client_skipped);
+	out_num(FQ_ANY, "v4client_refused", ", refused %s", m->v4client_refused);
+	out_num(FQ_ANY, "v4client_missed", ", missed %s", m->v4client_missed);
+	out_text("\n");
+	out_obj_end();
 }
 
 void fq_free_kpools(struct fq_kpools *kp)

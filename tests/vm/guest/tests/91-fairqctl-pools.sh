@@ -140,3 +140,6 @@ last=$(head -n 1 /tmp/pools.100 | fq_json 'd["nfsd_pools"][-1]["packets_arrived"
 [ "$(grep -cE '^ +[0-9]+ +[0-9]+ +[0-9]+ +0 +0$' /tmp/pools.100)" = 100 ] ||
 	fail "the text view of 100 nfsd pools: $(tail -n 5 /tmp/pools.100)"
 log "100 nfsd pools: all shown"
+fairqctl pools >/tmp/pools.txt || fail "fairqctl pools failed"
+grep -Eq '^module: rescues [0-9]+, serv_alloc_failures [0-9]+, serv_table_full [0-9]+; v4client bound [0-9]+' /tmp/pools.txt ||
+	fail "no line of the module's counters in fairqctl pools: $(tail -n 3 /tmp/pools.txt)"

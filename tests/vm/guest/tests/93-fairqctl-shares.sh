@@ -116,6 +116,23 @@ between("dispatches", keys[0].labels, keys[0].value, kb[key]["dispatches"], ka[k
 secs = m["fairq_key_thread_seconds"].samples[0].value
 between("thread_seconds", keys[0].labels, secs, kb[key]["thread_ns"] / 1e9 - 1e-9, ka[key]["thread_ns"] / 1e9 + 1e-9)
 assert m["fairq_keys_visible"].samples[0].value == 1
+# the module's own counters: in JSON and metrics alike, each between its two JSON reads, and
+# read by debugfs's names in the same order
+mb = json.loads(open("/tmp/pools-before.json").readline())["module"]
+ma = json.loads(open("/tmp/pools-after.json").readline())["module"]
+for field in ma:
+    fam = "fairq_" + field + ("" if field == "v4client_bound" else "_total")
+    sample = families("/tmp/metrics.txt")[fam].samples[0]
+    if field == "v4client_bound":
+        assert m[fam].type == "gauge" and min(mb[field], ma[field]) <= sample.value <= max(mb[field], ma[field]), (fam, sample)
+    else:
+        assert m[fam].type == "counter", (fam, m[fam].type)
+        between(fam, {}, sample.value, mb[field], ma[field])
+    checked += 1
+dbg = open("/sys/kernel/debug/fairq/pools").read().split()
+for field, name in (("rescues", "rescues_total"), ("serv_alloc_failures", "serv_alloc_failures"),
+                    ("serv_table_full", "serv_table_full"), ("v4client_refused", "v4client_refused")):
+    assert ma[field] <= int(dbg[dbg.index(name) + 1]), (field, ma[field], dbg)
 # the textfile: the same families, readable by node_exporter, no temporary file left
 t = families("/tmp/textfile/fairq.prom")
 assert set(t) == set(m), set(t) ^ set(m)
