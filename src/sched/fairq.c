@@ -1040,6 +1040,7 @@ static void fq_counters(struct fairq_pool *fp, struct fairq_counters *out)
 	fairq_counter_add(out, "anticipations", p->anticipations);
 	fairq_counter_add(out, "anticipation_hits", p->anticipation_hits);
 	fairq_counter_add(out, "hold_skips", fairq_pool_hold_skips(fp));
+	fairq_counter_add(out, "turns_overspent", p->turns_overspent);
 }
 
 static int report(struct fq_key *k, fairq_key_fn fn, void *arg)

@@ -103,7 +103,7 @@ for fam, field in (("fairq_pool_threads", "threads"),):
     assert m[fam].type == "gauge"
     for s in m[fam].samples:
         assert s.value == a[(int(s.labels["serv"]), int(s.labels["pool"]))][field], s
-assert {s.labels["name"] for s in m["fairq_pool_sched_value"].samples} >= {"keys"}, m["fairq_pool_sched_value"]
+assert {s.labels["name"] for s in m["fairq_pool_sched_value"].samples} >= {"keys", "turns_overspent"}, m["fairq_pool_sched_value"]
 # --top 1: the key with the most thread time, and only it
 keys = m["fairq_key_dispatches"].samples
 assert len(keys) == 1 and keys[0].labels["key"] == "10.99.0.11", keys
