@@ -125,11 +125,12 @@ else
 	if grep -q 'dkms add\|common.postinst' "$tmp/deb/DEBIAN/postinst" &&
 		grep -q "dkms remove -m \$DKMS_NAME -v \$DKMS_VERSION" "$tmp/deb/DEBIAN/prerm" &&
 		grep -q '^DKMS_VERSION=0*'"$ver"'$' "$tmp/deb/DEBIAN/prerm" &&
-		[ ! -e "$tmp/deb/DEBIAN/conffiles" ] && [ ! -e "$tmp/deb/DEBIAN/postrm" ]; then
-		ok "deb: fairq-dkms registers with DKMS, removes itself on removal, owns no configuration"
+		[ ! -e "$tmp/deb/DEBIAN/conffiles" ] && [ ! -e "$tmp/deb/DEBIAN/postrm" ] &&
+		dpkg-deb -f "$deb" Depends | grep -q "fairqctl (>= $ver)"; then
+		ok "deb: fairq-dkms registers with DKMS, removes itself on removal, owns no configuration, needs fairqctl"
 	else
-		ls "$tmp/deb/DEBIAN" >"$tmp/why"
-		not_ok "deb: fairq-dkms registers with DKMS, removes itself on removal, owns no configuration"
+		{ ls "$tmp/deb/DEBIAN"; dpkg-deb -f "$deb" Depends; } >"$tmp/why"
+		not_ok "deb: fairq-dkms registers with DKMS, removes itself on removal, owns no configuration, needs fairqctl"
 	fi
 fi
 
@@ -174,11 +175,12 @@ else
 	check_dkms_pkg rpm "$tmp/rpm.list" "$tmp/rpm"
 	rpm -qpR "$rpmf" 2>/dev/null | sort -u >"$tmp/rpm.req"
 	if grep -q '^dkms\( >= 3.0.3\)\?$' "$tmp/rpm.req" && grep -qx kernel-devel "$tmp/rpm.req" &&
+		grep -q "^fairqctl = $ver-" "$tmp/rpm.req" &&
 		grep -q '^NO_WEAK_MODULES="yes"$' "$tmp/rpm/$src/dkms.conf"; then
-		ok "rpm: requires dkms and kernel-devel; weak modules off in dkms.conf"
+		ok "rpm: requires dkms, kernel-devel and fairqctl; weak modules off in dkms.conf"
 	else
 		cp "$tmp/rpm.req" "$tmp/why"
-		not_ok "rpm: requires dkms and kernel-devel; weak modules off in dkms.conf"
+		not_ok "rpm: requires dkms, kernel-devel and fairqctl; weak modules off in dkms.conf"
 	fi
 	if [ -z "$(rpm -qpc "$rpmf" 2>/dev/null)" ]; then
 		ok "rpm: fairq-dkms owns no configuration"

@@ -234,7 +234,7 @@ cp "$merged/boot/config-$abi" "$out/mods-sysd/boot/" 2>/dev/null ||
 cp -a "$FAIRQ_TOP/tests/vm/guest/systemd/root/." "$out/mods-sysd/"
 echo "$ver" >"$out/mods-sysd/fairq/pkg/version"
 # the fairq.conf the installed package shipped, for its autopkgtests (they expect it)
-dpkg-deb --fsys-tarfile "$debs/fairq-dkms_${ver}_all.deb" | tar -xO ./etc/fairq/fairq.conf \
+dpkg-deb --fsys-tarfile "$debs/fairqctl_${ver}_amd64.deb" | tar -xO ./etc/fairq/fairq.conf \
 	>"$out/mods-sysd/fairq/pkg/fairq.conf.shipped"
 echo "$next" >"$out/mods-sysd/fairq/pkg/version-next"
 (cd "$out/mods-sysd" && find . -print | cpio --quiet -o -H newc) >"$out/sysd.cpio"
