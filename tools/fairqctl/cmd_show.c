@@ -3,6 +3,7 @@
  * show (the default) and pools.  With a native scheduler (fifo) fairq tracks no service; nfsd's
  * own per-pool counters from /proc/fs/nfsd/pool_stats are shown instead, and say so.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +55,10 @@ static void print_idle(const struct fq_scheds *s, const struct fq_kpools *kp, in
 			 s->active);
 	else
 		out_text("fairq tracks no nfsd service yet: none runs in this network namespace, or none had work since the switch.\n");
+	if (kerr == -EXDEV) {
+		out_text("nfsd's own counters are not shown with -n: fairqctl cannot tell whose nfsd file system it would read.\n");
+		return;
+	}
 	if (kerr) {
 		out_text("nfsd is not running here (no /proc/fs/nfsd/pool_stats).\n");
 		return;

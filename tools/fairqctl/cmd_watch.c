@@ -395,7 +395,10 @@ int cmd_watch(int argc, char **argv)
 		if (!pools[cur].nr) {
 			char clock[16];
 
-			if (tty)
+			if (fq_opts.netns)	/* see netns.c */
+				out_text("%s fairq idle, scheduler %s; nfsd's own counters are not shown with -n\n",
+					 clock_text(clock, sizeof(clock)), s.active);
+			else if (tty)
 				out_text("fairq is idle (scheduler %s): nfsd's own counters, per second\n",
 					 s.active);
 			else

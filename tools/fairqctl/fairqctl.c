@@ -54,7 +54,7 @@ static const char usage_text[] =
 	"  -V, --version    fairqctl's version\n"
 	"\n"
 	"Exit codes: 0 ok, 1 refused or failed, 2 usage, 3 fairq not loaded, 4 no privilege,\n"
-	"5 no such scheduler/tunable/pool/key, 6 not supported by the active scheduler.\n";
+	"5 no such scheduler/tunable/pool/key/netns, 6 not supported by the active scheduler.\n";
 
 void fq_err(const char *fmt, ...)
 {
@@ -103,8 +103,8 @@ void fq_dropped(const char *what, unsigned int kept)
 }
 
 /*
- * getopt_long's complaint about argv[optind - 1] as one message: @c is what it returned ('?'
- * or ':'), @cmd the command ("" before one).  A long option given a value it does not take
+ * getopt_long's complaint about @arg, the argument it was reading, as one message: @c is what
+ * it returned ('?' or ':'), @cmd the command ("" before one).  A long option given a value it does not take
  * comes back as '?' with optopt set to the option's letter: it is named as written.
  */
 static int option_error(int c, const char *arg, const char *cmd)
@@ -171,14 +171,17 @@ static bool global_opt(int c, const char *arg)
 	return false;
 }
 
-/* The options every command takes, once all are read: -n's namespace is joined here. */
-static int global_opts_apply(void)
+/*
+ * The options every command takes, once all are read.  -n's namespace is joined when the
+ * netlink socket is opened (fq_nl_open), after the command has checked its arguments.
+ */
+static int global_opts_check(void)
 {
 	if (fq_opts.netns && fq_opts.all_netns)
 		return fq_usage_error("-n and -a together: one network namespace, or all");
-	if (!fq_opts.netns)
-		return FQ_EXIT_OK;
-	return fq_netns_enter(fq_opts.netns);
+	if (fq_opts.netns && !*fq_opts.netns)
+		return fq_usage_error("-n: which network namespace? (an empty name)");
+	return FQ_EXIT_OK;
 }
 
 /*
@@ -193,7 +196,7 @@ bool fq_getopt(int argc, char **argv, const char *shortopts, const struct option
 	struct option all[24] = { { "help", no_argument, NULL, 'h' } };
 	unsigned int n = 1, i;
 	char spec[64];
-	int c;
+	int c, idx;
 
 	for (; longopts && longopts->name; longopts++) {
 		if (strcmp(longopts->name, "help") && n < ARRAY_SIZE(all) - ARRAY_SIZE(global_longopts) - 1)
@@ -203,7 +206,9 @@ bool fq_getopt(int argc, char **argv, const char *shortopts, const struct option
 		all[n++] = global_longopts[i];
 	snprintf(spec, sizeof(spec), "+:hjpea%s", shortopts);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, spec, all, NULL)) != -1) {
+	/* the argument getopt reads next: optind moves past a group of letters only at its end */
+	for (idx = optind ? optind : 1; (c = getopt_long(argc, argv, spec, all, NULL)) != -1;
+	     idx = optind) {
 		if (global_opt(c, optarg))
 			continue;
 		if (c == 'h') {
@@ -212,14 +217,14 @@ bool fq_getopt(int argc, char **argv, const char *shortopts, const struct option
 			return false;
 		}
 		if (c == '?' || c == ':') {
-			*rc = option_error(c, argv[optind - 1], argv[0]);
+			*rc = option_error(c, argv[idx], argv[0]);
 			return false;
 		}
 		*rc = opt(c, optarg, ctx);
 		if (*rc)
 			return false;
 	}
-	*rc = global_opts_apply();
+	*rc = global_opts_check();
 	return *rc == FQ_EXIT_OK;
 }
 
@@ -274,10 +279,11 @@ int main(int argc, char **argv)
 	static char show[] = "show";
 	char *show_argv[] = { show, NULL };
 	unsigned int i, matches;
-	int c, rc, found;
+	int c, rc, found, idx;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:jpeahVn:", longopts, NULL)) != -1) {
+	for (idx = 1; (c = getopt_long(argc, argv, "+:jpeahVn:", longopts, NULL)) != -1;
+	     idx = optind) {
 		switch (c) {
 		case 'j':
 		case 'p':
@@ -293,7 +299,7 @@ int main(int argc, char **argv)
 		case 'V':
 			return cmd_version(0, NULL);
 		default:
-			return option_error(c, argv[optind - 1], "");
+			return option_error(c, argv[idx], "");
 		}
 	}
 	argc -= optind;

@@ -15,7 +15,7 @@ enum {
 	FQ_EXIT_USAGE = 2,	/* unknown command or option, malformed value */
 	FQ_EXIT_NOT_LOADED = 3,	/* the fairq module is not loaded */
 	FQ_EXIT_PERM = 4,	/* a change without CAP_NET_ADMIN */
-	FQ_EXIT_NOENT = 5,	/* no such scheduler, tunable, pool or key */
+	FQ_EXIT_NOENT = 5,	/* no such scheduler, tunable, pool, key or netns */
 	FQ_EXIT_NOTSUP = 6,	/* the active scheduler cannot do that */
 };
 

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * -n NETNS: run in another network namespace, as ip -n does.  fairq's netlink replies are
- * scoped to the caller's network namespace, so joining it is enough for them; nfsd's own
- * counters come from a file of the nfsd file system, which shows the namespace of whoever
- * mounted it, so fairqctl mounts its own in a mount namespace of its own.
+ * scoped to the caller's network namespace, so joining it is all they need.
+ *
+ * nfsd's own counters are another matter: they come from a file of the nfsd file system, and
+ * a mount of it shows the namespace of whoever mounted it, which nothing tells from outside.
+ * Mounting one for the joined namespace is no way out either: where that namespace's nfsd has
+ * no nfsd file system mounted (nfsdctl runs it over netlink), the mount would create one, and
+ * its unmount when fairqctl exits would stop that nfsd.  So with -n they are not shown.
  */
-#define _GNU_SOURCE	/* setns, unshare */
+#define _GNU_SOURCE	/* setns */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -13,31 +17,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
 #include "fairqctl.h"
 
 #define NETNS_RUN_DIR	"/run/netns"	/* where ip netns add names them */
-#define NFSD_FS		"/proc/fs/nfsd"
-
-/*
- * The nfsd file system as the namespace just joined sees it: a fresh mount over the old one,
- * visible to this process only.  Where that cannot be had, the old one is hidden rather than
- * shown as this namespace's: fairqctl then says nfsd is not running here.
- */
-static void nfsd_fs_remount(void)
-{
-	struct stat st;
-
-	if (stat(NFSD_FS, &st) || !S_ISDIR(st.st_mode))
-		return;		/* nfsd not loaded: nothing to show either way */
-	if (unshare(CLONE_NEWNS) ||
-	    mount(NULL, "/", NULL, MS_SLAVE | MS_REC, NULL))
-		return;
-	if (!mount("nfsd", NFSD_FS, "nfsd", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL))
-		return;
-	umount2(NFSD_FS, MNT_DETACH);
-}
 
 int fq_netns_enter(const char *name)
 {
@@ -57,7 +39,7 @@ int fq_netns_enter(const char *name)
 		close(fd);
 	switch (err) {
 	case 0:
-		break;
+		return FQ_EXIT_OK;
 	case EPERM:
 	case EACCES:
 		fq_err("network namespace '%s': joining it needs CAP_SYS_ADMIN", name);
@@ -72,6 +54,4 @@ int fq_netns_enter(const char *name)
 		fq_err("network namespace '%s': %s", name, strerror(err));
 		return FQ_EXIT_FAIL;
 	}
-	nfsd_fs_remount();
-	return FQ_EXIT_OK;
 }

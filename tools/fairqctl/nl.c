@@ -51,6 +51,12 @@ int fq_nl_open(struct fq_nl **nlp)
 	struct fq_nl *nl;
 
 	*nlp = NULL;
+	if (fq_opts.netns) {
+		int rc = fq_netns_enter(fq_opts.netns);
+
+		if (rc)
+			return rc;
+	}
 	nl = calloc(1, sizeof(*nl));
 	if (!nl) {
 		fq_err("out of memory");

@@ -269,6 +269,8 @@ int fq_read_kpools(struct fq_kpools *kp)
 	FILE *f;
 
 	kp->nr = 0;
+	if (fq_opts.netns)
+		return -EXDEV;	/* whose nfsd the file would show is unknown: see netns.c */
 	f = fopen(POOL_STATS, "r");
 	if (!f)
 		return -errno;

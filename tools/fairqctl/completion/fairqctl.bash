@@ -32,7 +32,8 @@ _fairqctl()
 
 	for ((i = 1; i < cword; i++)); do
 		case "${words[i]}" in
-		-n | --netns) ((i++)) ;;	# and its value
+		# and its value; bash splits --netns=NAME into three words at the '='
+		-n | --netns) [[ ${words[i + 1]} == = ]] && ((i++)); ((i++)) ;;
 		-*) ;;
 		*)
 			cmd=${words[i]}
@@ -43,7 +44,8 @@ _fairqctl()
 	done
 
 	# --netns takes a value after the command too; -n only before it
-	if [[ $prev == --netns || ($prev == -n && -z $cmd) ]]; then
+	if [[ $prev == --netns || ($prev == -n && -z $cmd) ||
+		($prev == = && ${words[cword - 2]} == --netns) ]]; then
 		COMPREPLY=($(compgen -W "$(_fairqctl_netns)" -- "$cur"))
 		return
 	fi

@@ -67,6 +67,15 @@ expect 2 "^fairqctl: pools: option '--exact' takes no value " pools --exact=yes
 expect 2 "^fairqctl: shares: unknown option '-x' " shares -jx
 expect 2 "^fairqctl: option '-n' needs a value " -jn
 expect 2 "^fairqctl: watch: option '--count' needs a value " watch --count
+expect 2 "^fairqctl: unknown option '-x' " --exact -xj
+expect 2 "^fairqctl: show: unknown option '-x' " show --json -xj
+# -n: a bad namespace is refused before anything else is done, but after the usage checks
+expect 5 "^fairqctl: no network namespace 'nosuch' \(ip netns list\)$" -n nosuch pools
+expect 5 "^fairqctl: no network namespace 'nosuch' " pools --netns nosuch
+expect 2 "^fairqctl: '/etc/passwd' is not a network namespace$" -n /etc/passwd pools
+expect 2 "one network namespace, or all" -a -n /proc/self/ns/net pools
+expect 2 "an empty name" -n '' pools
+expect 2 "unexpected argument 'extra'" -n nosuch show extra
 usage -j --frob show
 usage frobnicate
 usage show extra
@@ -354,6 +363,8 @@ complete_test "s1 s2" fairqctl -n ""
 complete_test "show shares showconf" fairqctl -n s2 sh
 complete_test "s1 s2" fairqctl shares --netns s
 complete_test "--count --timeout --help" fairqctl monitor -n 3 --
+complete_test "s1 s2" fairqctl --netns = ""
+complete_test "show shares showconf" fairqctl --netns = s2 sh
 
 # zsh's, the same cases (zsh lists options only once a '-' is typed, and none already given)
 zcomplete_test() {
@@ -386,6 +397,7 @@ else
 	zcomplete_test "10.0.0.0/24 10.0.0.1" fairqctl weights prune ""
 	zcomplete_test "10.0.0.0/24 10.0.0.1" fairqctl weight 10
 	zcomplete_test "--count" fairqctl mon --c
+	zcomplete_test "10.0.0.0/24 10.0.0.1" fairqctl weights -j prune ""
 	zcomplete_test "s1 s2" fairqctl -n ""
 	zcomplete_test "shares show showconf" fairqctl -n s2 sh
 	zcomplete_test "s1 s2" fairqctl shares --netns s
