@@ -392,7 +392,11 @@ static int sched_put(const struct fairq_sched_ops *ops, void *data)
 	return 0;
 }
 
-/* The module's own counters, found nowhere else but in debugfs. */
+/*
+ * The module's own counters (besides rescues, only in debugfs before).  They count every
+ * namespace's services: a caller in another network namespace sees them only with
+ * CAP_NET_ADMIN, as it would every namespace's pools.
+ */
 static int module_counters_put(struct sk_buff *skb)
 {
 	u64 v4_skipped, v4_refused, v4_missed;
@@ -443,7 +447,8 @@ int fairq_nl_sched_get_doit(struct sk_buff *skb, struct genl_info *info)
 	if (!err)
 		err = fairq_sched_for_each(sched_put, &arg);
 	mutex_unlock(&fairq_sched_mutex);
-	if (!err)
+	if (!err && (net_eq(genl_info_net(info), &init_net) ||
+		     netlink_capable(skb, CAP_NET_ADMIN)))
 		err = module_counters_put(msg);
 	if (err) {
 		NL_SET_ERR_MSG(info->extack, "the scheduler list does not fit in one message");

@@ -52,7 +52,7 @@ PY
 fq_set_sched fairq
 fq_traffic 1 || fail "NFS traffic failed"
 agree_with_debugfs fairq
-fairqctl pools >/tmp/pools.txt || fail "fairqctl pools failed"
+fairqctl -e pools >/tmp/pools.txt || fail "fairqctl -e pools failed"
 grep -qE '^ +fairq: keys [0-9]+ key_alloc_failures [0-9]+ key_buckets [0-9]+ split_failures [0-9]+ holds [0-9]+ lost_handoffs [0-9]+ untracked_threads [0-9]+ bursts [0-9]+ anticipations [0-9]+ anticipation_hits [0-9]+ hold_skips [0-9]+$' /tmp/pools.txt ||
 	fail "fairqctl pools does not list fairq's counters: $(cat /tmp/pools.txt)"
 fq_set_sched qfifo
@@ -140,6 +140,6 @@ last=$(head -n 1 /tmp/pools.100 | fq_json 'd["nfsd_pools"][-1]["packets_arrived"
 [ "$(grep -cE '^ +[0-9]+ +[0-9]+ +[0-9]+ +0 +0$' /tmp/pools.100)" = 100 ] ||
 	fail "the text view of 100 nfsd pools: $(tail -n 5 /tmp/pools.100)"
 log "100 nfsd pools: all shown"
-fairqctl pools >/tmp/pools.txt || fail "fairqctl pools failed"
+fairqctl -e pools >/tmp/pools.txt || fail "fairqctl -e pools failed"
 grep -Eq '^module: rescues [0-9]+, serv_alloc_failures [0-9]+, serv_table_full [0-9]+; v4client bound [0-9]+' /tmp/pools.txt ||
 	fail "no line of the module's counters in fairqctl pools: $(tail -n 3 /tmp/pools.txt)"

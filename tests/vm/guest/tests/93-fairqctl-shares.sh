@@ -123,8 +123,8 @@ ma = json.loads(open("/tmp/pools-after.json").readline())["module"]
 for field in ma:
     fam = "fairq_" + field + ("" if field == "v4client_bound" else "_total")
     sample = families("/tmp/metrics.txt")[fam].samples[0]
-    if field == "v4client_bound":
-        assert m[fam].type == "gauge" and min(mb[field], ma[field]) <= sample.value <= max(mb[field], ma[field]), (fam, sample)
+    if field == "v4client_bound":	# a gauge: connections come and go between the reads
+        assert m[fam].type == "gauge" and sample.value >= 0, (fam, sample)
     else:
         assert m[fam].type == "counter", (fam, m[fam].type)
         between(fam, {}, sample.value, mb[field], ma[field])
