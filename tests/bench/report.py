@@ -2,7 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """make bench's report: reads OUT/raw/sN/ (what the guest scenarios wrote) and writes
 OUT/results.json (every number, per cell and aggregated over repetitions), OUT/bench.md (the
-tables) and OUT/sN-*.png (the plots).  Usage: report.py OUT"""
+tables) and OUT/sN-*.png (the plots).  Usage: report.py OUT
+
+The plots are drawn from results.json alone: with no OUT/raw/, report.py OUT redraws them from
+OUT/results.json (report.py docs/bench redraws the published ones in place).  OUT/anticipation.json,
+where present, holds runs whose raw results were not kept, as docs/benchmarks.md gives them, and
+adds their plot, anticipation.png."""
 import json
 import math
 import os
@@ -16,6 +21,7 @@ import benchcalc  # noqa: E402
 import matplotlib  # noqa: E402
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker  # noqa: E402
 
 OUT = sys.argv[1]
 COLORS = {"fifo": "tab:red", "qfifo": "tab:orange", "fairq": "tab:blue", "capped": "tab:green",
@@ -75,10 +81,12 @@ def clock(m, short=False):
     if on_icount(m):
         shift = c.partition("shift=")[2] or "0"
         if short:
-            return "TCG, instruction clock"
+            return "qemu TCG emulation, instruction clock"
         return ("TCG with the instruction clock (1 guest instruction = 2^%s ns: rates count "
                 "instructions, not hardware time)" % shift)
-    return "TCG, wall clock" if short else "TCG on the host's wall clock (the host's load moves every rate)"
+    if short:
+        return "qemu TCG emulation, wall clock"
+    return "TCG on the host's wall clock (the host's load moves every rate)"
 
 
 def header(md, title, data):
@@ -118,7 +126,8 @@ def scenario1(data, md, res):
     for c in data["cells"]:
         run = c["runs"][0]
         if c["kind"] == "alone":
-            alone[(c["W"], c["sched"])] = run["client"]["ops_per_s"]
+            alone[(c["W"], c["sched"])] = {"ops_per_s": run["client"]["ops_per_s"],
+                                           "p50_ms": lat(run)["p50"] / 1e3, "p99_ms": lat(run)["p99"] / 1e3}
             continue
         g = c["greedy"]
         if g not in series:
@@ -130,7 +139,9 @@ def scenario1(data, md, res):
                       "greedy_ops_per_s": grate, "interactive_ops_per_s": irate,
                       "greedy_share": grate / (grate + irate), "total_ops_per_s": grate + irate,
                       "interactive_p50_ms": lat(run)["p50"] / 1e3,
-                      "interactive_p99_ms": lat(run)["p99"] / 1e3})
+                      "interactive_p90_ms": lat(run)["p90"] / 1e3,
+                      "interactive_p99_ms": lat(run)["p99"] / 1e3,
+                      "interactive_max_ms": lat(run)["max"] / 1e3})
     ks = sorted({c["K"] for c in cells})
     ws = sorted({c["W"] for c in cells})
     summary = {}
@@ -142,8 +153,9 @@ def scenario1(data, md, res):
                     continue
                 summary[(k, w, s)] = {f: agg([c[f] for c in sel]) for f in
                                       ("greedy_share", "interactive_ops_per_s", "greedy_ops_per_s",
-                                       "total_ops_per_s", "interactive_p50_ms", "interactive_p99_ms")}
-    res["1"] = {"meta": m, "host": data["host"], "alone": [{"W": w, "sched": s, "ops_per_s": v}
+                                       "total_ops_per_s", "interactive_p50_ms", "interactive_p90_ms",
+                                       "interactive_p99_ms", "interactive_max_ms")}
+    res["1"] = {"meta": m, "host": data["host"], "alone": [dict(W=w, sched=s, **v)
                                                           for (w, s), v in sorted(alone.items())],
                 "cells": cells,
                 "summary": [dict(K=k, W=w, sched=s, **v) for (k, w, s), v in summary.items()]}
@@ -158,7 +170,7 @@ def scenario1(data, md, res):
     for w in ws:
         md.append("### Interactive window %d\n" % w)
         md.append("Interactive client alone: " + ", ".join(
-            "%s %.0f ops/s" % (s, alone[(w, s)]) for s in scheds if (w, s) in alone) + ".\n")
+            "%s %.0f ops/s" % (s, alone[(w, s)]["ops_per_s"]) for s in scheds if (w, s) in alone) + ".\n")
         head = ["K", "K/(K+1)"] + ["%s greedy share %%" % s for s in scheds] + \
                ["%s interactive ops/s" % s for s in scheds] + ["%s total ops/s" % s for s in scheds]
         rows = []
@@ -192,55 +204,15 @@ def scenario1(data, md, res):
                   "largest %.1f percentage points.\n" % (statistics.median(spreads), max(spreads)))
         res["1"]["share_spread_pp"] = {"median": statistics.median(spreads), "max": max(spreads)}
 
-    fig, axes = plt.subplots(1, len(ws), figsize=(5.5 * len(ws), 4.2), squeeze=False)
-    for ax, w in zip(axes[0], ws):
-        kk = [k for k in ks]
-        ax.plot(kk, [100 * k / (k + 1) for k in kk], "k--", lw=1, label="K/(K+1)")
-        for s in scheds:
-            pts = [(k, summary[(k, w, s)]["greedy_share"]) for k in ks if (k, w, s) in summary]
-            if not pts:
-                continue
-            ax.errorbar([p[0] for p in pts], [100 * p[1]["mean"] for p in pts],
-                        yerr=[50 * p[1]["spread"] for p in pts], marker="o", capsize=3,
-                        color=color(s), label=s)
-        ax.set_xscale("log", base=2)
-        ax.set_xticks(ks)
-        ax.set_xticklabels([str(k) for k in ks])
-        ax.set_ylim(0, 100)
-        ax.set_xlabel("greedy connections K")
-        ax.set_ylabel("greedy share of completed RPCs (%)")
-        ax.set_title("interactive window %d" % w)
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
-    fig.suptitle("Scenario 1: greedy share (T=%d, D=%g ms, %s, %s)" % (m["threads"], m["delay_us"] / 1000, m["kernel"], clock(m, True)))
-    fig.tight_layout()
-    fig.savefig(os.path.join(OUT, "s1-share.png"), dpi=100)
-    plt.close(fig)
-
-    fig, axes = plt.subplots(1, len(ws), figsize=(5.5 * len(ws), 4.2), squeeze=False)
-    for ax, w in zip(axes[0], ws):
-        for s in scheds:
-            pts = [(k, summary[(k, w, s)]["interactive_ops_per_s"]) for k in ks if (k, w, s) in summary]
-            if not pts:
-                continue
-            ax.errorbar([p[0] for p in pts], [p[1]["mean"] for p in pts],
-                        yerr=[p[1]["spread"] / 2 for p in pts], marker="o", capsize=3, color=color(s), label=s)
-            if (w, s) in alone:
-                ax.axhline(alone[(w, s)], color=color(s), ls=":", lw=1)
-        ax.set_xscale("log", base=2)
-        ax.set_xticks(ks)
-        ax.set_xticklabels([str(k) for k in ks])
-        ax.set_ylim(bottom=0)
-        ax.set_xlabel("greedy connections K")
-        ax.set_ylabel("interactive ops/s (dotted: alone)")
-        ax.set_title("interactive window %d" % w)
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
-    fig.suptitle("Scenario 1: the interactive client's throughput")
-    fig.tight_layout()
-    fig.savefig(os.path.join(OUT, "s1-interactive.png"), dpi=100)
-    plt.close(fig)
-    md.append("![greedy share](s1-share.png)\n\n![interactive throughput](s1-interactive.png)\n")
+    md.append("![greedy share](s1-share.png)\n")
+    md.append("The solid black line is the max-min fair split: the interactive client gets what it asks "
+              "for (its rate alone) up to half of what the pool completes, the greedy client the rest.%s\n" %
+              (" A window-1 client has one call in flight and asks for little, so under fair queueing the "
+               "greedy client keeps most of the pool: a high greedy share there is not unfairness."
+               if 1 in ws else ""))
+    md.append("![interactive throughput](s1-interactive.png)\n\n![interactive latency](s1-latency.png)\n")
+    if s1_anticipation(res["1"]):
+        md.append("![anticipation](s1-anticipation.png)\n")
 
 
 # ---- scenario 2 ----
@@ -305,47 +277,6 @@ def scenario2(data, md, res):
             rows.append(r)
         table(md, head, rows)
 
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
-    n0 = 32 if 32 in ns else ns[len(ns) // 2]
-    ax = axes[0]
-    for s in scheds:
-        pts = [(k, byk[(k, n0, s)]) for k in ks if (k, n0, s) in byk]
-        if pts:
-            ax.plot([p[0] for p in pts], [p[1]["p50_ms"] for p in pts], "o-", color=color(s), label="%s p50" % s)
-            ax.plot([p[0] for p in pts], [p[1]["p99_ms"] for p in pts], "x:", color=color(s), label="%s p99" % s)
-    if (n0, "fifo") in floor:
-        ax.axhline(floor[(n0, "fifo")]["p50_ms"], color="k", ls="--", lw=1, label="floor p50")
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xticks(ks)
-    ax.set_xticklabels([str(k) for k in ks])
-    ax.set_xlabel("greedy connections K")
-    ax.set_ylabel("burst completion (ms)")
-    ax.set_title("bursts of N=%d" % n0)
-    ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=7)
-    ax = axes[1]
-    k0 = 16 if 16 in ks else ks[len(ks) // 2]
-    for s in scheds:
-        pts = [(n, byk[(k0, n, s)]) for n in ns if (k0, n, s) in byk]
-        if pts:
-            ax.plot([p[0] for p in pts], [p[1]["p50_ms"] for p in pts], "o-", color=color(s), label="%s p50" % s)
-    fl = [(n, floor[(n, "fifo")]["p50_ms"]) for n in ns if (n, "fifo") in floor]
-    if fl:
-        ax.plot([p[0] for p in fl], [p[1] for p in fl], "k--", lw=1, label="floor p50")
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xticks(ns)
-    ax.set_xticklabels([str(n) for n in ns])
-    ax.set_xlabel("burst size N")
-    ax.set_ylabel("burst completion p50 (ms)")
-    ax.set_title("against K=%d greedy connections" % k0)
-    ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=7)
-    fig.suptitle("Scenario 2: burst completion (T=%d, D=%g ms, %s, %s)" % (m["threads"], m["delay_us"] / 1000, m["kernel"], clock(m, True)))
-    fig.tight_layout()
-    fig.savefig(os.path.join(OUT, "s2-bursts.png"), dpi=100)
-    plt.close(fig)
     md.append("![burst completion](s2-bursts.png)\n")
 
 
@@ -476,13 +407,6 @@ def scenario4(data, md, res):
                "context switches per RPC", "CPU busy"], rows)
     md.append("Reconnects by the load clients during the run: %d.\n" % load_reconnects(data))
     stall_note(md, cells)
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
-    bars(axes[0], scheds, summ, "ops_per_s", "RPC/s (all clients)")
-    bars(axes[1], scheds, summ, "ops_vs_fifo", "RPC/s vs fifo, same round (%)", 100)
-    fig.suptitle("Scenario 4: GETATTR rate at D=0, T=%d (%s, %s)" % (m["threads"], m["kernel"], clock(m, True)))
-    fig.tight_layout()
-    fig.savefig(os.path.join(OUT, "s4-overhead.png"), dpi=100)
-    plt.close(fig)
     md.append("![overhead](s4-overhead.png)\n")
 
 
@@ -561,14 +485,6 @@ def scenario5(data, md, res):
         table(md, head, rows_of(summ_bound))
         stall_note(md, bound)
     md.append("Reconnects by the load clients during the run: %d.\n" % load_reconnects(data))
-    fig, axes = plt.subplots(1, 3, figsize=(14, 4))
-    bars(axes[0], scheds, summ, "ops_per_s", "RPC/s")
-    bars(axes[1], scheds, summ, "nfsd_wakeups_per_rpc", "nfsd wakeups per RPC")
-    bars(axes[2], scheds, summ, "ctxt_per_rpc", "context switches per RPC")
-    fig.suptitle("Scenario 5: %d threads, GETATTR at D=0 (%s, %s)" % (m["threads"], m["kernel"], clock(m, True)))
-    fig.tight_layout()
-    fig.savefig(os.path.join(OUT, "s5-threads.png"), dpi=100)
-    plt.close(fig)
     md.append("![many threads](s5-threads.png)\n")
 
 
@@ -594,22 +510,6 @@ def scenario3(data, md, res):
         rows.append([s, fmt(a, 2), fmt(b, 2), "%.1f×" % (b["mean"] / a["mean"]) if a and b else "–",
                      fmt(rpcs, 0), fmt(fio, 0)])
     table(md, ["scheduler", "walk alone s", "walk under fio s", "slowdown", "walk RPCs", "fio IOPS during the walk"], rows)
-    fig, ax = plt.subplots(figsize=(6, 4))
-    ss = [s for s in scheds if any(c["sched"] == s for c in cells)]
-    for kind, off, hatch in (("alone", -0.2, ""), ("contended", 0.2, "//")):
-        vals = [agg([c["walk_s"] for c in cells if c["sched"] == s and c["kind"] == kind]) for s in ss]
-        ax.bar([i + off for i in range(len(ss))], [v["mean"] if v else 0 for v in vals], width=0.4,
-               color=[color(s) for s in ss], hatch=hatch, edgecolor="k",
-               label="walk alone" if kind == "alone" else "walk under fio")
-    ax.set_xticks(range(len(ss)))
-    ax.set_xticklabels(ss)
-    ax.set_ylabel("walk completion (s)")
-    ax.legend(fontsize=8)
-    ax.grid(alpha=0.3, axis="y")
-    ax.set_title("Scenario 3: find+stat walk vs nconnect=%d fio (%s, %s)" % (m["nconnect"], m["kernel"], clock(m, True)))
-    fig.tight_layout()
-    fig.savefig(os.path.join(OUT, "s3-walk.png"), dpi=100)
-    plt.close(fig)
     md.append("![walk](s3-walk.png)\n")
 
 
@@ -645,6 +545,31 @@ def s6_fair(data, cache):
                     "deviation": [x - 1 for x in norm], "max_deviation": max(abs(x - 1) for x in norm),
                     "jain": jain(norm)})
     return out
+
+
+TIMELINE_STEP_S = 0.5   # a step holds two or three of a load generator's 0.2 s ticks
+
+
+def s6_timeline(data, cache):
+    """(a)'s clients through the whole load, the scheduler switched live under it: each one's
+    RPC rate per TIMELINE_STEP_S, over the time all of them were running, and the measured
+    windows (the switch itself comes during the settle time before each window)"""
+    cells = [c for c in data["cells"] if c["kind"] == "fair"]
+    if not cells:
+        return None
+    series = []
+    for name in cells[0]["series"]:
+        if name not in cache:
+            cache[name] = benchcalc.load_series(os.path.join(data["dir"], name + ".series"), "wall")
+        series.append(cache[name])
+    t0 = max(ts[0] for ts, _ in series)
+    n = int((min(ts[-1] for ts, _ in series) - t0) / TIMELINE_STEP_S)
+    edges = [t0 + i * TIMELINE_STEP_S for i in range(n + 1)]
+    return {"step_s": TIMELINE_STEP_S, "conns": cells[0]["conns"], "addrs": cells[0]["addrs"],
+            "t": [round(a - t0 + TIMELINE_STEP_S / 2, 3) for a in edges[:-1]],
+            "rates": [[round(benchcalc.rate(sr, a, b), 1) for a, b in zip(edges, edges[1:])] for sr in series],
+            "windows": [{"sched": c["sched"], "rep": c["rep"], "start": round(c["wall_start"] - t0, 3),
+                         "end": round(c["wall_end"] - t0, 3)} for c in cells]}
 
 
 def s6_subnet(data, cache):
@@ -731,8 +656,11 @@ def scenario6(data, md, res):
     subnet = s6_subnet(data, cache)
     steps = s6_keys(data)
     watch, pairs = s6_watch(data)
+    timeline = s6_timeline(data, cache)
     r6 = res["6"] = {"meta": m, "host": data["host"], "fair": fair, "subnet": subnet, "keys": steps,
                      "watch": watch, "watch_pairs": pairs}
+    if timeline:
+        r6["fair_timeline"] = timeline
     header(md, "Scenario 6: keys and reports", data)
     md.append("T=%d nfsd threads, D=%g ms per request (fairq_svctime) in (a) to (c), D=0 in (d). Loads "
               "run throughout while the scheduler is switched live; windows of %s s after %s s of "
@@ -782,6 +710,11 @@ def scenario6(data, md, res):
                                     jain([k / sum(conns) * len(conns) for k in conns])))
         stall_note(md, fair)
         r6["fair_summary"] = {s: {k: v for k, v in summ[s].items()} for s in ss}
+        if timeline:
+            md.append("![shares over time](s6-timeline.png)\n")
+            md.append("Each client's share and the pool's total through the whole load, in steps of %g s. "
+                      "Shaded: the measured windows, coloured by scheduler; the scheduler is switched live "
+                      "at the start of the white gap before each one.\n" % TIMELINE_STEP_S)
 
     ssum = {}
     if subnet:
@@ -898,38 +831,6 @@ def scenario6(data, md, res):
         r6["watch_summary"] = wsum
 
     if summ or ssum:
-        fig, axes = plt.subplots(1, 2, figsize=(13, 4.3), gridspec_kw={"width_ratios": [3, 1]})
-        ax = axes[0]
-        ss = [s for s in scheds if s in summ]
-        if ss:
-            n = len(fair[0]["conns"])
-            width = 0.8 / len(ss)
-            for j, s in enumerate(ss):
-                ax.bar([i + (j - (len(ss) - 1) / 2) * width for i in range(n)],
-                       [100 * a["mean"] for a in summ[s]["share"]], width,
-                       yerr=[50 * a["spread"] for a in summ[s]["share"]], color=color(s), label=s, capsize=2)
-            ax.axhline(100 / n, color="k", ls="--", lw=1, label="fair share")
-            ax.axhspan(90 / n, 110 / n, color="k", alpha=0.08)
-            ax.set_xticks(range(n))
-            ax.set_xticklabels(["%s\n%d conn." % (a.rsplit(".", 1)[-1], k)
-                                for a, k in zip(fair[0]["addrs"], fair[0]["conns"])], fontsize=8)
-            ax.set_ylabel("share of completed RPCs (%)")
-            ax.set_title("(a) ten backlogged clients (client address, connections)")
-            ax.grid(alpha=0.3, axis="y")
-            ax.legend(fontsize=8)
-        ax = axes[1]
-        ss = [s for s in scheds if s in ssum]
-        if ss:
-            bars(ax, ss, ssum, "weighted_share", "weighted subnet's share (%)", 100)
-            ax.axhline(100 * subnet[0]["weight_share"], color="k", ls="--", lw=1)
-            ax.axhspan(100 * subnet[0]["weight_share"] - 3, 100 * subnet[0]["weight_share"] + 3, color="k", alpha=0.08)
-            ax.axhline(100 * subnet[0]["conn_share"], color="tab:red", ls=":", lw=1)
-            ax.set_ylim(0, 100)
-            ax.set_title("(b) weight %d:1 (dashed), connections (dotted)" % subnet[0]["weight"], fontsize=9)
-        fig.suptitle("Scenario 6: shares (T=%d, D=%g ms, %s, %s)" % (m["threads"], m["delay_us"] / 1000, m["kernel"], clock(m, True)))
-        fig.tight_layout()
-        fig.savefig(os.path.join(OUT, "s6-keys.png"), dpi=100)
-        plt.close(fig)
         md.append("![shares](s6-keys.png)\n")
 
 
@@ -1003,6 +904,432 @@ def scenario7(data, md, res):
         table(md, ["scheduler", "IOPS", "IOPS vs fifo", "read p50 ms", "read p99 ms", "p99 − fifo ms",
                    "write p99 ms", "server RPC/s", "guest CPU µs per RPC", "context switches per RPC",
                    "queue-to-pickup p50 µs", "p99 µs"], rows)
+    md.append("![wq](s7-wq.png)\n")
+
+
+# ---- plots: drawn from results.json alone, so that a published results.json redraws them ----
+
+def savefig(fig, name):
+    fig.tight_layout()
+    fig.savefig(os.path.join(OUT, name), dpi=100)
+    plt.close(fig)
+
+
+def log2_k_axis(ax, ks, label="greedy connections K"):
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(ks)
+    ax.set_xticklabels([str(k) for k in ks])
+    ax.set_xlabel(label)
+
+
+def log_ms_axis(ax):
+    """a log scale labelled in plain milliseconds (1, 2, 5, 10, 20, ...): 10^1 and 10^2 alone do
+    not read at a glance"""
+    ax.set_yscale("log")
+    lo, hi = ax.get_ylim()
+    ticks = [m * 10 ** e for e in range(-1, 6) for m in (1, 2, 5) if lo <= m * 10 ** e <= hi]
+    ax.set_yticks(ticks)
+    ax.set_yticklabels(["%g" % t for t in ticks])
+    ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+
+
+def s1_index(r):
+    """scenario 1's summary by (K, W, scheduler), and the interactive client's rate alone by
+    (W, scheduler)"""
+    summ = {(v["K"], v["W"], v["sched"]): v for v in r["summary"]}
+    alone = {(a["W"], a["sched"]): a for a in r["alone"]}
+    return summ, alone
+
+
+def s1_maxmin(r):
+    """The max-min fair split of each (K, W): the interactive client gets what it asks for, its
+    rate alone, up to half of what the pool completed (the mean total of the schedulers in that
+    cell); the greedy client gets the rest.  What a client asks for is its own: it is taken from
+    fifo, the kernel's own path, where no scheduler of fairq's has a say."""
+    summ, alone = s1_index(r)
+    out = {}
+    for (k, w) in {(k, w) for k, w, _ in summ}:
+        totals = [v["total_ops_per_s"]["mean"] for (k2, w2, _), v in summ.items() if (k2, w2) == (k, w)]
+        asks = [a["ops_per_s"] for (w2, s), a in alone.items() if w2 == w and s == "fifo"] or \
+               [a["ops_per_s"] for (w2, s), a in alone.items() if w2 == w]
+        if not asks:
+            continue
+        total, ask = statistics.mean(totals), statistics.mean(asks)
+        out[(k, w)] = {"total": total, "asks": ask, "interactive": min(ask, total / 2)}
+    return out
+
+
+def variant_label(s):
+    base, _, tune = s.partition(":")
+    return "%s, %s" % (base, tune.replace(",", ", ")) if tune else s
+
+
+def s1_anticipation(r):
+    """the scheduler variants of scenario 1 that set anticipate_us (fairq:anticipate_us=N)"""
+    return [s for s in r["meta"]["schedulers"] if "anticipate_us=" in s]
+
+
+def s1_tradeoff_points(r):
+    """per K, for the smallest interactive window: its rate as a % of its rate alone under the
+    same scheduler, and the pool's total against fifo's total in the same cell"""
+    summ, alone = s1_index(r)
+    w = min(w for _, w, _ in summ)
+    points = []
+    for (k, w2, s), v in sorted(summ.items()):
+        f = summ.get((k, w, "fifo"))
+        if w2 != w or (w, s) not in alone or not f:
+            continue
+        points.append({"K": k, "sched": s,
+                       "pct_of_alone": 100 * v["interactive_ops_per_s"]["mean"] / alone[(w, s)]["ops_per_s"],
+                       "total_vs_fifo_pct": 100 * (v["total_ops_per_s"]["mean"] / f["total_ops_per_s"]["mean"] - 1)})
+    return w, points
+
+
+def draw_tradeoff(gain, cost, points, title):
+    """anticipation's gain (the light client's rate, % of its rate alone: up is better) over its
+    cost (the pool's total against fifo's in the same cell: below zero is throughput lost), per K"""
+    scheds = []
+    for p in points:
+        if p["sched"] not in scheds:
+            scheds.append(p["sched"])
+    ks = sorted({p["K"] for p in points})
+    markers = {"fifo": "s", "fairq": "o"}
+    for s in scheds:
+        pts = sorted((p for p in points if p["sched"] == s), key=lambda p: p["K"])
+        gain.plot([p["K"] for p in pts], [p["pct_of_alone"] for p in pts], marker=markers.get(s, "D"),
+                  color=color(s), label=variant_label(s))
+    gain.axhline(100, color="k", lw=1, ls="--", label="its rate alone")
+    log2_k_axis(gain, ks, "")
+    gain.set_ylim(0, 110)
+    gain.set_ylabel("light client's rate,\n% of its rate alone")
+    gain.set_title(title, fontsize=10)
+    gain.grid(alpha=0.3)
+    gain.legend(fontsize=8, loc="lower left")
+    others = [s for s in scheds if s != "fifo"]
+    for j, s in enumerate(others):
+        pts = sorted((p for p in points if p["sched"] == s), key=lambda p: p["K"])
+        cost.bar([p["K"] * 2 ** ((j - (len(others) - 1) / 2) * 0.3) for p in pts],
+                 [p["total_vs_fifo_pct"] for p in pts], width=[p["K"] * 0.18 for p in pts],
+                 color=color(s), label=variant_label(s))
+    cost.axhline(0, color="k", lw=1)
+    log2_k_axis(cost, ks)
+    lim = max([3.0] + [abs(p["total_vs_fifo_pct"]) + 0.5 for p in points])
+    cost.set_ylim(-lim, lim)
+    cost.set_ylabel("pool's total\nvs fifo (%)")
+    cost.grid(alpha=0.3, axis="y")
+
+
+def tradeoff_figure(panels, suptitle, name):
+    """panels: (title, points) side by side, gain above cost"""
+    fig, axes = plt.subplots(2, len(panels), figsize=(5.8 * len(panels), 5.6), squeeze=False,
+                             gridspec_kw={"height_ratios": [2.2, 1]}, sharex="col")
+    for j, (title, points) in enumerate(panels):
+        draw_tradeoff(axes[0][j], axes[1][j], points, title)
+    fig.suptitle(suptitle, fontsize=10)
+    savefig(fig, name)
+
+
+def plot_s1(r):
+    m = r["meta"]
+    scheds = m["schedulers"]
+    summ, alone = s1_index(r)
+    mm = s1_maxmin(r)
+    ks = sorted({k for k, _, _ in summ})
+    ws = sorted({w for _, w, _ in summ})
+    where = "T=%d, D=%g ms, %s, %s" % (m["threads"], m["delay_us"] / 1000, m["kernel"], clock(m, True))
+
+    # (1) the greedy share against the max-min fair split
+    fig, axes = plt.subplots(1, len(ws), figsize=(max(7, 5.5 * len(ws)), 4.6), squeeze=False)
+    for ax, w in zip(axes[0], ws):
+        fair = [(k, mm[(k, w)]) for k in ks if (k, w) in mm]
+        ax.plot([k for k, _ in fair], [100 * (1 - f["interactive"] / f["total"]) for k, f in fair], "k-",
+                lw=2.5, alpha=0.8, label="max-min fair", zorder=1)
+        # per-connection turns are what fifo gives when both clients are backlogged; a client
+        # that asks for less than half is not, and the line would only mislead there
+        if fair and all(f["asks"] >= f["total"] / 2 for _, f in fair):
+            ax.plot(ks, [100 * k / (k + 1) for k in ks], color="0.3", ls=":", lw=1.5, zorder=4,
+                    label="one turn per connection, K/(K+1)")
+        for s in scheds:
+            pts = [(k, summ[(k, w, s)]["greedy_share"]) for k in ks if (k, w, s) in summ]
+            if pts:
+                ax.errorbar([p[0] for p in pts], [100 * p[1]["mean"] for p in pts],
+                            yerr=[50 * p[1]["spread"] for p in pts], marker="o", capsize=3,
+                            color=color(s), label=variant_label(s), zorder=2)
+        if fair and all(f["asks"] < f["total"] / 2 for _, f in fair):
+            ask = statistics.mean(f["asks"] for _, f in fair)
+            ax.text(0.03, 0.04, "the interactive client asks for only %.0f ops/s\n(its rate alone), "
+                    "so the greedy client's fair share\nstays near %.0f%%" %
+                    (ask, 100 * (1 - statistics.mean(f["interactive"] / f["total"] for _, f in fair))),
+                    transform=ax.transAxes, fontsize=8, va="bottom",
+                    bbox={"facecolor": "white", "edgecolor": "0.8"})
+        log2_k_axis(ax, ks)
+        ax.set_ylim(0, 100)
+        ax.set_ylabel("greedy client's share of completed RPCs (%)")
+        ax.set_title("interactive window %d" % w)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8, loc="lower right")
+    fig.suptitle("Scenario 1: the greedy client's share against the fair split\n(%s)" % where, fontsize=11)
+    savefig(fig, "s1-share.png")
+
+    # (2) the interactive client's rate as a % of its rate alone
+    fig, axes = plt.subplots(1, len(ws), figsize=(max(7, 5.5 * len(ws)), 4.6), squeeze=False)
+    for ax, w in zip(axes[0], ws):
+        fair = [(k, mm[(k, w)]) for k in ks if (k, w) in mm]
+        ax.plot([k for k, _ in fair], [100 * f["interactive"] / f["asks"] for _, f in fair], "k-", lw=2.5,
+                alpha=0.8, label="max-min fair", zorder=1)
+        for s in scheds:
+            if (w, s) not in alone:
+                continue
+            a = alone[(w, s)]["ops_per_s"]
+            pts = [(k, summ[(k, w, s)]["interactive_ops_per_s"]) for k in ks if (k, w, s) in summ]
+            if pts:
+                ax.errorbar([p[0] for p in pts], [100 * p[1]["mean"] / a for p in pts],
+                            yerr=[50 * p[1]["spread"] / a for p in pts], marker="o", capsize=3,
+                            color=color(s), label="%s (alone: %.0f ops/s)" % (variant_label(s), a), zorder=2)
+        log2_k_axis(ax, ks)
+        ax.set_ylim(0, 110)
+        ax.set_ylabel("interactive client's rate, % of its rate alone")
+        ax.set_title("interactive window %d" % w)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8, loc="lower left")
+    fig.suptitle("Scenario 1: what the interactive client keeps of its rate alone\n(%s)" % where, fontsize=11)
+    savefig(fig, "s1-interactive.png")
+
+    # (3) the interactive client's latency: p50 (dot) to p99 (top of the bar) per scheduler;
+    # p90 and the maximum where the run recorded them
+    fig, axes = plt.subplots(1, len(ws), figsize=(max(7, 5.5 * len(ws)), 4.6), squeeze=False)
+    for ax, w in zip(axes[0], ws):
+        for j, s in enumerate(scheds):
+            pts = [(k, summ[(k, w, s)]) for k in ks if (k, w, s) in summ]
+            if not pts:
+                continue
+            xs = [k * 2 ** ((j - (len(scheds) - 1) / 2) * 0.15) for k, _ in pts]
+            p50 = [v["interactive_p50_ms"]["mean"] for _, v in pts]
+            p99 = [v["interactive_p99_ms"]["mean"] for _, v in pts]
+            p90 = all(v.get("interactive_p90_ms") for _, v in pts)
+            top = all(v.get("interactive_max_ms") for _, v in pts)
+            ax.vlines(xs, p50, p99, color=color(s), lw=5, alpha=0.45)
+            ax.plot(xs, p50, "o-", color=color(s), ms=5, lw=1, label="%s: p50 (dot)%s to p99 (bar top)%s" %
+                    (variant_label(s), ", p90 (tick)" if p90 else "", ", max (x)" if top else ""))
+            if p90:
+                ax.plot(xs, [v["interactive_p90_ms"]["mean"] for _, v in pts], "_", color=color(s), ms=10, mew=2)
+            if top:
+                ax.plot(xs, [v["interactive_max_ms"]["mean"] for _, v in pts], "x", color=color(s), ms=5)
+        ax.axhline(m["delay_us"] / 1000, color="k", ls="--", lw=1, label="one request's service time D")
+        if alone.get((w, "fifo"), {}).get("p50_ms"):
+            ax.axhline(alone[(w, "fifo")]["p50_ms"], color="0.4", ls=":", lw=1.2, label="p50 alone (fifo)")
+        log2_k_axis(ax, ks)
+        log_ms_axis(ax)
+        ax.set_ylabel("one call's round trip (ms, log scale)")
+        ax.set_title("interactive window %d" % w)
+        ax.grid(alpha=0.3, which="both")
+        ax.legend(fontsize=8, loc="upper left")
+    fig.suptitle("Scenario 1: the interactive client's latency, per scheduler\n(%s)" % where, fontsize=11)
+    savefig(fig, "s1-latency.png")
+
+    # (4) anticipation, when the run compared fairq with anticipate_us variants
+    if s1_anticipation(r):
+        w, points = s1_tradeoff_points(r)
+        tradeoff_figure([("interactive window %d" % w, points)],
+                        "Scenario 1: anticipation's gain (top) and cost (bottom)\n(%s)" % where,
+                        "s1-anticipation.png")
+
+
+def plot_anticipation_runs(path):
+    """Published runs of scenario 1 with and without anticipation whose raw results are not kept:
+    their figures, as the tables of docs/benchmarks.md give them (docs/bench/anticipation.json)."""
+    runs = json.load(open(path))["runs"]
+    r0 = runs[0]
+    tradeoff_figure([("D=%g ms: the threads' ceiling T/D is %d ops/s" %
+                      (run["delay_us"] / 1000, run["threads"] * 1e6 / run["delay_us"]), run["points"])
+                     for run in runs],
+                    "fairq's anticipation: the window-%d client's gain (top) and the pool's cost (bottom)\n"
+                    "(T=%d, %s, %s, commit %s, %d repetitions)" %
+                    (r0["window"], r0["threads"], clock(r0, True), r0["date"], r0["commit"], r0["reps"]),
+                    "anticipation.png")
+
+
+def plot_s2(r):
+    m = r["meta"]
+    scheds = m["schedulers"]
+    cells = r["cells"]
+    floor = {(f["N"], f["sched"]): f for f in r["floor"]}
+    ks = sorted({c["K"] for c in cells})
+    ns = sorted({c["N"] for c in cells} | {n for n, _ in floor})
+    byk = {(c["K"], c["N"], c["sched"]): c for c in cells}
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+    n0 = 32 if 32 in ns else ns[len(ns) // 2]
+    ax = axes[0]
+    for s in scheds:
+        pts = [(k, byk[(k, n0, s)]) for k in ks if (k, n0, s) in byk]
+        if pts:
+            ax.plot([p[0] for p in pts], [p[1]["p50_ms"] for p in pts], "o-", color=color(s), label="%s p50" % s)
+            ax.plot([p[0] for p in pts], [p[1]["p99_ms"] for p in pts], "x:", color=color(s), label="%s p99" % s)
+    if (n0, "fifo") in floor:
+        ax.axhline(floor[(n0, "fifo")]["p50_ms"], color="k", ls="--", lw=1, label="floor p50")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xticks(ks)
+    ax.set_xticklabels([str(k) for k in ks])
+    ax.set_xlabel("greedy connections K")
+    ax.set_ylabel("burst completion (ms)")
+    ax.set_title("bursts of N=%d" % n0)
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=7)
+    ax = axes[1]
+    k0 = 16 if 16 in ks else ks[len(ks) // 2]
+    for s in scheds:
+        pts = [(n, byk[(k0, n, s)]) for n in ns if (k0, n, s) in byk]
+        if pts:
+            ax.plot([p[0] for p in pts], [p[1]["p50_ms"] for p in pts], "o-", color=color(s), label="%s p50" % s)
+    fl = [(n, floor[(n, "fifo")]["p50_ms"]) for n in ns if (n, "fifo") in floor]
+    if fl:
+        ax.plot([p[0] for p in fl], [p[1] for p in fl], "k--", lw=1, label="floor p50")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xticks(ns)
+    ax.set_xticklabels([str(n) for n in ns])
+    ax.set_xlabel("burst size N")
+    ax.set_ylabel("burst completion p50 (ms)")
+    ax.set_title("against K=%d greedy connections" % k0)
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=7)
+    fig.suptitle("Scenario 2: burst completion (T=%d, D=%g ms, %s, %s)" % (m["threads"], m["delay_us"] / 1000, m["kernel"], clock(m, True)))
+    savefig(fig, "s2-bursts.png")
+
+
+def plot_s3(r):
+    m = r["meta"]
+    scheds = m["schedulers"]
+    cells = r["cells"]
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ss = [s for s in scheds if any(c["sched"] == s for c in cells)]
+    for kind, off, hatch in (("alone", -0.2, ""), ("contended", 0.2, "//")):
+        vals = [agg([c["walk_s"] for c in cells if c["sched"] == s and c["kind"] == kind]) for s in ss]
+        ax.bar([i + off for i in range(len(ss))], [v["mean"] if v else 0 for v in vals], width=0.4,
+               color=[color(s) for s in ss], hatch=hatch, edgecolor="k",
+               label="walk alone" if kind == "alone" else "walk under fio")
+    ax.set_xticks(range(len(ss)))
+    ax.set_xticklabels(ss)
+    ax.set_ylabel("walk completion (s)")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3, axis="y")
+    ax.set_title("Scenario 3: find+stat walk vs nconnect=%d fio\n(%s, %s)" % (m["nconnect"], m["kernel"], clock(m, True)),
+                 fontsize=10)
+    savefig(fig, "s3-walk.png")
+
+
+def plot_s4(r):
+    m = r["meta"]
+    scheds = m["schedulers"]
+    summ = r["summary"]
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    bars(axes[0], scheds, summ, "ops_per_s", "RPC/s (all clients)")
+    bars(axes[1], scheds, summ, "ops_vs_fifo", "RPC/s vs fifo, same round (%)", 100)
+    fig.suptitle("Scenario 4: GETATTR rate at D=0, T=%d (%s, %s)" % (m["threads"], m["kernel"], clock(m, True)))
+    savefig(fig, "s4-overhead.png")
+
+
+def plot_s5(r):
+    m = r["meta"]
+    scheds = m["schedulers"]
+    summ = r["summary"]
+    fig, axes = plt.subplots(1, 3, figsize=(14, 4))
+    bars(axes[0], scheds, summ, "ops_per_s", "RPC/s")
+    bars(axes[1], scheds, summ, "nfsd_wakeups_per_rpc", "nfsd wakeups per RPC")
+    bars(axes[2], scheds, summ, "ctxt_per_rpc", "context switches per RPC")
+    fig.suptitle("Scenario 5: %d threads, GETATTR at D=0 (%s, %s)" % (m["threads"], m["kernel"], clock(m, True)))
+    savefig(fig, "s5-threads.png")
+
+
+def plot_s6(r):
+    m = r["meta"]
+    scheds = m["schedulers"]
+    fair, subnet = r["fair"], r["subnet"]
+    summ, ssum = r.get("fair_summary", {}), r.get("subnet_summary", {})
+    if not (summ or ssum):
+        return
+    fig, axes = plt.subplots(1, 2, figsize=(13, 4.3), gridspec_kw={"width_ratios": [3, 1]})
+    ax = axes[0]
+    ss = [s for s in scheds if s in summ]
+    if ss:
+        n = len(fair[0]["conns"])
+        width = 0.8 / len(ss)
+        for j, s in enumerate(ss):
+            ax.bar([i + (j - (len(ss) - 1) / 2) * width for i in range(n)],
+                   [100 * a["mean"] for a in summ[s]["share"]], width,
+                   yerr=[50 * a["spread"] for a in summ[s]["share"]], color=color(s), label=s, capsize=2)
+        ax.axhline(100 / n, color="k", ls="--", lw=1, label="fair share")
+        ax.axhspan(90 / n, 110 / n, color="k", alpha=0.08)
+        ax.set_xticks(range(n))
+        ax.set_xticklabels(["%s\n%d conn." % (a.rsplit(".", 1)[-1], k)
+                            for a, k in zip(fair[0]["addrs"], fair[0]["conns"])], fontsize=8)
+        ax.set_ylabel("share of completed RPCs (%)")
+        ax.set_title("(a) ten backlogged clients (client address, connections)")
+        ax.grid(alpha=0.3, axis="y")
+        ax.legend(fontsize=8)
+    ax = axes[1]
+    ss = [s for s in scheds if s in ssum]
+    if ss:
+        bars(ax, ss, ssum, "weighted_share", "weighted subnet's share (%)", 100)
+        ax.axhline(100 * subnet[0]["weight_share"], color="k", ls="--", lw=1)
+        ax.axhspan(100 * subnet[0]["weight_share"] - 3, 100 * subnet[0]["weight_share"] + 3, color="k", alpha=0.08)
+        ax.axhline(100 * subnet[0]["conn_share"], color="tab:red", ls=":", lw=1)
+        ax.set_ylim(0, 100)
+        ax.set_title("(b) weight %d:1 (dashed), connections (dotted)" % subnet[0]["weight"], fontsize=9)
+    fig.suptitle("Scenario 6: shares (T=%d, D=%g ms, %s, %s)" % (m["threads"], m["delay_us"] / 1000, m["kernel"], clock(m, True)))
+    savefig(fig, "s6-keys.png")
+
+
+def plot_s6_timeline(r):
+    """(a)'s clients through the live switches: each one's share (top) and the pool's total
+    (bottom) over time, the measured windows shaded by scheduler"""
+    tl = r.get("fair_timeline")
+    if not tl:
+        return
+    m = r["meta"]
+    t = tl["t"]
+    totals = [sum(x) for x in zip(*tl["rates"])]
+    fig, axes = plt.subplots(2, 1, figsize=(13, 6.2), sharex=True, gridspec_kw={"height_ratios": [2.2, 1]})
+    for ax in axes:
+        for w in tl["windows"]:
+            ax.axvspan(w["start"], w["end"], color=color(w["sched"]), alpha=0.12, lw=0)
+    for w in tl["windows"]:
+        axes[0].text((w["start"] + w["end"]) / 2, 1.01, variant_label(w["sched"]), ha="center", va="bottom",
+                     fontsize=9, color=color(w["sched"]), transform=axes[0].get_xaxis_transform())
+    # one colour per connection count, from light (1) to dark (the most): the story is that
+    # the count stops mattering under fair queueing
+    ks = sorted(set(tl["conns"]))
+    cmap = matplotlib.colormaps["viridis_r"]
+    seen = set()
+    for k, rates in zip(tl["conns"], tl["rates"]):
+        share = [100 * x / tot if tot else float("nan") for x, tot in zip(rates, totals)]
+        axes[0].plot(t, share, color=cmap(0.15 + 0.85 * ks.index(k) / max(1, len(ks) - 1)), lw=1.3,
+                     label=None if k in seen else "%d connection%s" % (k, "" if k == 1 else "s"))
+        seen.add(k)
+    axes[0].axhline(100 / len(tl["conns"]), color="k", ls="--", lw=1.2, label="fair share (1/%d)" % len(tl["conns"]))
+    axes[0].set_ylabel("client's share of completed RPCs (%)")
+    axes[0].set_ylim(bottom=0)
+    axes[0].grid(alpha=0.3)
+    axes[0].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
+    axes[1].plot(t, totals, color="k", lw=1.3)
+    axes[1].set_ylim(bottom=0)
+    axes[1].set_ylabel("pool's total (RPC/s)")
+    axes[1].set_xlabel("time since every client was running (s); shaded: measured windows, by scheduler")
+    axes[1].grid(alpha=0.3)
+    fig.suptitle("Scenario 6 (a): %d backlogged clients while the scheduler is switched live\n(T=%d, D=%g ms, "
+                 "%s, %s; steps of %g s)" % (len(tl["conns"]), m["threads"], m["delay_us"] / 1000, m["kernel"],
+                                             clock(m, True), tl["step_s"]), fontsize=10)
+    savefig(fig, "s6-timeline.png")
+
+
+def plot_s7(r):
+    m = r["meta"]
+    if m.get("skipped"):
+        return
+    scheds = m["schedulers"]
+    summ = r["summary"]
+    parts = [p for p in m["parts"].split() if p in summ]
     fig, axes = plt.subplots(1, 2, figsize=(10, 4))
     width = 0.8 / max(1, len(scheds))
     for i, s in enumerate(scheds):
@@ -1017,10 +1344,20 @@ def scenario7(data, md, res):
         ax.grid(alpha=0.3, axis="y")
     axes[0].legend(fontsize=8)
     fig.suptitle("Scenario 7: fio over NFS, nfsd threads vs wq workers (%s, %s)" % (m["kernel"], clock(m, True)))
-    fig.tight_layout()
-    fig.savefig(os.path.join(OUT, "s7-wq.png"), dpi=100)
-    plt.close(fig)
-    md.append("![wq](s7-wq.png)\n")
+    savefig(fig, "s7-wq.png")
+
+
+PLOTS = (("1", plot_s1), ("2", plot_s2), ("3", plot_s3), ("4", plot_s4), ("5", plot_s5), ("6", plot_s6),
+         ("6", plot_s6_timeline), ("7", plot_s7))
+
+
+def plot_all(res):
+    for sc, fn in PLOTS:
+        if sc in res:
+            fn(res[sc])
+    runs = os.path.join(OUT, "anticipation.json")
+    if os.path.exists(runs):
+        plot_anticipation_runs(runs)
 
 
 def main():
@@ -1037,8 +1374,14 @@ def main():
             continue
         fn(data, md, res)
         done.append(sc)
+    path = os.path.join(OUT, "results.json")
     if not done:
-        sys.exit("report.py: no scenario results under %s/raw" % OUT)
+        if not os.path.exists(path):
+            sys.exit("report.py: no scenario results under %s/raw, and no %s" % (OUT, path))
+        res = json.load(open(path))
+        plot_all(res)
+        print("report: plots of scenarios %s redrawn from %s" % (" ".join(sorted(res)), path))
+        return
 
     def clean(o):
         if isinstance(o, float) and (math.isnan(o) or math.isinf(o)):
@@ -1048,8 +1391,11 @@ def main():
         if isinstance(o, list):
             return [clean(v) for v in o]
         return o
-    json.dump(clean(res), open(os.path.join(OUT, "results.json"), "w"), indent=1)
+    json.dump(clean(res), open(path, "w"), indent=1)
     open(os.path.join(OUT, "bench.md"), "w").write("\n".join(md) + "\n")
+    # drawn from results.json as written, not from the objects in memory: a published copy of it
+    # (docs/bench/results.json) then redraws exactly the published plots
+    plot_all(json.load(open(path)))
     print("report: scenarios %s -> %s" % (" ".join(map(str, done)), OUT))
 
 
