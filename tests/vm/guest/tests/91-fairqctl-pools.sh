@@ -53,7 +53,7 @@ fq_set_sched fairq
 fq_traffic 1 || fail "NFS traffic failed"
 agree_with_debugfs fairq
 fairqctl -e pools >/tmp/pools.txt || fail "fairqctl -e pools failed"
-grep -qE '^ +fairq: keys [0-9]+ key_alloc_failures [0-9]+ key_buckets [0-9]+ split_failures [0-9]+ holds [0-9]+ lost_handoffs [0-9]+ untracked_threads [0-9]+ bursts [0-9]+ anticipations [0-9]+ anticipation_hits [0-9]+ hold_skips [0-9]+$' /tmp/pools.txt ||
+grep -qE '^ +fairq: keys [0-9]+ key_alloc_failures [0-9]+ key_buckets [0-9]+ split_failures [0-9]+ holds [0-9]+ lost_handoffs [0-9]+ untracked_threads [0-9]+ bursts [0-9]+ anticipations [0-9]+ anticipation_hits [0-9]+ hold_skips [0-9]+ turns_overspent [0-9]+$' /tmp/pools.txt ||
 	fail "fairqctl pools does not list fairq's counters: $(cat /tmp/pools.txt)"
 fq_set_sched qfifo
 fq_traffic 1 || fail "NFS traffic failed"

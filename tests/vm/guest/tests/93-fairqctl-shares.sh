@@ -182,7 +182,7 @@ grep -q 'REQUESTS/S' /tmp/rates.txt || fail "shares --interval text: $(cat /tmp/
 # The kernel keeps a weight's key as fairqctl prints it, whatever a netlink client sent: the
 # bits past a prefix cleared, an IPv4-mapped IPv6 address folded to IPv4; an IPv4-mapped
 # prefix shorter than the mapping is refused
-for w in "subnet 10.99.0.77 20 3" "addr ::ffff:10.99.0.14 4" "subnet 2001:db8::ff 32 2"; do
+for w in "subnet 10.99.0.77 20 3" "addr ::ffff:10.99.0.14 0 4" "subnet 2001:db8::ff 32 2"; do
 	# shellcheck disable=SC2086 # TYPE ADDR PREFIX WEIGHT
 	python3 /fairq/fairq-nl.py weight-set $w >/tmp/nl.out || fail "weight-set $w: $(cat /tmp/nl.out)"
 done
