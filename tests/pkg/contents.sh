@@ -175,7 +175,7 @@ else
 	check_dkms_pkg rpm "$tmp/rpm.list" "$tmp/rpm"
 	rpm -qpR "$rpmf" 2>/dev/null | sort -u >"$tmp/rpm.req"
 	if grep -q '^dkms\( >= 3.0.3\)\?$' "$tmp/rpm.req" && grep -qx kernel-devel "$tmp/rpm.req" &&
-		grep -q "^fairqctl = $ver-" "$tmp/rpm.req" &&
+		grep -qx "fairqctl >= $ver" "$tmp/rpm.req" &&
 		grep -q '^NO_WEAK_MODULES="yes"$' "$tmp/rpm/$src/dkms.conf"; then
 		ok "rpm: requires dkms, kernel-devel and fairqctl; weak modules off in dkms.conf"
 	else
