@@ -922,6 +922,16 @@ def log2_k_axis(ax, ks, label="greedy connections K"):
     ax.set_xlabel(label)
 
 
+def s1_panel(ax, ks, w, ylabel, legend_loc, ylim=None):
+    """one window's panel of a scenario 1 figure: K on a log2 axis, titled by the window"""
+    log2_k_axis(ax, ks)
+    if ylim:
+        ax.set_ylim(*ylim)
+    ax.set_ylabel(ylabel)
+    ax.set_title("interactive window %d" % w)
+    ax.legend(fontsize=8, loc=legend_loc)
+
+
 def log_ms_axis(ax):
     """a log scale labelled in plain milliseconds (1, 2, 5, 10, 20, ...): 10^1 and 10^2 alone do
     not read at a glance"""
@@ -1062,12 +1072,8 @@ def plot_s1(r):
                     (ask, 100 * (1 - statistics.mean(f["interactive"] / f["total"] for _, f in fair))),
                     transform=ax.transAxes, fontsize=8, va="bottom",
                     bbox={"facecolor": "white", "edgecolor": "0.8"})
-        log2_k_axis(ax, ks)
-        ax.set_ylim(0, 100)
-        ax.set_ylabel("greedy client's share of completed RPCs (%)")
-        ax.set_title("interactive window %d" % w)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8, loc="lower right")
+        s1_panel(ax, ks, w, "greedy client's share of completed RPCs (%)", "lower right", (0, 100))
     fig.suptitle("Scenario 1: the greedy client's share against the fair split\n(%s)" % where, fontsize=11)
     savefig(fig, "s1-share.png")
 
@@ -1086,12 +1092,8 @@ def plot_s1(r):
                 ax.errorbar([p[0] for p in pts], [100 * p[1]["mean"] / a for p in pts],
                             yerr=[50 * p[1]["spread"] / a for p in pts], marker="o", capsize=3,
                             color=color(s), label="%s (alone: %.0f ops/s)" % (variant_label(s), a), zorder=2)
-        log2_k_axis(ax, ks)
-        ax.set_ylim(0, 110)
-        ax.set_ylabel("interactive client's rate, % of its rate alone")
-        ax.set_title("interactive window %d" % w)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8, loc="lower left")
+        s1_panel(ax, ks, w, "interactive client's rate, % of its rate alone", "lower left", (0, 110))
     fig.suptitle("Scenario 1: what the interactive client keeps of its rate alone\n(%s)" % where, fontsize=11)
     savefig(fig, "s1-interactive.png")
 
@@ -1118,12 +1120,9 @@ def plot_s1(r):
         ax.axhline(m["delay_us"] / 1000, color="k", ls="--", lw=1, label="one request's service time D")
         if alone.get((w, "fifo"), {}).get("p50_ms"):
             ax.axhline(alone[(w, "fifo")]["p50_ms"], color="0.4", ls=":", lw=1.2, label="p50 alone (fifo)")
-        log2_k_axis(ax, ks)
         log_ms_axis(ax)
-        ax.set_ylabel("one call's round trip (ms, log scale)")
-        ax.set_title("interactive window %d" % w)
         ax.grid(alpha=0.3, which="both")
-        ax.legend(fontsize=8, loc="upper left")
+        s1_panel(ax, ks, w, "one call's round trip (ms, log scale)", "upper left")
     fig.suptitle("Scenario 1: the interactive client's latency, per scheduler\n(%s)" % where, fontsize=11)
     savefig(fig, "s1-latency.png")
 

@@ -43,6 +43,23 @@ grep -v -e '\.o$' -e '\.ko$' -e '\.mod$' -e '\.mod\.c$' -e '\.cmd$' -e 'Module\.
 	-e 'modules\.order$' "$tmp/tree" >"$tmp/tree.clean" || true
 sed "s/#MODULE_VERSION#/$ver/" "$top/dkms.conf" >"$tmp/dkms.conf"
 
+# unpack_deb PKG NAME: $tmp/NAME.list ("MODE PATH" per file, no directories) and the package
+# unpacked in $tmp/NAME, its control files in $tmp/NAME/DEBIAN
+unpack_deb() {
+	dpkg-deb -c "$1" | awk '$1 !~ /^d/ { sub("^\\./", "", $6); print $1, $6 }' >"$tmp/$2.list"
+	mkdir "$tmp/$2"
+	dpkg-deb -x "$1" "$tmp/$2"
+	dpkg-deb -e "$1" "$tmp/$2/DEBIAN"
+}
+
+# unpack_rpm PKG NAME: the same for an RPM (no control files)
+unpack_rpm() {
+	rpm -qp --qf '[%{FILEMODES:perms} %{FILENAMES}\n]' "$1" 2>/dev/null |
+		awk '$1 !~ /^d/ { sub("^/", "", $2); print $1, $2 }' >"$tmp/$2.list"
+	mkdir "$tmp/$2"
+	(cd "$tmp/$2" && rpm2cpio "$1" | cpio -idm --quiet)
+}
+
 # check_dkms_pkg KIND LISTING EXTRACTED-ROOT: LISTING has "MODE PATH" per file, no directories
 check_dkms_pkg() {
 	local kind=$1 list=$2 root=$3
@@ -117,10 +134,7 @@ if [ -z "$deb" ]; then
 	echo "no fairq-dkms .deb in $out: make deb first" >"$tmp/why"
 	not_ok "deb: fairq-dkms built"
 else
-	dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { sub("^\\./", "", $6); print $1, $6 }' >"$tmp/deb.list"
-	mkdir "$tmp/deb"
-	dpkg-deb -x "$deb" "$tmp/deb"
-	dpkg-deb -e "$deb" "$tmp/deb/DEBIAN"
+	unpack_deb "$deb" deb
 	check_dkms_pkg deb "$tmp/deb.list" "$tmp/deb"
 	if grep -q 'dkms add\|common.postinst' "$tmp/deb/DEBIAN/postinst" &&
 		grep -q "dkms remove -m \$DKMS_NAME -v \$DKMS_VERSION" "$tmp/deb/DEBIAN/prerm" &&
@@ -139,10 +153,7 @@ if [ -z "$ctl" ]; then
 	echo "no fairqctl .deb in $out: make deb first" >"$tmp/why"
 	not_ok "deb: fairqctl built"
 else
-	dpkg-deb -c "$ctl" | awk '$1 !~ /^d/ { sub("^\\./", "", $6); print $1, $6 }' >"$tmp/ctl.list"
-	mkdir "$tmp/ctl"
-	dpkg-deb -x "$ctl" "$tmp/ctl"
-	dpkg-deb -e "$ctl" "$tmp/ctl/DEBIAN"
+	unpack_deb "$ctl" ctl
 	check_tools_pkg deb "$tmp/ctl.list" "$tmp/ctl"
 	if [ "$(cat "$tmp/ctl/DEBIAN/conffiles")" = /etc/fairq/fairq.conf ]; then
 		ok "deb: /etc/fairq/fairq.conf is fairqctl's one conffile"
@@ -168,10 +179,7 @@ if [ -z "$rpmf" ]; then
 	echo "no fairq-dkms .rpm in $out: make rpm first" >"$tmp/why"
 	not_ok "rpm: fairq-dkms built"
 else
-	rpm -qp --qf '[%{FILEMODES:perms} %{FILENAMES}\n]' "$rpmf" 2>/dev/null |
-		awk '$1 !~ /^d/ { sub("^/", "", $2); print $1, $2 }' >"$tmp/rpm.list"
-	mkdir "$tmp/rpm"
-	(cd "$tmp/rpm" && rpm2cpio "$rpmf" | cpio -idm --quiet)
+	unpack_rpm "$rpmf" rpm
 	check_dkms_pkg rpm "$tmp/rpm.list" "$tmp/rpm"
 	rpm -qpR "$rpmf" 2>/dev/null | sort -u >"$tmp/rpm.req"
 	if grep -q '^dkms\( >= 3.0.3\)\?$' "$tmp/rpm.req" && grep -qx kernel-devel "$tmp/rpm.req" &&
@@ -194,10 +202,7 @@ if [ -z "$rpmc" ]; then
 	echo "no fairqctl .rpm in $out: make rpm first" >"$tmp/why"
 	not_ok "rpm: fairqctl built"
 else
-	rpm -qp --qf '[%{FILEMODES:perms} %{FILENAMES}\n]' "$rpmc" 2>/dev/null |
-		awk '$1 !~ /^d/ { sub("^/", "", $2); print $1, $2 }' >"$tmp/rpmc.list"
-	mkdir "$tmp/rpmc"
-	(cd "$tmp/rpmc" && rpm2cpio "$rpmc" | cpio -idm --quiet)
+	unpack_rpm "$rpmc" rpmc
 	check_tools_pkg rpm "$tmp/rpmc.list" "$tmp/rpmc"
 	if [ "$(rpm -qpc "$rpmc" 2>/dev/null)" = /etc/fairq/fairq.conf ] &&
 		rpm -qp --qf '[%{FILEFLAGS:fflags} %{FILENAMES}\n]' "$rpmc" 2>/dev/null |

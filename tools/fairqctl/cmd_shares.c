@@ -374,7 +374,7 @@ int cmd_shares(int argc, char **argv)
 		/*
 		 * What its weight entitles it to while every key has work waiting; not its
 		 * max-min fair share, which would need each key's demand.  fair_share is the
-		 * same number under the name of format 1.0 to 1.3.
+		 * same number under its name before format 1.4.
 		 */
 		out_pct(FQ_ANY, "entitled", " %8s", k->entitled);
 		out_pct(FQ_JSON, "fair_share", NULL, k->entitled);

@@ -324,6 +324,15 @@ else
 	not_ok "the bash completion parses"
 fi
 
+# same_completion WHAT WANT GOT: one TAP line
+same_completion() {
+	if [ "$3" = "$2" ]; then
+		ok "$1 is '$2'"
+	else
+		not_ok "$1 is '$2' (got '$3')"
+	fi
+}
+
 # completion, with a stand-in fairqctl that offers what a kernel would
 complete_test() {
 	local want=$1 got
@@ -342,11 +351,7 @@ complete_test() {
 		COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
 		_fairqctl
 		echo "${COMPREPLY[*]}"' - "$top/completion/fairqctl.bash" "$@")
-	if [ "$got" = "$want" ]; then
-		ok "completion of '$*' is '$want'"
-	else
-		not_ok "completion of '$*' is '$want' (got '$got')"
-	fi
+	same_completion "completion of '$*'" "$want" "$got"
 }
 complete_test "show pools shares sched set weight weights showconf watch monitor metrics help version" fairqctl ""
 complete_test "--json" fairqctl -e --j
@@ -371,11 +376,7 @@ zcomplete_test() {
 	local want=$1 got
 	shift
 	got=$(timeout 30 zsh -f "$here/zsh-complete.zsh" "$top/completion" "$@" 2>&1)
-	if [ "$got" = "$want" ]; then
-		ok "zsh completion of '$*' is '$want'"
-	else
-		not_ok "zsh completion of '$*' is '$want' (got '$got')"
-	fi
+	same_completion "zsh completion of '$*'" "$want" "$got"
 }
 if ! command -v zsh >/dev/null; then
 	echo "# no zsh here: its completion is not tested"
