@@ -945,13 +945,24 @@ native:
 /**
  * fairq_pool_set_wake_cap - cap the threads fairq wakes that have not run yet
  * @fp: the pool (its lock held: call from init_pool)
- * @max_waking: the cap, at most FAIRQ_MAX_WAKING; 0 removes it
+ * @max_waking: the cap, at most FAIRQ_WAKE_CAP_MAX; 0 removes it
  */
 void fairq_pool_set_wake_cap(struct fairq_pool *fp, unsigned int max_waking)
 {
-	WRITE_ONCE(fp->max_waking, min_t(unsigned int, max_waking, FAIRQ_MAX_WAKING));
+	WRITE_ONCE(fp->max_waking, min_t(unsigned int, max_waking, FAIRQ_WAKE_CAP_MAX));
 }
 EXPORT_SYMBOL_GPL(fairq_pool_set_wake_cap);
+
+/* Whether the running kernel's sunrpc does @feature by itself: see enum fairq_kernel_feature. */
+bool fairq_kernel_has(enum fairq_kernel_feature feature)
+{
+	switch (feature) {
+	case FAIRQ_KERNEL_WAKES_ONE_AT_A_TIME:
+		return fairq_kq_wakes_one_at_a_time();
+	}
+	return false;
+}
+EXPORT_SYMBOL_GPL(fairq_kernel_has);
 
 static void waking_forget(struct fairq_pool *fp, unsigned int i)
 	__must_hold(&fp->lock)

@@ -35,8 +35,6 @@ struct fairq_waker {
 	unsigned long when;	/* jiffies */
 };
 
-#define FAIRQ_MAX_WAKING	32
-
 /*
  * An nfsd thread of a pool that tracks threads, and what its current work is charged to (a
  * token of the policy's @charge op; NULL between two pieces of work).  Keyed by the task: the
@@ -90,7 +88,7 @@ struct fairq_pool {
 	atomic_long_t wakeups;
 	unsigned int max_waking;
 	unsigned int nr_waking;
-	struct fairq_waker waking[FAIRQ_MAX_WAKING];
+	struct fairq_waker waking[FAIRQ_WAKE_CAP_MAX];
 	u64 hold_until;
 	atomic_long_t hold_skips;
 	bool track_threads;
@@ -151,6 +149,15 @@ void fairq_change_end(void);
 void fairq_changes_open_up(void);
 int fairq_changes_close(void);
 const struct fairq_sched_ops *fairq_sched_find(const char *name, size_t len);
+bool fairq_sched_get(const struct fairq_sched_ops *ops);
+void fairq_sched_put(const struct fairq_sched_ops *ops);
+enum fairq_sched_change {
+	FAIRQ_SCHED_REGISTERED,
+	FAIRQ_SCHED_UNREGISTERED,
+};
+
+int fairq_scheds_subscribe(struct notifier_block *nb);
+void fairq_scheds_unsubscribe(struct notifier_block *nb);
 int fairq_sched_for_each(int (*fn)(const struct fairq_sched_ops *ops, void *arg), void *arg);
 int fairq_sched_select(const char *name, size_t len);
 void fairq_sched_quiesce(struct svc_serv *serv);
@@ -193,18 +200,6 @@ static inline void fairq_count_wakeup(struct fairq_pool *fp)
 {
 	atomic_long_inc(&fp->wakeups);
 }
-
-/* sched/qfifo.c: a FIFO queue, for the policies that keep FIFO order */
-struct fairq_qfifo_pool {
-	struct fairq_xlist queue;
-};
-
-void fairq_qfifo_init_pool(struct fairq_pool *fp);
-void fairq_qfifo_enqueue(struct fairq_pool *fp, struct svc_xprt *xprt);
-struct svc_xprt *fairq_qfifo_pick(struct fairq_pool *fp);
-bool fairq_qfifo_has_work(struct fairq_pool *fp);
-void fairq_qfifo_drain(struct fairq_pool *fp, struct fairq_xlist *out);
-bool fairq_qfifo_remove(struct fairq_pool *fp, struct svc_xprt *xprt);
 
 /* sysfs.c, debugfs.c */
 int fairq_sysfs_init(void);

@@ -4,6 +4,7 @@
  * log) carry: the same text fairqctl prints and accepts, so that a key seen in a trace can be
  * given a weight as it is.
  */
+#include <linux/export.h>
 #include <linux/kernel.h>
 #include <linux/socket.h>
 #include <linux/string.h>
@@ -50,3 +51,4 @@ void fairq_key_text(char *buf, size_t len, const struct fairq_key_id *id)
 	if (n >= len && len > 1)
 		buf[len - 2] = '+';
 }
+EXPORT_SYMBOL_GPL(fairq_key_text);

@@ -7,6 +7,10 @@
  * feeding the kernel's pool queue one transport at a time, waking threads, switching policies
  * and draining on unload.  Every op below is called with the pool's fairq lock held (bottom
  * halves off) and must not sleep; none may fail.
+ *
+ * This header is the whole interface: a policy includes it and nothing of fairq's internals,
+ * and may live in a module of its own (set @owner; fairq holds a reference on that module
+ * while the policy is active, so it cannot be unloaded under live pools).
  */
 #ifndef _FAIRQ_SCHED_H
 #define _FAIRQ_SCHED_H
@@ -18,6 +22,7 @@
 #include <fairq/xlist.h>
 
 struct fairq_pool;
+struct module;
 struct svc_xprt;
 struct svc_rqst;
 struct svc_serv;
@@ -115,11 +120,28 @@ static inline void fairq_counter_add(struct fairq_counters *cs, const char *name
 		cs->c[cs->nr++] = (struct fairq_counter){ name, value };
 }
 
+/*
+ * A tunable, as a policy's table lists it:
+ *	FAIRQ_TUNABLE("quantum_us", "what it does", 1, 100000, 1000, get_quantum, set_quantum)
+ */
+#define FAIRQ_TUNABLE(_name, _doc, _min, _max, _def, _get, _set) \
+	{ .name = (_name), .doc = (_doc), .min = (_min), .max = (_max), .def = (_def), \
+	  .get = (_get), .set = (_set) }
+
+/* What the running kernel's sunrpc does by itself, for a policy's @supported. */
+enum fairq_kernel_feature {
+	/* a pool wakes one idle thread at a time, the woken one wakes the next (6.7+) */
+	FAIRQ_KERNEL_WAKES_ONE_AT_A_TIME,
+};
+
+bool fairq_kernel_has(enum fairq_kernel_feature feature);
+
 /* Scheduler flags. */
 #define FAIRQ_SCHED_NATIVE	BIT(0)	/* the kernel's own dispatch: fairq's hooks are off */
 
 /**
  * struct fairq_sched_ops - a dispatch policy
+ * @owner: the module the ops live in (THIS_MODULE).
  * @name: what sysfs and netlink call it.
  * @flags: FAIRQ_SCHED_*.
  * @priv_size: bytes of per-pool state the policy keeps in fairq_pool_priv() (at most
@@ -191,6 +213,7 @@ static inline void fairq_counter_add(struct fairq_counters *cs, const char *name
  * Native policies (FAIRQ_SCHED_NATIVE) have no queue ops: selecting one turns fairq's hooks off.
  */
 struct fairq_sched_ops {
+	struct module *owner;
 	const char *name;
 	unsigned int flags;
 	size_t priv_size;
@@ -226,6 +249,9 @@ unsigned int fairq_pool_id(const struct fairq_pool *fp);
 
 int fairq_register_sched(const struct fairq_sched_ops *ops);
 int fairq_requeue_all(const struct fairq_sched_ops *ops);
+
+/* The most threads a pool's wake cap lets be woken and not yet running. */
+#define FAIRQ_WAKE_CAP_MAX	32
 void fairq_pool_set_wake_cap(struct fairq_pool *fp, unsigned int max_waking);
 void fairq_pool_track_threads(struct fairq_pool *fp);
 u64 fairq_pool_untracked(const struct fairq_pool *fp);
@@ -234,6 +260,50 @@ void fairq_pool_release_thread(struct fairq_pool *fp);
 bool fairq_pool_holding(const struct fairq_pool *fp);
 u64 fairq_pool_hold_skips(const struct fairq_pool *fp);
 void fairq_unregister_sched(const struct fairq_sched_ops *ops);
+
+/*
+ * A FIFO queue of transports as a policy's whole per-pool state (@priv_size is
+ * sizeof(struct fairq_qfifo_pool)): the queue ops of the policies that keep FIFO order and
+ * change something else, usable as they are in an ops table.
+ */
+struct fairq_qfifo_pool {
+	struct fairq_xlist queue;
+};
+
+static inline struct fairq_xlist *fairq_qfifo_queue(struct fairq_pool *fp)
+{
+	return &((struct fairq_qfifo_pool *)fairq_pool_priv(fp))->queue;
+}
+
+static inline void fairq_qfifo_init_pool(struct fairq_pool *fp)
+{
+	fairq_xlist_init(fairq_qfifo_queue(fp));
+}
+
+static inline void fairq_qfifo_enqueue(struct fairq_pool *fp, struct svc_xprt *xprt)
+{
+	fairq_xlist_push(fairq_qfifo_queue(fp), xprt);
+}
+
+static inline struct svc_xprt *fairq_qfifo_pick(struct fairq_pool *fp)
+{
+	return fairq_xlist_pop(fairq_qfifo_queue(fp));
+}
+
+static inline bool fairq_qfifo_has_work(struct fairq_pool *fp)
+{
+	return !fairq_xlist_empty(fairq_qfifo_queue(fp));
+}
+
+static inline void fairq_qfifo_drain(struct fairq_pool *fp, struct fairq_xlist *out)
+{
+	fairq_xlist_splice(out, fairq_qfifo_queue(fp));
+}
+
+static inline bool fairq_qfifo_remove(struct fairq_pool *fp, struct svc_xprt *xprt)
+{
+	return fairq_xlist_remove(fairq_qfifo_queue(fp), xprt);
+}
 
 /* The built-in policies, one file each under src/sched/. */
 extern const struct fairq_sched_ops fairq_sched_fifo;

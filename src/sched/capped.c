@@ -13,7 +13,8 @@
  * the next), which is this policy with max_waking = 1: there capped would change nothing, so it
  * is not offered.
  */
-#include "../fairq.h"
+#include <linux/module.h>
+#include <fairq/sched.h>
 
 /*
  * Banks used 5.  Scenario 5 of make bench (docs/capped.md) measured 1 and 2 alike in
@@ -31,7 +32,7 @@ static void capped_init_pool(struct fairq_pool *fp)
 
 static bool capped_supported(void)
 {
-	return !fairq_kq_wakes_one_at_a_time();
+	return !fairq_kernel_has(FAIRQ_KERNEL_WAKES_ONE_AT_A_TIME);
 }
 
 static u64 capped_get_max_waking(void)
@@ -46,12 +47,14 @@ static int capped_set_max_waking(u64 val)
 }
 
 static const struct fairq_tunable capped_tunables[] = {
-	{ "max_waking", "threads per pool woken but not yet running, at most", 1,
-	  FAIRQ_MAX_WAKING, capped_get_max_waking, capped_set_max_waking, CAPPED_DEF_MAX_WAKING },
+	FAIRQ_TUNABLE("max_waking", "threads per pool woken but not yet running, at most", 1,
+		      FAIRQ_WAKE_CAP_MAX, CAPPED_DEF_MAX_WAKING, capped_get_max_waking,
+		      capped_set_max_waking),
 	{ }
 };
 
 const struct fairq_sched_ops fairq_sched_capped = {
+	.owner		= THIS_MODULE,
 	.name		= "capped",
 	.priv_size	= sizeof(struct fairq_qfifo_pool),
 	.init_pool	= capped_init_pool,

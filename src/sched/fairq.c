@@ -44,6 +44,7 @@
 #include <linux/ktime.h>
 #include <linux/hash.h>
 #include <linux/jhash.h>
+#include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/socket.h>
 #include <linux/sunrpc/svc_xprt.h>
@@ -1242,6 +1243,7 @@ static void fq_release(void)
 }
 
 const struct fairq_sched_ops fairq_sched_fairq = {
+	.owner		= THIS_MODULE,
 	.name		= "fairq",
 	.priv_size	= sizeof(struct fq_pool),
 	.init_pool	= fq_init_pool,

@@ -32,6 +32,7 @@
 #include <linux/fs_struct.h>
 #include <linux/hashtable.h>
 #include <linux/kthread.h>
+#include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/sunrpc/svc.h>
 #include <linux/sunrpc/svc_xprt.h>
@@ -623,6 +624,7 @@ static bool wq_supported(void)
 #endif
 
 const struct fairq_sched_ops fairq_sched_wq = {
+	.owner		= THIS_MODULE,
 	.name		= "wq",
 	.priv_size	= sizeof(struct wq_pool),
 	.init_pool	= wq_init_pool,
