@@ -217,7 +217,11 @@ static int filter_parse(struct fairq_nl_filter *f, struct nlattr **tb, const str
 	return 0;
 }
 
-/* One pool's numbers, copied under its lock so that they are consistent with each other. */
+/*
+ * One pool's numbers, copied under its lock so that they are consistent with each other.  The
+ * policy's name and its counters' names point into the policy's module: put into the message
+ * in the same RCU read section, which the unload of that module waits for.
+ */
 struct pool_snap {
 	struct fairq_pool_stats st;
 	struct fairq_counters counters;
@@ -539,30 +543,35 @@ int fairq_nl_param_set_doit(struct sk_buff *skb, struct genl_info *info)
 	mutex_lock(&fairq_sched_mutex);
 	ops = sched ? fairq_sched_find(nla_data(sched), strlen(nla_data(sched))) :
 	      fairq_active_sched();
-	for (t = ops ? ops->tunables : NULL; t && t->name; t++) {
-		if (!strcmp(t->name, param))
-			break;
-	}
+	/* its tunables are its module's: kept loaded until the value is set */
+	if (ops && !fairq_sched_get(ops))
+		ops = NULL;
 	mutex_unlock(&fairq_sched_mutex);
 	if (!ops) {
 		NL_SET_ERR_MSG_ATTR(info->extack, sched, MSG_NO_SCHED);
 		return -ENOENT;
 	}
+	for (t = ops->tunables; t && t->name; t++) {
+		if (!strcmp(t->name, param))
+			break;
+	}
 	if (!t || !t->name) {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[FAIRQ_A_SCHED_TUNABLE_NAME],
 				    "the scheduler has no tunable of that name");
-		return -ENOENT;
-	}
-	if (val < t->min || val > t->max) {
+		err = -ENOENT;
+	} else if (val < t->min || val > t->max) {
 		fairq_nl_err_range(info->extack, a_val, t->min, t->max);
-		return -EINVAL;
+		err = -EINVAL;
+	} else {
+		err = fairq_tunable_set(ops, t, val);
+		if (err == -ENODEV)
+			NL_SET_ERR_MSG(info->extack, MSG_NOT_LIVE);
+		else if (err == -ENOENT)
+			NL_SET_ERR_MSG_ATTR(info->extack, sched, MSG_NO_SCHED);
+		else if (err)
+			NL_SET_ERR_MSG_ATTR(info->extack, a_val, "the scheduler refused the value");
 	}
-	/* tunables are static tables of registered policies: still valid without the mutex */
-	err = fairq_tunable_set(ops, t, val);
-	if (err == -ENODEV)
-		NL_SET_ERR_MSG(info->extack, MSG_NOT_LIVE);
-	else if (err)
-		NL_SET_ERR_MSG_ATTR(info->extack, a_val, "the scheduler refused the value");
+	fairq_sched_put(ops);
 	return err;
 }
 
@@ -858,7 +867,7 @@ err_free_msg:
 
 /*
  * The weighted policy a weight report is about: the one @name names, else the active one.
- * Policies are static tables of registered policies: still valid after the mutex is dropped.
+ * Kept with fairq_sched_get() (its module stays loaded): fairq_sched_put() it when done.
  */
 static const struct fairq_sched_ops *weights_of(const struct nlattr *name,
 						struct netlink_ext_ack *extack, int *err)
@@ -868,6 +877,8 @@ static const struct fairq_sched_ops *weights_of(const struct nlattr *name,
 	mutex_lock(&fairq_sched_mutex);
 	ops = name ? fairq_sched_find(nla_data(name), strlen(nla_data(name))) :
 	      fairq_active_sched();
+	if (ops && !fairq_sched_get(ops))
+		ops = NULL;
 	mutex_unlock(&fairq_sched_mutex);
 	*err = 0;
 	if (!ops) {
@@ -879,6 +890,7 @@ static const struct fairq_sched_ops *weights_of(const struct nlattr *name,
 		else
 			NL_SET_ERR_MSG(extack, "the active scheduler has no per-key weights");
 		*err = -EOPNOTSUPP;
+		fairq_sched_put(ops);
 	}
 	return *err ? NULL : ops;
 }
@@ -938,18 +950,25 @@ int fairq_nl_weight_get_doit(struct sk_buff *skb, struct genl_info *info)
 	if (!ops->for_each_weight(&cursor, weight_find_one, &wf)) {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[FAIRQ_A_KEY_ID],
 				    "no weight is set for that key: it has the default");
-		return -ENOENT;
+		err = -ENOENT;
+		goto out;
 	}
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
+	if (!msg) {
+		err = -ENOMEM;
+		goto out;
+	}
 	hdr = fairq_genlmsg_iput(msg, info, &fairq_nl_family);
 	if (!hdr || weight_put(msg, ops->name, &id, wf.weight)) {
 		nlmsg_free(msg);
-		return -EMSGSIZE;
+		err = -EMSGSIZE;
+		goto out;
 	}
 	genlmsg_end(msg, hdr);
-	return genlmsg_reply(msg, info);
+	err = genlmsg_reply(msg, info);
+out:
+	fairq_sched_put(ops);
+	return err;
 }
 
 struct weight_walk {
@@ -997,6 +1016,7 @@ int fairq_nl_weight_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 		return err;
 	w.sched = ops->name;
 	err = ops->for_each_weight(&pos->key, weight_dump_one, &w);
+	fairq_sched_put(ops);
 	/* a full skb with nothing in it: one entry can never fit */
 	if (err == -EMSGSIZE && !skb->len)
 		return err;

@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The policies fairq can switch between, by name. */
+/*
+ * The policies fairq can switch between, by name: its own, and those other modules register
+ * (fairq holds a reference on such a module while its policy is active).
+ */
 #include <linux/module.h>
+#include <linux/notifier.h>
+#include <linux/rwsem.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -15,6 +20,19 @@ struct fairq_sched_entry {
 /* Serialises registration, lookups that lead to a switch, and the switch itself. */
 DEFINE_MUTEX(fairq_sched_mutex);
 static LIST_HEAD(fairq_scheds);
+/*
+ * Changes of fairq_scheds also take this, for fairq_sched_quiesce(), which walks the list
+ * from nfsd's paths that a switch holding fairq_sched_mutex may be waiting on.  Held only for
+ * the list change itself.
+ */
+static DECLARE_RWSEM(fairq_scheds_rwsem);
+/*
+ * Policies come and go: sysfs gives each its directory of tunables.  A raw chain: its
+ * subscribers come and go at fairq's load and unload only, when no other module can be
+ * registering (they depend on fairq), and it is called without fairq_sched_mutex on
+ * unregistration (see there).
+ */
+static RAW_NOTIFIER_HEAD(fairq_sched_chain);
 
 /*
  * Whether anything may be changed: false until init has set up every part a switch touches,
@@ -74,10 +92,17 @@ int fairq_changes_close(void)
 		pr_info("scheduler: fifo (was %s), unloading, by %s[%d]\n", old->name,
 			current->comm, task_pid_nr(current));
 		fairq_event_announce(FAIRQ_EVENT_SWITCH, &ev);
+		fairq_sched_put(old);
 	}
 	mutex_unlock(&fairq_sched_mutex);
 	return err;
 }
+
+#ifdef MODULE
+static const bool fairq_is_module = true;
+#else
+static const bool fairq_is_module;	/* built in: policies built in with it have no owner */
+#endif
 
 static bool tunables_complete(const struct fairq_tunable *t)
 {
@@ -91,6 +116,9 @@ static bool tunables_complete(const struct fairq_tunable *t)
 static bool ops_complete(const struct fairq_sched_ops *ops)
 {
 	if (!ops->name || !*ops->name || strlen(ops->name) >= FAIRQ_SCHED_NAME_MAX)
+		return false;
+	/* a policy in a module must say which, or it could be unloaded while active */
+	if (!ops->owner && fairq_is_module)
 		return false;
 	if (ops->flags & FAIRQ_SCHED_NATIVE)
 		return true;
@@ -117,8 +145,9 @@ static struct fairq_sched_entry *entry_find(const char *name, size_t len)
  * fairq_register_sched - offer a policy
  * @ops: its ops table, which must outlive the registration
  *
- * Return: 0; -EINVAL if a mandatory op is missing or the name is bad; -EEXIST for a duplicate
- * name; -EOPNOTSUPP if the policy would do nothing on this kernel (it is then not offered).
+ * Return: 0; -EINVAL if a mandatory op or the owner is missing, or the name is bad; -EEXIST
+ * for a duplicate name; -EOPNOTSUPP if the policy would do nothing on this kernel (it is then
+ * not offered); -ENOMEM.
  */
 int fairq_register_sched(const struct fairq_sched_ops *ops)
 {
@@ -134,30 +163,127 @@ int fairq_register_sched(const struct fairq_sched_ops *ops)
 		return -ENOMEM;
 	e->ops = ops;
 	mutex_lock(&fairq_sched_mutex);
-	if (entry_find(ops->name, strlen(ops->name)))
+	if (entry_find(ops->name, strlen(ops->name))) {
 		err = -EEXIST;
-	else
+	} else {
+		down_write(&fairq_scheds_rwsem);
 		list_add_tail(&e->list, &fairq_scheds);
+		up_write(&fairq_scheds_rwsem);
+		/* under the mutex: a subscriber that walks the list as it comes sees it once */
+		err = notifier_to_errno(raw_notifier_call_chain(&fairq_sched_chain,
+								FAIRQ_SCHED_REGISTERED,
+								(void *)ops));
+		if (err) {
+			down_write(&fairq_scheds_rwsem);
+			list_del(&e->list);
+			up_write(&fairq_scheds_rwsem);
+		}
+	}
 	mutex_unlock(&fairq_sched_mutex);
 	if (err)
 		kfree(e);
+	else if (ops->owner != THIS_MODULE)
+		pr_info("scheduler %s offered by module %s\n", ops->name, module_name(ops->owner));
 	return err;
 }
+EXPORT_SYMBOL_GPL(fairq_register_sched);
 
-/* Unregistering the active queueing policy is the caller's bug: switch away first. */
+/**
+ * fairq_unregister_sched - withdraw a policy
+ * @ops: what fairq_register_sched() was given
+ *
+ * Never the active queueing policy: fairq holds its module while it is active, and switches
+ * its own away before it unregisters them.  Returns once no sysfs access to its tunables runs.
+ */
 void fairq_unregister_sched(const struct fairq_sched_ops *ops)
 {
 	struct fairq_sched_entry *e;
 
 	mutex_lock(&fairq_sched_mutex);
 	e = entry_find(ops->name, strlen(ops->name));
+	if (e && e->ops != ops)
+		e = NULL;
 	WARN_ON_ONCE(fairq_active_sched() == ops && !(ops->flags & FAIRQ_SCHED_NATIVE));
-	if (e)
+	if (e) {
+		down_write(&fairq_scheds_rwsem);
 		list_del(&e->list);
+		up_write(&fairq_scheds_rwsem);
+	}
 	mutex_unlock(&fairq_sched_mutex);
-	if (e && ops->release)
+	if (!e)
+		return;
+	/*
+	 * Without the mutex: removing its sysfs files waits for writers in them, which may be
+	 * waiting for the mutex (they find the policy gone once they have it).
+	 */
+	raw_notifier_call_chain(&fairq_sched_chain, FAIRQ_SCHED_UNREGISTERED, (void *)ops);
+	if (ops->release)
 		ops->release();
+	if (ops->owner != THIS_MODULE)
+		pr_info("scheduler %s withdrawn\n", ops->name);
 	kfree(e);
+}
+EXPORT_SYMBOL_GPL(fairq_unregister_sched);
+
+/**
+ * fairq_scheds_subscribe - hear of every policy, registered now or later
+ * @nb: called with FAIRQ_SCHED_REGISTERED (fairq_sched_mutex held) and
+ *	FAIRQ_SCHED_UNREGISTERED (not held), and the ops as data; may sleep
+ *
+ * @nb is called for each policy registered already before this returns.
+ *
+ * Return: 0, or the first error @nb returned (then it is not subscribed).
+ */
+int fairq_scheds_subscribe(struct notifier_block *nb)
+{
+	struct fairq_sched_entry *e;
+	int err = 0;
+
+	mutex_lock(&fairq_sched_mutex);
+	list_for_each_entry(e, &fairq_scheds, list) {
+		err = notifier_to_errno(nb->notifier_call(nb, FAIRQ_SCHED_REGISTERED,
+							  (void *)e->ops));
+		if (err)
+			break;
+	}
+	if (!err)
+		err = raw_notifier_chain_register(&fairq_sched_chain, nb);
+	mutex_unlock(&fairq_sched_mutex);
+	return err;
+}
+
+void fairq_scheds_unsubscribe(struct notifier_block *nb)
+{
+	raw_notifier_chain_unregister(&fairq_sched_chain, nb);
+}
+
+/**
+ * fairq_sched_get - keep a policy's ops valid past fairq_sched_mutex
+ * @ops: a registered policy, found under the mutex
+ *
+ * Return: whether it is kept (false: its module is unloading).  Undo with fairq_sched_put().
+ */
+bool fairq_sched_get(const struct fairq_sched_ops *ops)
+{
+	return ops->owner == THIS_MODULE || try_module_get(ops->owner);
+}
+
+void fairq_sched_put(const struct fairq_sched_ops *ops)
+{
+	if (ops->owner != THIS_MODULE)
+		module_put(ops->owner);
+}
+
+static bool sched_registered(const struct fairq_sched_ops *ops)
+{
+	struct fairq_sched_entry *e;
+
+	lockdep_assert_held(&fairq_sched_mutex);
+	list_for_each_entry(e, &fairq_scheds, list) {
+		if (e->ops == ops)
+			return true;
+	}
+	return false;
 }
 
 /* Caller holds fairq_sched_mutex. */
@@ -208,9 +334,14 @@ int fairq_sched_select(const char *name, size_t len)
 		return err;
 	old = fairq_active_sched();
 	ops = fairq_sched_find(name, len);
+	/* the active policy's module stays loaded: a reference from here to the next switch */
+	if (ops && ops != old && !fairq_sched_get(ops))
+		ops = NULL;	/* its module is unloading */
 	err = ops ? fairq_switch(ops) : -ENOENT;
-	if (ops && ops != old)
+	if (ops && ops != old) {
 		trace_fairq_switch(old->name, ops->name, err);
+		fairq_sched_put(err ? ops : old);
+	}
 	if (!err && ops != old) {
 		struct fairq_event ev = { .sw = { .from = old->name, .to = ops->name } };
 
@@ -250,6 +381,11 @@ int fairq_tunable_set(const struct fairq_sched_ops *ops, const struct fairq_tuna
 	err = fairq_change_begin();
 	if (err)
 		return err;
+	/* a writer that waited while the policy was withdrawn */
+	if (!sched_registered(ops)) {
+		fairq_change_end();
+		return -ENOENT;
+	}
 	ev.tunable.previous = t->get();
 	/* the value it has: nothing to do (a rebuild of every pool would lose their accounts) */
 	if (val == ev.tunable.previous) {
@@ -293,14 +429,16 @@ void fairq_weight_changed(const struct fairq_sched_ops *ops, const struct fairq_
  * @serv: the service, or NULL for all
  *
  * Without fairq_sched_mutex: called from nfsd's thread-count and teardown paths, which a
- * switch may be waiting on.  The list changes only at load and unload, when no hook is live.
+ * switch may be waiting on.
  */
 void fairq_sched_quiesce(struct svc_serv *serv)
 {
 	struct fairq_sched_entry *e;
 
+	down_read(&fairq_scheds_rwsem);
 	list_for_each_entry(e, &fairq_scheds, list) {
 		if (e->ops->quiesce)
 			e->ops->quiesce(serv);
 	}
+	up_read(&fairq_scheds_rwsem);
 }

@@ -6,6 +6,7 @@
 #include <linux/capability.h>
 #include <linux/kobject.h>
 #include <linux/module.h>
+#include <linux/notifier.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include "fairq.h"
@@ -114,7 +115,9 @@ struct sched_dir {
 	struct tunable_attr attrs[];
 };
 
+/* Guarded by sched_dirs_lock: policies in other modules come and go independently. */
 static LIST_HEAD(sched_dirs);
+static DEFINE_MUTEX(sched_dirs_lock);
 
 static ssize_t tunable_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
@@ -138,7 +141,13 @@ static ssize_t tunable_store(struct kobject *kobj, struct kobj_attribute *attr, 
 	return err ? err : count;
 }
 
-static int add_tunables(const struct fairq_sched_ops *ops, void *arg)
+static void sched_dir_free(struct sched_dir *dir)
+{
+	kobject_put(dir->kobj);	/* removes its files, once no access to them runs */
+	kfree(dir);
+}
+
+static int add_tunables(const struct fairq_sched_ops *ops)
 {
 	const struct fairq_tunable *t;
 	struct sched_dir *dir;
@@ -157,7 +166,6 @@ static int add_tunables(const struct fairq_sched_ops *ops, void *arg)
 		kfree(dir);
 		return -ENOMEM;
 	}
-	list_add(&dir->list, &sched_dirs);
 	for (i = 0; i < n; i++) {
 		struct tunable_attr *ta = &dir->attrs[i];
 
@@ -169,23 +177,52 @@ static int add_tunables(const struct fairq_sched_ops *ops, void *arg)
 		ta->attr.show = tunable_show;
 		ta->attr.store = tunable_store;
 		err = sysfs_create_file(dir->kobj, &ta->attr.attr);
-		if (err)
+		if (err) {
+			sched_dir_free(dir);
 			return err;
+		}
 		dir->nr++;
 	}
+	mutex_lock(&sched_dirs_lock);
+	list_add(&dir->list, &sched_dirs);
+	mutex_unlock(&sched_dirs_lock);
 	return 0;
 }
 
-static void remove_all_tunables(void)
+static void remove_tunables(const struct fairq_sched_ops *ops)
 {
-	struct sched_dir *dir, *tmp;
+	struct sched_dir *dir, *tmp, *found = NULL;
 
+	mutex_lock(&sched_dirs_lock);
 	list_for_each_entry_safe(dir, tmp, &sched_dirs, list) {
-		list_del(&dir->list);
-		kobject_put(dir->kobj);	/* removes its files */
-		kfree(dir);
+		if (!ops || dir->attrs[0].ops == ops) {
+			list_del(&dir->list);
+			if (!ops) {
+				sched_dir_free(dir);
+				continue;
+			}
+			found = dir;
+			break;
+		}
 	}
+	mutex_unlock(&sched_dirs_lock);
+	if (found)
+		sched_dir_free(found);
 }
+
+static int sched_changed(struct notifier_block *nb, unsigned long change, void *data)
+{
+	const struct fairq_sched_ops *ops = data;
+
+	if (change == FAIRQ_SCHED_REGISTERED)
+		return notifier_from_errno(add_tunables(ops));
+	remove_tunables(ops);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block sched_notifier = {
+	.notifier_call = sched_changed,
+};
 
 int fairq_sysfs_init(void)
 {
@@ -195,13 +232,10 @@ int fairq_sysfs_init(void)
 	if (!fairq_kobj)
 		return -ENOMEM;
 	err = sysfs_create_group(fairq_kobj, &fairq_group);
-	if (!err) {
-		mutex_lock(&fairq_sched_mutex);
-		err = fairq_sched_for_each(add_tunables, NULL);
-		mutex_unlock(&fairq_sched_mutex);
-	}
+	if (!err)
+		err = fairq_scheds_subscribe(&sched_notifier);
 	if (err) {
-		remove_all_tunables();
+		remove_tunables(NULL);
 		kobject_put(fairq_kobj);
 	}
 	return err;
@@ -209,6 +243,7 @@ int fairq_sysfs_init(void)
 
 void fairq_sysfs_exit(void)
 {
-	remove_all_tunables();
+	fairq_scheds_unsubscribe(&sched_notifier);
+	remove_tunables(NULL);
 	kobject_put(fairq_kobj);
 }
