@@ -129,6 +129,19 @@ for helper in svctime qtime ipmodify; do
 	}
 	cp "$merged/tmp/$helper/tests/helpers/$helper/fairq_$helper.ko" "$merged/fairq/extra/"
 done
+# A policy in a module of its own (tests/helpers/extsched): fairq's public headers and the
+# symbols fairq exports, as the packaged module's build lists them (the test-only build above
+# compiled the same source).
+rm -rf "$merged/tmp/extsched"
+mkdir -p "$merged/tmp/extsched/tests/helpers"
+cp -a "$FAIRQ_TOP/tests/helpers/extsched" "$merged/tmp/extsched/tests/helpers/"
+cp -a "$FAIRQ_TOP/include" "$merged/tmp/extsched/"
+chroot "$merged" make -s -C "/lib/modules/$abi/build" M=/tmp/extsched/tests/helpers/extsched \
+	KBUILD_EXTRA_SYMBOLS=/tmp/badpull/Module.symvers modules >"$out/extsched.log" 2>&1 || {
+	cat "$out/extsched.log" >&2
+	die "kernel $kernel: test helper extsched failed to build"
+}
+cp "$merged/tmp/extsched/tests/helpers/extsched/fairq_extsched.ko" "$merged/fairq/extra/"
 
 # fairqctl came with its package; its JSON schema and checker go with the suite.
 mkdir -p "$merged/fairq/fairqctl"
@@ -212,7 +225,7 @@ echo "$abi" >"$out/abi"
 	-o -path ./usr/lib/modules -o -path ./lib/modules -o -path ./boot -o -path ./var/lib/dkms \
 	-o -path ./var/cache/apt -o -path ./var/lib/apt/lists -o -path ./usr/share/doc \
 	-o -path ./usr/include -o -path ./usr/lib/x86_64-linux-gnu/perl \
-	-o -path ./usr/share/perl -o -path ./tmp/badpull -o -path ./tmp/races -o -path ./tmp/svctime -o -path ./tmp/qtime -o -path ./tmp/ipmodify \) -prune -o -print |
+	-o -path ./usr/share/perl -o -path ./tmp/badpull -o -path ./tmp/races -o -path ./tmp/svctime -o -path ./tmp/qtime -o -path ./tmp/ipmodify -o -path ./tmp/extsched \) -prune -o -print |
 	cpio --quiet -o -H newc) >"$out/initrd.part"
 stat -c %s "$out/initrd.part" >"$out/userland-bytes"
 # usr-merged layouts need /lib/modules to resolve: it is a symlink into /usr/lib

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * fairq_extsched: a test-only dispatch policy, "extfifo", in a module of its own.
+ *
+ * It proves that a policy needs nothing of fairq but <fairq/sched.h> and the symbols fairq
+ * exports: it registers at load, can be selected under load, keeps its module loaded while it
+ * is active, and withdraws at unload.  First come, first served through the FIFO helper, with
+ * a tunable (a wake cap, /sys/kernel/fairq/extfifo/max_waking) and a counter of its own
+ * ("picked": transports it handed out), so that its sysfs directory, its netlink tunable and
+ * its counters are all exercised.
+ */
+#include <linux/module.h>
+#include <fairq/sched.h>
+
+struct extfifo_pool {
+	struct fairq_qfifo_pool fifo;	/* first: the FIFO helper's state */
+	u64 picked;
+};
+
+static u32 extfifo_max_waking;	/* 0: no cap */
+
+static struct extfifo_pool *extfifo(struct fairq_pool *fp)
+{
+	return fairq_pool_priv(fp);
+}
+
+static void extfifo_init_pool(struct fairq_pool *fp)
+{
+	fairq_qfifo_init_pool(fp);
+	fairq_pool_set_wake_cap(fp, READ_ONCE(extfifo_max_waking));
+}
+
+static struct svc_xprt *extfifo_pick(struct fairq_pool *fp)
+{
+	struct svc_xprt *xprt = fairq_qfifo_pick(fp);
+
+	if (xprt)
+		extfifo(fp)->picked++;
+	return xprt;
+}
+
+static void extfifo_counters(struct fairq_pool *fp, struct fairq_counters *out)
+{
+	fairq_counter_add(out, "picked", extfifo(fp)->picked);
+}
+
+static u64 extfifo_get_max_waking(void)
+{
+	return READ_ONCE(extfifo_max_waking);
+}
+
+static const struct fairq_sched_ops extfifo_ops;
+
+static int extfifo_set_max_waking(u64 val)
+{
+	WRITE_ONCE(extfifo_max_waking, val);
+	return fairq_requeue_all(&extfifo_ops);	/* pools take the new cap */
+}
+
+static const struct fairq_tunable extfifo_tunables[] = {
+	FAIRQ_TUNABLE("max_waking", "threads per pool woken but not yet running (0: no cap)", 0,
+		      FAIRQ_WAKE_CAP_MAX, 0, extfifo_get_max_waking, extfifo_set_max_waking),
+	{ }
+};
+
+static const struct fairq_sched_ops extfifo_ops = {
+	.owner		= THIS_MODULE,
+	.name		= "extfifo",
+	.priv_size	= sizeof(struct extfifo_pool),
+	.init_pool	= extfifo_init_pool,
+	.enqueue	= fairq_qfifo_enqueue,
+	.pick		= extfifo_pick,
+	.has_work	= fairq_qfifo_has_work,
+	.drain		= fairq_qfifo_drain,
+	.remove		= fairq_qfifo_remove,
+	.counters	= extfifo_counters,
+	.tunables	= extfifo_tunables,
+};
+
+static int __init extfifo_init(void)
+{
+	return fairq_register_sched(&extfifo_ops);
+}
+
+static void __exit extfifo_exit(void)
+{
+	fairq_unregister_sched(&extfifo_ops);
+}
+
+module_init(extfifo_init);
+module_exit(extfifo_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Test-only: a fairq dispatch policy in a module of its own");
