@@ -98,6 +98,7 @@ check_tools_pkg() {
 		-rw-r--r-- usr/share/doc/fairqctl/fairq.md
 		-rw-r--r-- usr/share/doc/fairqctl/capped.md
 		-rw-r--r-- usr/share/doc/fairqctl/wq.md
+		-rw-r--r-- usr/share/doc/fairqctl/policies.md
 		-rw-r--r-- usr/share/man/man7/fairq.7
 		-rw-r--r-- usr/share/man/man8/fairq-apply.8
 		-rw-r--r-- usr/share/man/man8/fairqctl.8
