@@ -44,10 +44,11 @@ static int pools_show(struct seq_file *m, void *v)
 		fairq_test_delay(FAIRQ_TEST_DELAY_READER);
 	}
 	rcu_read_unlock();
-	seq_printf(m, "rescues_total %ld serv_alloc_failures %ld serv_table_full %ld\n",
+	seq_printf(m, "rescues_total %ld serv_alloc_failures %ld serv_table_full %ld failsafe_switches %ld\n",
 		   atomic_long_read(&fairq_rescues_total),
 		   atomic_long_read(&fairq_serv_alloc_failures),
-		   atomic_long_read(&fairq_servs_untracked));
+		   atomic_long_read(&fairq_servs_untracked),
+		   atomic_long_read(&fairq_failsafe_switches));
 	fairq_v4client_stats(&bound, &bind_skipped, &seq_refused, &seq_missed);
 	seq_printf(m, "v4client_bound %u v4client_skipped %llu v4client_refused %llu v4client_missed %llu\n",
 		   bound, bind_skipped, seq_refused, seq_missed);

@@ -162,6 +162,12 @@ int fairq_sched_for_each(int (*fn)(const struct fairq_sched_ops *ops, void *arg)
 int fairq_sched_select(const char *name, size_t len);
 void fairq_sched_quiesce(struct svc_serv *serv);
 int fairq_tunable_set(const struct fairq_sched_ops *ops, const struct fairq_tunable *t, u64 val);
+int fairq_failsafe_init(void);
+void fairq_failsafe_exit(void);
+extern unsigned int fairq_failsafe_rescues;
+extern atomic_long_t fairq_failsafe_switches;
+#define FAIRQ_FAILSAFE_WINDOW_S		10
+#define FAIRQ_FAILSAFE_RESCUES_MAX	100000
 struct fairq_event;
 void fairq_tunable_changed(struct fairq_event *ev);
 void fairq_weight_changed(const struct fairq_sched_ops *ops, const struct fairq_key_id *id,
@@ -224,6 +230,7 @@ struct fairq_event {
 	union {
 		struct {
 			const char *from, *to;
+			const char *reason;	/* NULL: an admin's switch */
 		} sw;
 		struct {
 			const char *sched;	/* NULL: a setting of fairq itself */

@@ -47,6 +47,9 @@ static int __init fairq_init(void)
 			goto err_sched;
 	}
 
+	err = fairq_failsafe_init();
+	if (err)
+		goto err_sched;
 	fairq_debugfs_init();
 	err = fairq_nl_init();
 	if (err)
@@ -62,6 +65,7 @@ err_nl:
 	fairq_nl_exit();
 err_debugfs:
 	fairq_debugfs_exit();
+	fairq_failsafe_exit();
 err_sched:
 	unregister_builtin(i);
 	fairq_v4client_exit();
@@ -83,6 +87,7 @@ static void __exit fairq_exit(void)
 	fairq_hooks_wait_wrappers();
 	fairq_test_unload_check();
 	fairq_core_exit();
+	fairq_failsafe_exit();
 	fairq_debugfs_exit();
 	unregister_builtin(ARRAY_SIZE(builtin_scheds));
 	fairq_v4client_exit();

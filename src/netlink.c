@@ -416,7 +416,9 @@ static int module_counters_put(struct sk_buff *skb)
 	    nla_put_u32(skb, FAIRQ_A_SCHED_V4CLIENT_BOUND, v4_bound) ||
 	    put_u64(skb, FAIRQ_A_SCHED_V4CLIENT_SKIPPED, v4_skipped, FAIRQ_A_SCHED_PAD) ||
 	    put_u64(skb, FAIRQ_A_SCHED_V4CLIENT_REFUSED, v4_refused, FAIRQ_A_SCHED_PAD) ||
-	    put_u64(skb, FAIRQ_A_SCHED_V4CLIENT_MISSED, v4_missed, FAIRQ_A_SCHED_PAD))
+	    put_u64(skb, FAIRQ_A_SCHED_V4CLIENT_MISSED, v4_missed, FAIRQ_A_SCHED_PAD) ||
+	    put_u64(skb, FAIRQ_A_SCHED_FAILSAFE_SWITCHES,
+		    atomic_long_read(&fairq_failsafe_switches), FAIRQ_A_SCHED_PAD))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -1082,7 +1084,9 @@ static int event_fill(struct sk_buff *msg, unsigned long type, const struct fair
 	case FAIRQ_EVENT_SWITCH:
 		return nla_put_string(msg, FAIRQ_A_SCHED_ACTIVE, ev->sw.to) ||
 		       nla_put_string(msg, FAIRQ_A_SCHED_PREVIOUS, ev->sw.from) ||
-		       put_u64(msg, FAIRQ_A_SCHED_TIME, ev->time_ns, FAIRQ_A_SCHED_PAD);
+		       put_u64(msg, FAIRQ_A_SCHED_TIME, ev->time_ns, FAIRQ_A_SCHED_PAD) ||
+		       (ev->sw.reason &&
+			nla_put_string(msg, FAIRQ_A_SCHED_REASON, ev->sw.reason));
 	case FAIRQ_EVENT_TUNABLE:
 		return (ev->tunable.sched &&
 			nla_put_string(msg, FAIRQ_A_SCHED_NAME, ev->tunable.sched)) ||

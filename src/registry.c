@@ -9,6 +9,7 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
 #include "fairq.h"
 #include <fairq/trace.h>
 
@@ -441,4 +442,90 @@ void fairq_sched_quiesce(struct svc_serv *serv)
 			e->ops->quiesce(serv);
 	}
 	up_read(&fairq_scheds_rwsem);
+}
+
+/*
+ * The fail-safe, as sched_ext has one: a policy that keeps stranding work (the watchdog hands
+ * it over again and again) is replaced by fifo, the kernel's own dispatch, by fairq itself.
+ * fairq_failsafe_rescues rescues within FAIRQ_FAILSAFE_WINDOW_S seconds trip it; 0 turns it
+ * off.  A lost wakeup now and then (a bug to report, each one logged) stays far below.
+ */
+unsigned int fairq_failsafe_rescues = 20;
+atomic_long_t fairq_failsafe_switches = ATOMIC_LONG_INIT(0);
+
+static DEFINE_SPINLOCK(failsafe_lock);
+static unsigned long failsafe_window_start;	/* jiffies */
+static unsigned int failsafe_seen;		/* rescues since then */
+static unsigned int failsafe_tripped_at;	/* the limit that tripped, for the log */
+
+/* Switch from a work item: the watchdog that counts the rescues cannot wait for a switch. */
+static void failsafe_switch(struct work_struct *work)
+{
+	const struct fairq_sched_ops *old;
+	int err;
+
+	if (fairq_change_begin())
+		return;		/* loading or unloading: fairq goes to fifo anyway */
+	old = fairq_active_sched();
+	if (old->flags & FAIRQ_SCHED_NATIVE) {
+		fairq_change_end();
+		return;		/* an admin was quicker */
+	}
+	err = fairq_switch(&fairq_sched_fifo);
+	trace_fairq_switch(old->name, fairq_sched_fifo.name, err);
+	if (!err) {
+		struct fairq_event ev = {
+			.sw = { .from = old->name, .to = "fifo", .reason = "failsafe" }
+		};
+
+		atomic_long_inc(&fairq_failsafe_switches);
+		pr_warn("scheduler: fifo (was %s), fail-safe: the watchdog rescued stranded work %u times within %d s (failsafe_rescues)\n",
+			old->name, READ_ONCE(failsafe_tripped_at), FAIRQ_FAILSAFE_WINDOW_S);
+		fairq_event_announce(FAIRQ_EVENT_SWITCH, &ev);
+		fairq_sched_put(old);
+	}
+	fairq_change_end();
+}
+
+static DECLARE_WORK(failsafe_work, failsafe_switch);
+
+/* Rescues are announced from the watchdog, under rcu_read_lock(): count, never sleep. */
+static int failsafe_count(struct notifier_block *nb, unsigned long type, void *data)
+{
+	unsigned int limit = READ_ONCE(fairq_failsafe_rescues);
+	bool trip;
+
+	if (type != FAIRQ_EVENT_RESCUE || !limit)
+		return NOTIFY_DONE;
+	spin_lock_bh(&failsafe_lock);
+	if (!failsafe_seen ||
+	    time_after(jiffies, failsafe_window_start + FAIRQ_FAILSAFE_WINDOW_S * HZ)) {
+		failsafe_window_start = jiffies;
+		failsafe_seen = 0;
+	}
+	trip = ++failsafe_seen >= limit;
+	if (trip) {
+		failsafe_seen = 0;
+		WRITE_ONCE(failsafe_tripped_at, limit);
+	}
+	spin_unlock_bh(&failsafe_lock);
+	if (trip)
+		schedule_work(&failsafe_work);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block failsafe_nb = {
+	.notifier_call = failsafe_count,
+};
+
+int fairq_failsafe_init(void)
+{
+	return fairq_events_subscribe(&failsafe_nb);
+}
+
+/* After the watchdog has stopped: no rescue can queue the switch again. */
+void fairq_failsafe_exit(void)
+{
+	fairq_events_unsubscribe(&failsafe_nb);
+	cancel_work_sync(&failsafe_work);
 }

@@ -59,6 +59,27 @@ static ssize_t scheduler_store(struct kobject *kobj, struct kobj_attribute *attr
 	return err ? err : count;
 }
 
+/*
+ * fairq's own settings (not a policy's): a number in [@min, @max], logged and announced when
+ * it changes, as a policy's tunable is.
+ */
+static ssize_t setting_store(const char *name, unsigned int *setting, unsigned int min,
+			     unsigned int max, const char *buf, size_t count)
+{
+	struct fairq_event ev = { .tunable = { .name = name } };
+	unsigned int val;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (kstrtouint(buf, 10, &val) || val < min || val > max)
+		return -EINVAL;
+	ev.tunable.previous = xchg(setting, val);
+	ev.tunable.value = val;
+	if (val != ev.tunable.previous)
+		fairq_tunable_changed(&ev);
+	return count;
+}
+
 static ssize_t watchdog_ms_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
 	return sysfs_emit(buf, "%u\n", READ_ONCE(fairq_watchdog_ms));
@@ -67,18 +88,20 @@ static ssize_t watchdog_ms_show(struct kobject *kobj, struct kobj_attribute *att
 static ssize_t watchdog_ms_store(struct kobject *kobj, struct kobj_attribute *attr,
 				 const char *buf, size_t count)
 {
-	struct fairq_event ev = { .tunable = { .name = "watchdog_ms" } };
-	unsigned int val;
+	return setting_store("watchdog_ms", &fairq_watchdog_ms, 10, 10000, buf, count);
+}
 
-	if (!capable(CAP_SYS_ADMIN))
-		return -EPERM;
-	if (kstrtouint(buf, 10, &val) || val < 10 || val > 10000)
-		return -EINVAL;
-	ev.tunable.previous = xchg(&fairq_watchdog_ms, val);
-	ev.tunable.value = val;
-	if (val != ev.tunable.previous)
-		fairq_tunable_changed(&ev);
-	return count;
+static ssize_t failsafe_rescues_show(struct kobject *kobj, struct kobj_attribute *attr,
+				     char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(fairq_failsafe_rescues));
+}
+
+static ssize_t failsafe_rescues_store(struct kobject *kobj, struct kobj_attribute *attr,
+				      const char *buf, size_t count)
+{
+	return setting_store("failsafe_rescues", &fairq_failsafe_rescues, 0,
+			     FAIRQ_FAILSAFE_RESCUES_MAX, buf, count);
 }
 
 static ssize_t rescues_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
@@ -88,11 +111,13 @@ static ssize_t rescues_show(struct kobject *kobj, struct kobj_attribute *attr, c
 
 static struct kobj_attribute scheduler_attr = __ATTR_RW(scheduler);
 static struct kobj_attribute watchdog_ms_attr = __ATTR_RW(watchdog_ms);
+static struct kobj_attribute failsafe_rescues_attr = __ATTR_RW(failsafe_rescues);
 static struct kobj_attribute rescues_attr = __ATTR_RO(rescues);
 
 static struct attribute *fairq_attrs[] = {
 	&scheduler_attr.attr,
 	&watchdog_ms_attr.attr,
+	&failsafe_rescues_attr.attr,
 	&rescues_attr.attr,
 	NULL,
 };
