@@ -24,6 +24,7 @@ echo "$*" >>"$FAKE_LOG"
 mkdir -p "$FAIRQ_SYSFS/qfifo"
 echo "[fifo] qfifo" >"$FAIRQ_SYSFS/scheduler"
 echo 100 >"$FAIRQ_SYSFS/watchdog_ms"
+echo 20 >"$FAIRQ_SYSFS/failsafe_rescues"
 echo 0 >"$FAIRQ_SYSFS/qfifo/depth"
 ln -s /dev/full "$FAIRQ_SYSFS/qfifo/refuses"
 MP
@@ -133,6 +134,15 @@ fi
 fresh loaded
 run $'  watchdog_ms=300\t \n'
 expect "blanks around a line are ignored" 0 "[fifo] qfifo wd=300 depth=0" no
+
+fresh loaded
+run $'failsafe_rescues=0\n'
+expect "the fail-safe's setting is written" 0 "[fifo] qfifo wd=100 depth=0" no
+if [ "$(cat "$FAIRQ_SYSFS/failsafe_rescues")" = 0 ]; then
+	ok "failsafe_rescues holds what the file set"
+else
+	not_ok "failsafe_rescues holds what the file set"
+fi
 
 fresh loaded
 run $'watchdog_ms = 300\n'

@@ -13,6 +13,7 @@
 #include "fairqctl.h"
 
 #define WATCHDOG_MS "/sys/kernel/fairq/watchdog_ms"
+#define FAILSAFE_RESCUES "/sys/kernel/fairq/failsafe_rescues"
 
 static int no_opt(int c, const char *arg, void *ctx)
 {
@@ -159,10 +160,11 @@ int cmd_weights(int argc, char **argv)
 	return rc;
 }
 
-static int read_watchdog_ms(uint64_t *val)
+/* One of fairq's own settings, a number in a file of /sys/kernel/fairq/. */
+static int read_setting(const char *path, uint64_t *val)
 {
 	char buf[32];
-	FILE *f = fopen(WATCHDOG_MS, "r");
+	FILE *f = fopen(path, "r");
 	bool ok;
 
 	if (!f)
@@ -183,7 +185,8 @@ int cmd_showconf(int argc, char **argv)
 	struct fq_weights w = { };
 	struct fq_scheds s;
 	const struct fq_sched *active = NULL;
-	uint64_t watchdog_ms;
+	uint64_t watchdog_ms, failsafe_rescues = 0;
+	bool has_failsafe;
 	struct fq_nl *nl;
 	unsigned int i, j;
 	char key[80];
@@ -201,9 +204,17 @@ int cmd_showconf(int argc, char **argv)
 		rc = fq_nl_fail(nl, err, "showconf");
 		goto out;
 	}
-	err = read_watchdog_ms(&watchdog_ms);
+	err = read_setting(WATCHDOG_MS, &watchdog_ms);
+	if (!err) {
+		/* a module before 0.2.0 has no fail-safe: nothing to save */
+		err = read_setting(FAILSAFE_RESCUES, &failsafe_rescues);
+		has_failsafe = !err;
+		if (err == -ENOENT)
+			err = 0;
+	}
 	if (err) {
-		fq_err("showconf: cannot read %s: %s", WATCHDOG_MS, strerror(-err));
+		fq_err("showconf: cannot read fairq's settings in /sys/kernel/fairq: %s",
+		       strerror(-err));
 		rc = FQ_EXIT_FAIL;
 		goto out;
 	}
@@ -222,6 +233,8 @@ int cmd_showconf(int argc, char **argv)
 	out_text("# fairq's running state (fairqctl showconf); fairq-apply -c FILE restores it\n");
 	out_str(FQ_ANY, "scheduler", "SCHEDULER=%s\n", s.active);
 	out_exact(FQ_ANY, "watchdog_ms", "watchdog_ms=%s\n", watchdog_ms);
+	if (has_failsafe)
+		out_exact(FQ_ANY, "failsafe_rescues", "failsafe_rescues=%s\n", failsafe_rescues);
 	out_arr_start("tunables");
 	for (i = 0; i < s.nr; i++) {
 		for (j = 0; j < s.sched[i].nr_tunables; j++) {

@@ -241,6 +241,9 @@ static void print_module(FILE *f, const struct fq_module *m)
 		const char *name, *type, *help;
 		uint64_t value;
 	} fams[] = {
+		{ "fairq_failsafe_switches_total", "counter",
+		  "Times fairq switched to fifo by itself because the watchdog kept rescuing stranded work.",
+		  m->failsafe_switches },
 		{ "fairq_serv_alloc_failures_total", "counter",
 		  "nfsd services whose fairq state could not be allocated (their work kept the kernel's dispatch).",
 		  m->serv_alloc_failures },

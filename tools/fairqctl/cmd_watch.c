@@ -59,6 +59,7 @@ struct event {
 	char when[24];			/* local time of day, to the millisecond */
 	char active[FAIRQ_SCHED_NAME_LEN + 1];	/* switches: to, from */
 	char previous[FAIRQ_SCHED_NAME_LEN + 1];
+	char reason[16];			/* switches fairq made itself ("failsafe") */
 	char sched[FAIRQ_SCHED_NAME_LEN + 1];	/* tunables and weights: whose ("": fairq's) */
 	char tunable[FAIRQ_TUNABLE_NAME_LEN + 1];
 	uint64_t value, previous_value;
@@ -113,6 +114,7 @@ static int on_event(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 	case FAIRQ_CMD_SCHED_SWITCH_NTF:
 		fq_attr_str(ev->active, sizeof(ev->active), tb[FAIRQ_A_SCHED_ACTIVE], "?");
 		fq_attr_str(ev->previous, sizeof(ev->previous), tb[FAIRQ_A_SCHED_PREVIOUS], "?");
+		fq_attr_str(ev->reason, sizeof(ev->reason), tb[FAIRQ_A_SCHED_REASON], "");
 		ev->time_ns = fq_attr_u64(tb[FAIRQ_A_SCHED_TIME]);
 		break;
 	case FAIRQ_CMD_PARAM_CHANGE_NTF:
@@ -167,6 +169,8 @@ static void print_event(const struct event *ev)
 		out_str(FQ_JSON, "event", NULL, "sched-switch");
 		out_str(FQ_ANY, "previous", "scheduler %s", ev->previous);
 		out_str(FQ_ANY, "active", " -> %s", ev->active);
+		if (*ev->reason)
+			out_str(FQ_ANY, "reason", " (%s)", ev->reason);
 		break;
 	case FAIRQ_CMD_PARAM_CHANGE_NTF:
 		out_str(FQ_JSON, "event", NULL, "param-change");

@@ -23,7 +23,7 @@ enum {
 
 /* The version of the -j documents; bump the minor for additions, the major for changes. */
 #define FQ_JSON_MAJOR	1
-#define FQ_JSON_MINOR	4
+#define FQ_JSON_MINOR	5
 
 struct fq_opts {
 	bool json;
@@ -99,7 +99,7 @@ struct fq_sched {
 /* The module's own counters, sent with the schedulers (not by modules before 0.2.0). */
 struct fq_module {
 	bool known;
-	uint64_t rescues, serv_alloc_failures, serv_table_full;
+	uint64_t rescues, failsafe_switches, serv_alloc_failures, serv_table_full;
 	uint32_t v4client_bound;
 	uint64_t v4client_skipped, v4client_refused, v4client_missed;
 };

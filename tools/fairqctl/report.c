@@ -81,6 +81,7 @@ static int parse_scheds(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 	fq_attr_str(s->active, sizeof(s->active), tb[FAIRQ_A_SCHED_ACTIVE], "");
 	s->module.known = tb[FAIRQ_A_SCHED_RESCUES_TOTAL];
 	s->module.rescues = fq_attr_u64(tb[FAIRQ_A_SCHED_RESCUES_TOTAL]);
+	s->module.failsafe_switches = fq_attr_u64(tb[FAIRQ_A_SCHED_FAILSAFE_SWITCHES]);
 	s->module.serv_alloc_failures = fq_attr_u64(tb[FAIRQ_A_SCHED_SERV_ALLOC_FAILURES]);
 	s->module.serv_table_full = fq_attr_u64(tb[FAIRQ_A_SCHED_SERV_TABLE_FULL]);
 	s->module.v4client_bound = fq_attr_u32(tb[FAIRQ_A_SCHED_V4CLIENT_BOUND]);
@@ -323,6 +324,7 @@ void fq_print_module(const struct fq_module *m)
 	out_obj_start("module");
 	out_text("module:");
 	out_num(FQ_ANY, "rescues", " rescues %s", m->rescues);
+	out_num(FQ_ANY, "failsafe_switches", ", failsafe_switches %s", m->failsafe_switches);
 	out_num(FQ_ANY, "serv_alloc_failures", ", serv_alloc_failures %s", m->serv_alloc_failures);
 	out_num(FQ_ANY, "serv_table_full", ", serv_table_full %s", m->serv_table_full);
 	out_num(FQ_ANY, "v4client_bound", "; v4client bound %s", m->v4client_bound);
