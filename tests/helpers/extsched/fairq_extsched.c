@@ -8,16 +8,25 @@
  * a tunable (a wake cap, /sys/kernel/fairq/extfifo/max_waking) and a counter of its own
  * ("picked": transports it handed out), so that its sysfs directory, its netlink tunable and
  * its counters are all exercised.
+ *
+ * It can also misbehave on purpose, for the fail-safe test: with strand_ms set, the transport
+ * at the head of a pool's queue is hidden (has_work says no) until it has been the head that
+ * long, and nothing tells fairq when that time is up, as a policy that holds work back without
+ * a tick would.  Every such transport waits for the watchdog to find it.
  */
+#include <linux/ktime.h>
 #include <linux/module.h>
+#include <linux/timekeeping.h>
 #include <fairq/sched.h>
 
 struct extfifo_pool {
 	struct fairq_qfifo_pool fifo;	/* first: the FIFO helper's state */
 	u64 picked;
+	u64 head_since;			/* ktime_get_ns() when the head became the head */
 };
 
 static u32 extfifo_max_waking;	/* 0: no cap */
+static u32 extfifo_strand_ms;	/* 0: behave */
 
 static struct extfifo_pool *extfifo(struct fairq_pool *fp)
 {
@@ -30,12 +39,30 @@ static void extfifo_init_pool(struct fairq_pool *fp)
 	fairq_pool_set_wake_cap(fp, READ_ONCE(extfifo_max_waking));
 }
 
+static void extfifo_enqueue(struct fairq_pool *fp, struct svc_xprt *xprt)
+{
+	if (!fairq_qfifo_has_work(fp))
+		extfifo(fp)->head_since = ktime_get_ns();
+	fairq_qfifo_enqueue(fp, xprt);
+}
+
+static bool extfifo_has_work(struct fairq_pool *fp)
+{
+	u64 strand_ns = (u64)READ_ONCE(extfifo_strand_ms) * NSEC_PER_MSEC;
+
+	return fairq_qfifo_has_work(fp) &&
+	       (!strand_ns || ktime_get_ns() - extfifo(fp)->head_since >= strand_ns);
+}
+
 static struct svc_xprt *extfifo_pick(struct fairq_pool *fp)
 {
-	struct svc_xprt *xprt = fairq_qfifo_pick(fp);
+	struct svc_xprt *xprt;
 
-	if (xprt)
-		extfifo(fp)->picked++;
+	if (!extfifo_has_work(fp))
+		return NULL;
+	xprt = fairq_qfifo_pick(fp);
+	extfifo(fp)->picked++;
+	extfifo(fp)->head_since = ktime_get_ns();
 	return xprt;
 }
 
@@ -49,6 +76,17 @@ static u64 extfifo_get_max_waking(void)
 	return READ_ONCE(extfifo_max_waking);
 }
 
+static u64 extfifo_get_strand_ms(void)
+{
+	return READ_ONCE(extfifo_strand_ms);
+}
+
+static int extfifo_set_strand_ms(u64 val)
+{
+	WRITE_ONCE(extfifo_strand_ms, val);
+	return 0;
+}
+
 static const struct fairq_sched_ops extfifo_ops;
 
 static int extfifo_set_max_waking(u64 val)
@@ -60,6 +98,8 @@ static int extfifo_set_max_waking(u64 val)
 static const struct fairq_tunable extfifo_tunables[] = {
 	FAIRQ_TUNABLE("max_waking", "threads per pool woken but not yet running (0: no cap)", 0,
 		      FAIRQ_WAKE_CAP_MAX, 0, extfifo_get_max_waking, extfifo_set_max_waking),
+	FAIRQ_TUNABLE("strand_ms", "misbehave: hide a queue head this long (0: never)",
+		      0, 10000, 0, extfifo_get_strand_ms, extfifo_set_strand_ms),
 	{ }
 };
 
@@ -68,9 +108,9 @@ static const struct fairq_sched_ops extfifo_ops = {
 	.name		= "extfifo",
 	.priv_size	= sizeof(struct extfifo_pool),
 	.init_pool	= extfifo_init_pool,
-	.enqueue	= fairq_qfifo_enqueue,
+	.enqueue	= extfifo_enqueue,
 	.pick		= extfifo_pick,
-	.has_work	= fairq_qfifo_has_work,
+	.has_work	= extfifo_has_work,
 	.drain		= fairq_qfifo_drain,
 	.remove		= fairq_qfifo_remove,
 	.counters	= extfifo_counters,

@@ -141,5 +141,5 @@ last=$(head -n 1 /tmp/pools.100 | fq_json 'd["nfsd_pools"][-1]["packets_arrived"
 	fail "the text view of 100 nfsd pools: $(tail -n 5 /tmp/pools.100)"
 log "100 nfsd pools: all shown"
 fairqctl -e pools >/tmp/pools.txt || fail "fairqctl -e pools failed"
-grep -Eq '^module: rescues [0-9]+, serv_alloc_failures [0-9]+, serv_table_full [0-9]+; v4client bound [0-9]+' /tmp/pools.txt ||
+grep -Eq '^module: rescues [0-9]+, failsafe_switches [0-9]+, serv_alloc_failures [0-9]+, serv_table_full [0-9]+; v4client bound [0-9]+' /tmp/pools.txt ||
 	fail "no line of the module's counters in fairqctl pools: $(tail -n 3 /tmp/pools.txt)"

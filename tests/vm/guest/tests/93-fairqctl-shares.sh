@@ -130,7 +130,8 @@ for field in ma:
         between(fam, {}, sample.value, mb[field], ma[field])
     checked += 1
 dbg = open("/sys/kernel/debug/fairq/pools").read().split()
-for field, name in (("rescues", "rescues_total"), ("serv_alloc_failures", "serv_alloc_failures"),
+for field, name in (("rescues", "rescues_total"), ("failsafe_switches", "failsafe_switches"),
+                    ("serv_alloc_failures", "serv_alloc_failures"),
                     ("serv_table_full", "serv_table_full"), ("v4client_refused", "v4client_refused")):
     assert ma[field] <= int(dbg[dbg.index(name) + 1]), (field, ma[field], dbg)
 # the textfile: the same families, readable by node_exporter, no temporary file left

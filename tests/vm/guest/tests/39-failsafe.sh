@@ -1,0 +1,79 @@
+#!/bin/bash
+# The fail-safe.  A scheduler that strands work (the test policy extfifo with strand_ms: each
+# queue head hidden, nobody woken, until the watchdog finds it) is replaced by fifo by fairq
+# itself once the watchdog has rescued failsafe_rescues transports within 10 s.  The switch is
+# logged with its reason, announced (fairqctl monitor: reason failsafe) and counted (module
+# counter failsafe_switches in fairqctl pools and metrics); nothing queued is lost (fio
+# verifies) and the policy's module is free to go.  With failsafe_rescues 0 the same policy is
+# left in place.  Bad values are refused and change nothing.
+. /fairq/lib.sh
+. /fairq/fairqctl-lib.sh
+M=/fairq/extra/fairq_extsched.ko
+FS=$FQ_SYSFS/failsafe_rescues
+cleanup() {
+	pkill -INT -x fio
+	[ -n "${mon:-}" ] && kill -INT "$mon" 2>/dev/null
+	fq_set_sched fifo 2>/dev/null
+	rmmod fairq_extsched 2>/dev/null
+	echo 20 >"$FS"
+}
+trap cleanup EXIT
+fq_expect_rescues
+switches() { fairqctl -j pools | fq_json 'd["module"]["failsafe_switches"]'; }
+
+[ "$(cat "$FS")" = 20 ] || fail "failsafe_rescues is $(cat "$FS") at load, not 20"
+fq_expect_write_fails "$FS" -1
+fq_expect_write_fails "$FS" abc
+fq_expect_write_fails "$FS" 100001
+insmod $M || fail "the policy module did not load"
+before=$(switches) || fail "fairqctl pools has no module counters"
+
+# off: the policy strands work, the watchdog rescues it, fairq keeps it
+echo 0 >"$FS"
+fq_fio_start
+sleep 10	# the mounts and the v4 grace period
+fq_set_sched extfifo || fail "extfifo could not be selected"
+echo 50 >"$FQ_SYSFS/extfifo/strand_ms" || fail "extfifo refused strand_ms"
+r0=$(fq_rescues)
+sleep 10
+stranded=$(($(fq_rescues) - r0))
+[ "$stranded" -ge 5 ] || fail "only $stranded rescues in 10 s of stranded work: the test cannot show the fail-safe"
+[ "$(fq_sched)" = extfifo ] || fail "fairq left extfifo with the fail-safe off (now $(fq_sched))"
+log "fail-safe off: $stranded rescues in 10 s, extfifo kept"
+
+# on, at 5: fairq switches to fifo by itself, and says so everywhere
+fairqctl -j monitor >/tmp/failsafe-events.json 2>/tmp/failsafe-events.err &
+mon=$!
+for i in $(seq 1 60); do	# the monitor listens once it has seen a change
+	echo $((5 + i % 2)) >"$FS"
+	sleep 0.5
+	grep -q '"tunable":"failsafe_rescues"' /tmp/failsafe-events.json && break
+done
+echo 5 >"$FS"
+t0=$SECONDS
+while [ "$(fq_sched)" != fifo ] && [ $((SECONDS - t0)) -lt 60 ]; do sleep 0.5; done
+[ "$(fq_sched)" = fifo ] || fail "fairq kept extfifo for 60 s of stranded work with failsafe_rescues 5"
+took=$((SECONDS - t0))
+sleep 2
+kill -INT $mon
+wait $mon || fail "fairqctl monitor failed: $(cat /tmp/failsafe-events.err)"
+mon=""
+dmesg | grep -q 'fairq: scheduler: fifo (was extfifo), fail-safe: the watchdog rescued stranded work [0-9]* times within 10 s' ||
+	fail "no kernel log line for the fail-safe switch: $(dmesg | tail -n 5)"
+python3 -c '
+import json, sys
+sw = [j for j in map(json.loads, open(sys.argv[1])) if j["event"] == "sched-switch"]
+assert sw and sw[-1]["previous"] == "extfifo" and sw[-1]["active"] == "fifo" and \
+    sw[-1].get("reason") == "failsafe", sw' /tmp/failsafe-events.json ||
+	fail "fairqctl monitor did not see the fail-safe switch: $(cat /tmp/failsafe-events.json)"
+fq_validate /tmp/failsafe-events.json
+[ "$(switches)" = $((before + 1)) ] || fail "failsafe_switches is $(switches), not $((before + 1))"
+fairqctl metrics | grep -qx "fairq_failsafe_switches_total $((before + 1))" ||
+	fail "fairqctl metrics: $(fairqctl metrics | grep failsafe)"
+fairqctl pools | grep -q "failsafe_switches $((before + 1))" || fail "fairqctl pools: no failsafe_switches"
+
+# the clients were served throughout, and the policy's module is no longer held
+sleep 3
+fq_fio_stop
+rmmod fairq_extsched || fail "extfifo's module is still held after the fail-safe switch"
+log "fail-safe on at 5: fifo after ${took}s, announced, logged, counted"
