@@ -106,6 +106,18 @@ unsigned int fairq_pool_id(const struct fairq_pool *fp)
 }
 EXPORT_SYMBOL_GPL(fairq_pool_id);
 
+unsigned int fairq_pool_nr_threads(const struct fairq_pool *fp)
+{
+	return fairq_pool_threads(fp->pool);
+}
+EXPORT_SYMBOL_GPL(fairq_pool_nr_threads);
+
+bool fairq_pool_adopting(const struct fairq_pool *fp)
+{
+	return fp->adopting;
+}
+EXPORT_SYMBOL_GPL(fairq_pool_adopting);
+
 static struct fairq_serv *serv_lookup(const struct svc_serv *serv)
 {
 	struct fairq_serv *fs;

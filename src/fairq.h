@@ -254,10 +254,8 @@ int fairq_events_subscribe(struct notifier_block *nb);
 void fairq_events_unsubscribe(struct notifier_block *nb);
 void fairq_event_announce(enum fairq_event_type type, struct fairq_event *ev);
 
-/* v4client.c: which NFSv4.1 client owns a connection */
-bool fairq_v4client_of(const struct svc_xprt *xprt, u64 *clientid);
+/* v4client.c: which NFSv4.1 client owns a connection (and <fairq/sched.h>) */
 void fairq_v4client_forget(const struct svc_xprt *xprt);
-void fairq_v4client_want(bool on);
 void fairq_v4client_stats(unsigned int *bound, u64 *skipped, u64 *refused, u64 *missed);
 int fairq_v4client_init(void);
 void fairq_v4client_exit(void);

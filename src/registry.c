@@ -62,6 +62,16 @@ void fairq_change_end(void)
 	mutex_unlock(&fairq_sched_mutex);
 }
 
+bool fairq_change_held(void)
+{
+#ifdef CONFIG_LOCKDEP
+	return lockdep_is_held(&fairq_sched_mutex);
+#else
+	return mutex_is_locked(&fairq_sched_mutex);	/* by someone: all that can be known */
+#endif
+}
+EXPORT_SYMBOL_GPL(fairq_change_held);
+
 /* Init is complete: the interfaces may change things from now on. */
 void fairq_changes_open_up(void)
 {

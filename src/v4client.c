@@ -117,6 +117,7 @@ bool fairq_v4client_of(const struct svc_xprt *xprt, u64 *clientid)
 	rcu_read_unlock();
 	return found;
 }
+EXPORT_SYMBOL_GPL(fairq_v4client_of);
 
 /* The client address of @xprt, port and scope left out (v4-mapped IPv6 kept as it is). */
 static void peer_addr(const struct svc_xprt *xprt, u8 addr[16])
@@ -345,6 +346,7 @@ void fairq_v4client_want(bool on)
 		probe_unregister();
 	mutex_unlock(&probe_mutex);
 }
+EXPORT_SYMBOL_GPL(fairq_v4client_want);
 
 /* nfsd loaded anew: a probe on the old module's text is dead, set it again. */
 static int module_event(struct notifier_block *nb, unsigned long action, void *data)

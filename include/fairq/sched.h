@@ -246,6 +246,26 @@ struct fairq_sched_ops {
 
 void *fairq_pool_priv(struct fairq_pool *fp);
 unsigned int fairq_pool_id(const struct fairq_pool *fp);
+/* The nfsd threads the pool has now. */
+unsigned int fairq_pool_nr_threads(const struct fairq_pool *fp);
+/*
+ * The core is handing the policy transports that were already waiting before it took the pool
+ * over (their wait did not happen under this policy: no latency to account, no hold).
+ */
+bool fairq_pool_adopting(const struct fairq_pool *fp);
+/*
+ * Whether the caller holds the lock that serialises switches, tunables and weights (for
+ * lockdep and rcu_dereference_protected() over a policy's settings).
+ */
+bool fairq_change_held(void);
+
+/*
+ * For keyed policies: the NFSv4.1 client that owns @xprt's sessions, learnt only from
+ * SEQUENCEs nfsd accepted (FAIRQ_KEY_V4CLIENT).  Learning costs a probe on nfsd: a policy
+ * asks for it with fairq_v4client_want() while it keys by v4 client.
+ */
+bool fairq_v4client_of(const struct svc_xprt *xprt, u64 *clientid);
+void fairq_v4client_want(bool on);
 
 int fairq_register_sched(const struct fairq_sched_ops *ops);
 int fairq_requeue_all(const struct fairq_sched_ops *ops);

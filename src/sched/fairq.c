@@ -45,12 +45,13 @@
 #include <linux/hash.h>
 #include <linux/jhash.h>
 #include <linux/module.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/socket.h>
 #include <linux/sunrpc/svc_xprt.h>
 #include <linux/in.h>
 #include <net/ipv6.h>
-#include "../fairq.h"
+#include <fairq/sched.h>
 #include <fairq/trace.h>
 
 #define FQ_SEG_BITS	9	/* a page of buckets */
@@ -116,8 +117,8 @@ struct fq_pool {
 };
 
 /*
- * Settings, global to the policy; changed under fairq_sched_mutex.  Their values at load are
- * also the tunables' defaults, which a reset writes back.
+ * Settings, global to the policy; changed with fairq's change lock held.  Their values at
+ * load are also the tunables' defaults, which a reset writes back.
  */
 #define FQ_DEF_KEY		FAIRQ_KEY_ADDR
 #define FQ_DEF_PREFIX4		24
@@ -147,7 +148,7 @@ struct fq_rule {
 	u32 weight;
 };
 
-/* Weight rules: replaced whole under fairq_sched_mutex, read under RCU. */
+/* Weight rules: replaced whole with the change lock held, read under RCU. */
 struct fq_rules {
 	struct rcu_head rcu;
 	unsigned int nr;
@@ -183,7 +184,7 @@ static u64 quantum_ns(const struct fq_pool *p, const struct fq_key *k)
 static s64 burst_ns(struct fairq_pool *fp, const struct fq_pool *p, const struct fq_key *k)
 {
 	u64 pool_ns = (u64)READ_ONCE(fq_burst_ms) * NSEC_PER_MSEC *
-		      max_t(unsigned int, 1, fairq_pool_threads(fp->pool));
+		      max_t(unsigned int, 1, fairq_pool_nr_threads(fp));
 
 	return max_t(u64, pool_ns, quantum_ns(p, k));
 }
@@ -604,7 +605,7 @@ static void release_held(struct fq_pool *p, struct fq_key *k)
 static bool key_busy(struct fairq_pool *fp, struct fq_key *k, struct svc_xprt *xprt,
 		     bool created)
 {
-	if (k->in_flight || k->occupied || handed_out(fqp(fp), k) || fp->adopting)
+	if (k->in_flight || k->occupied || handed_out(fqp(fp), k) || fairq_pool_adopting(fp))
 		return true;
 	return created && atomic_read(&xprt->xpt_nr_rqsts);
 }
@@ -679,7 +680,7 @@ static void fq_enqueue(struct fairq_pool *fp, struct svc_xprt *xprt)
 	 * another policy or pool had queued (a switch, a rebuild, a migration)
 	 */
 	if (k->queue.len == 1)
-		k->waiting_ns = trace_fairq_dispatch_enabled() && !fp->adopting ?
+		k->waiting_ns = trace_fairq_dispatch_enabled() && !fairq_pool_adopting(fp) ?
 				ktime_get_ns() : 0;
 	if (k->list == FQ_HELD && !capped_now(p, k))
 		release_held(p, k);
@@ -1128,7 +1129,7 @@ static int fq_set_weight(const struct fairq_key_id *id, u32 weight)
 		return -EOPNOTSUPP;
 	if (weight > 1000 || !weight_key_valid(id))
 		return -EINVAL;
-	old = rcu_dereference_protected(fq_rules, lockdep_is_held(&fairq_sched_mutex));
+	old = rcu_dereference_protected(fq_rules, fairq_change_held());
 	n = old ? old->nr : 0;
 	/* the weight it has (0: none set): a rebuild of every pool would lose their accounts */
 	for (i = 0; i < n && memcmp(&old->rule[i].id, id, sizeof(*id)); i++)
