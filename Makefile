@@ -30,7 +30,7 @@ comma := ,
 TESTS ?=
 DEMO_KERNEL ?= 6.12
 
-.PHONY: all module clean prereqs demo check unit style build-check vm-check deep-check
+.PHONY: all module clean prereqs demo check quick unit style build-check vm-check deep-check
 .PHONY: pkg-prereqs deb rpm pkg-check pkg-install-check
 
 all: module
@@ -71,6 +71,9 @@ vm-check: prereqs
 	bash tests/vm/run -k $(KERNELS) $(TESTS)
 
 check: images unit style nl-check cli load-test pkg-check pkg-install-check build-check vm-check
+
+# The inner loop: what needs no kernel, no VM and no package build, in about a minute.
+quick: unit style nl-check cli
 
 DEEP_KERNELS ?= 6.12-debug
 deep-check: prereqs
