@@ -9,25 +9,11 @@
  * 6.7+: sp_xprts lwq; idle threads on the sp_idle_threads llist; svc_pool_wake_idle_thread()
  * wakes the first idle thread unless it is already running.
  */
-#include <linux/export.h>
 #include <linux/sched.h>
 #include <linux/sunrpc/svc.h>
 #include <linux/sunrpc/svc_xprt.h>
 #include "../fairq.h"
 #include "conn_limit.h"
-
-struct fairq_xnode *fairq_xnode_of(struct svc_xprt *xprt)
-{
-	BUILD_BUG_ON(sizeof(xprt->xpt_ready) < sizeof(struct fairq_xnode));
-	return (struct fairq_xnode *)&xprt->xpt_ready;
-}
-EXPORT_SYMBOL_GPL(fairq_xnode_of);
-
-struct svc_xprt *fairq_xprt_of(struct fairq_xnode *node)
-{
-	return container_of((void *)node, struct svc_xprt, xpt_ready);
-}
-EXPORT_SYMBOL_GPL(fairq_xprt_of);
 
 unsigned int fairq_serv_nr_pools(const struct svc_serv *serv)
 {
