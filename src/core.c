@@ -88,6 +88,8 @@ static void fairq_watchdog(struct work_struct *work);
 static void pool_switch(struct fairq_pool *fp, const struct fairq_sched_ops *new_ops,
 			const struct fairq_sched_ops *force);
 static DECLARE_DELAYED_WORK(fairq_watchdog_work, fairq_watchdog);
+/* Set once at init (fairq_core_init()), before any hook can call the core. */
+static void (*serv_quiesce)(struct svc_serv *serv);
 
 const struct fairq_sched_ops *fairq_active_sched(void)
 {
@@ -1401,7 +1403,7 @@ void fairq_serv_threads_changing(struct svc_serv *serv, bool to_none)
 	rcu_read_unlock();
 	if (!fs || !to_none)
 		return;
-	fairq_sched_quiesce(serv);
+	serv_quiesce(serv);
 	rcu_read_lock();
 	fs = serv_lookup(serv);
 	for (i = 0; fs && i < fs->nr_pools; i++)
@@ -1489,12 +1491,14 @@ static void pool_switch(struct fairq_pool *fp, const struct fairq_sched_ops *new
 		adopt(fp, xprt);
 }
 
-/*
- * The switch to the kernel's dispatch, after the hooks are off: every service's state goes.
- * Readers (the watchdog, netlink dumps, debugfs) may still walk fairq_servs under RCU, so each
- * entry is unlinked with list_del_rcu(): a reader standing on one keeps a valid ->next.
+/**
+ * fairq_servs_free - the switch to the kernel's dispatch, after the hooks are off
+ *
+ * Every service's state goes.  Readers (the watchdog, netlink dumps, debugfs) may still walk
+ * fairq_servs under RCU, so each entry is unlinked with list_del_rcu(): a reader standing on
+ * one keeps a valid ->next.
  */
-static void free_all_servs(void)
+void fairq_servs_free(void)
 {
 	struct fairq_serv *fs, *tmp;
 	LIST_HEAD(dead);
@@ -1516,38 +1520,24 @@ static void free_all_servs(void)
  * fairq_switch - make @new_ops the active policy of every nfsd pool
  * @new_ops: a registered policy
  *
- * Called with fairq_sched_mutex held.  Native -> fairq: hooks on, services are picked up at
- * their next enqueue.  fairq -> fairq: each pool's queue moves in dispatch order.  fairq ->
- * native: each pool hands its queue to the kernel in order, then the hooks go off and fairq's
- * state is freed.
+ * Called with fairq_sched_mutex held, with fairq's hooks as @new_ops needs them: the registry
+ * turns them on before and off after (then calls fairq_servs_free()).  Native -> fairq:
+ * services are picked up at their next enqueue.  fairq -> fairq: each pool's queue moves in
+ * dispatch order.  fairq -> native: each pool hands its queue to the kernel in order, and no
+ * work of fairq's own is left running.
  */
-int fairq_switch(const struct fairq_sched_ops *new_ops)
+void fairq_switch(const struct fairq_sched_ops *new_ops)
 {
 	const struct fairq_sched_ops *old_ops = fairq_active;
 	bool to_native = new_ops->flags & FAIRQ_SCHED_NATIVE;
-	bool charges = new_ops->start || new_ops->complete;
 	struct fairq_serv *fs;
 	unsigned int i;
-	int err;
 
 	lockdep_assert_held(&fairq_sched_mutex);
 	if (new_ops == old_ops)
-		return 0;
-
-	if (old_ops->flags & FAIRQ_SCHED_NATIVE) {
-		if (to_native)
-			goto set;
-		err = fairq_hooks_enable(charges);
-		if (err)
-			return err;
+		return;
+	if (old_ops->flags & FAIRQ_SCHED_NATIVE)
 		goto set;
-	}
-	/* on before the policy that charges requests takes over, off after the last one left */
-	if (charges) {
-		err = fairq_hooks_requests(true);
-		if (err)
-			return err;
-	}
 
 	spin_lock_bh(&fairq_servs_lock);
 	WRITE_ONCE(fairq_active, new_ops);
@@ -1578,13 +1568,8 @@ int fairq_switch(const struct fairq_sched_ops *new_ops)
 	if (to_native) {
 		cancel_delayed_work_sync(&serv_alloc_work);
 		cancel_delayed_work_sync(&fairq_watchdog_work);
-		/* returns once no CPU or task can still be in fairq's enqueue or pull path */
-		fairq_hooks_disable();
-		free_all_servs();
-	} else if (!charges) {
-		fairq_hooks_requests(false);
 	}
-	return 0;
+	return;
 
 set:
 	spin_lock_bh(&fairq_servs_lock);
@@ -1593,7 +1578,6 @@ set:
 	if (!to_native)
 		mod_delayed_work(fairq_percpu_wq, &fairq_watchdog_work,
 				 msecs_to_jiffies(READ_ONCE(fairq_watchdog_ms)));
-	return 0;
 }
 
 /* Whether @fp's policy would hand out a transport now; queued work may wait on purpose. */
@@ -1704,9 +1688,14 @@ static void fairq_watchdog(struct work_struct *work)
 				      msecs_to_jiffies(READ_ONCE(fairq_watchdog_ms)));
 }
 
-int fairq_core_init(void)
+/**
+ * fairq_core_init - what the core needs from the layers above it
+ * @quiesce: stops the request contexts policies run of their own for a service (the
+ *	registry's walk over every policy), before the service loses its last thread
+ */
+void fairq_core_init(void (*quiesce)(struct svc_serv *serv))
 {
-	return 0;
+	serv_quiesce = quiesce;
 }
 
 void fairq_core_exit(void)

@@ -32,6 +32,8 @@ static int __init fairq_init(void)
 	unsigned int i;
 	int err;
 
+	/* the core calls up into the registry only through what it is given here */
+	fairq_core_init(fairq_sched_quiesce);
 	err = fairq_hooks_probe();
 	if (err)
 		return err;

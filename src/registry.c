@@ -80,6 +80,38 @@ void fairq_changes_open_up(void)
 	mutex_unlock(&fairq_sched_mutex);
 }
 
+/*
+ * Every switch goes through here: fairq's hooks around the core's part.  The hooks that charge
+ * requests go on before a policy that charges them takes over, and off after the last one
+ * left; all of them go off only once every pool has handed its work back to the kernel.
+ */
+static int switch_to(const struct fairq_sched_ops *new_ops)
+{
+	const struct fairq_sched_ops *old_ops = fairq_active_sched();
+	bool from_native = old_ops->flags & FAIRQ_SCHED_NATIVE;
+	bool to_native = new_ops->flags & FAIRQ_SCHED_NATIVE;
+	bool charges = new_ops->start || new_ops->complete;
+	int err = 0;
+
+	if (new_ops == old_ops)
+		return 0;
+	if (from_native && !to_native)
+		err = fairq_hooks_enable(charges);
+	else if (!from_native && charges)
+		err = fairq_hooks_requests(true);
+	if (err)
+		return err;
+	fairq_switch(new_ops);
+	if (!from_native && to_native) {
+		/* returns once no CPU or task can still be in fairq's enqueue or pull path */
+		fairq_hooks_disable();
+		fairq_servs_free();
+	} else if (!from_native && !charges) {
+		fairq_hooks_requests(false);
+	}
+	return 0;
+}
+
 /**
  * fairq_changes_close - unload begins: refuse every change, and return to the kernel's dispatch
  *
@@ -94,7 +126,7 @@ int fairq_changes_close(void)
 	fairq_changes_open = false;
 	/* hands every held transport back to the kernel, then removes the hooks */
 	old = fairq_active_sched();
-	err = fairq_switch(&fairq_sched_fifo);
+	err = switch_to(&fairq_sched_fifo);
 	if (old != &fairq_sched_fifo)
 		trace_fairq_switch(old->name, fairq_sched_fifo.name, err);
 	if (old != &fairq_sched_fifo && !err) {
@@ -348,7 +380,7 @@ int fairq_sched_select(const char *name, size_t len)
 	/* the active policy's module stays loaded: a reference from here to the next switch */
 	if (ops && ops != old && !fairq_sched_get(ops))
 		ops = NULL;	/* its module is unloading */
-	err = ops ? fairq_switch(ops) : -ENOENT;
+	err = ops ? switch_to(ops) : -ENOENT;
 	if (ops && ops != old) {
 		trace_fairq_switch(old->name, ops->name, err);
 		fairq_sched_put(err ? ops : old);
@@ -481,7 +513,7 @@ static void failsafe_switch(struct work_struct *work)
 		fairq_change_end();
 		return;		/* an admin was quicker */
 	}
-	err = fairq_switch(&fairq_sched_fifo);
+	err = switch_to(&fairq_sched_fifo);
 	trace_fairq_switch(old->name, fairq_sched_fifo.name, err);
 	if (!err) {
 		struct fairq_event ev = {
