@@ -1682,10 +1682,11 @@ static void fairq_watchdog(struct work_struct *work)
 			}
 		}
 	}
-	rcu_read_unlock();
+	/* still in the read section: a policy's module may go once it is no longer active */
 	if (!(READ_ONCE(fairq_active)->flags & FAIRQ_SCHED_NATIVE))
 		schedule_delayed_work(&fairq_watchdog_work,
 				      msecs_to_jiffies(READ_ONCE(fairq_watchdog_ms)));
+	rcu_read_unlock();
 }
 
 /**

@@ -16,8 +16,8 @@ static int pools_show(struct seq_file *m, void *v)
 	u64 bind_skipped, seq_refused, seq_missed;
 	unsigned int i, bound;
 
+	rcu_read_lock();	/* also for the active policy's name: its module may go */
 	seq_printf(m, "scheduler %s\n", fairq_active_sched()->name);
-	rcu_read_lock();
 	list_for_each_entry_rcu(fs, &fairq_servs, list) {
 		for (i = 0; i < fs->nr_pools; i++) {
 			struct fairq_pool *fp = fs->pools[i];

@@ -147,18 +147,42 @@ static const bool fairq_is_module = true;
 static const bool fairq_is_module;	/* built in: policies built in with it have no owner */
 #endif
 
-static bool tunables_complete(const struct fairq_tunable *t)
+static bool tunables_complete(const struct fairq_tunable *tunables)
 {
-	for (; t && t->name; t++) {
-		if (!t->get || !t->set || t->min > t->max || t->def < t->min || t->def > t->max)
+	const struct fairq_tunable *t, *u;
+
+	for (t = tunables; t && t->name; t++) {
+		if (!*t->name || !t->get || !t->set || t->min > t->max || t->def < t->min ||
+		    t->def > t->max)
 			return false;
+		/* one file each in the policy's sysfs directory */
+		for (u = tunables; u != t; u++) {
+			if (!strcmp(u->name, t->name))
+				return false;
+		}
 	}
 	return true;
 }
 
+/* The names of fairq's own files in /sys/kernel/fairq/, beside the policies' directories. */
+static bool name_reserved(const char *name)
+{
+	static const char *const own[] = {
+		"scheduler", "watchdog_ms", "failsafe_rescues", "rescues",
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(own); i++) {
+		if (!strcmp(name, own[i]))
+			return true;
+	}
+	return false;
+}
+
 static bool ops_complete(const struct fairq_sched_ops *ops)
 {
-	if (!ops->name || !*ops->name || strlen(ops->name) >= FAIRQ_SCHED_NAME_MAX)
+	if (!ops->name || !*ops->name || strlen(ops->name) >= FAIRQ_SCHED_NAME_MAX ||
+	    name_reserved(ops->name))
 		return false;
 	/* a policy in a module must say which, or it could be unloaded while active */
 	if (!ops->owner && fairq_is_module)
@@ -246,7 +270,20 @@ void fairq_unregister_sched(const struct fairq_sched_ops *ops)
 	e = entry_find(ops->name, strlen(ops->name));
 	if (e && e->ops != ops)
 		e = NULL;
-	WARN_ON_ONCE(fairq_active_sched() == ops && !(ops->flags & FAIRQ_SCHED_NATIVE));
+	/*
+	 * fairq holds the active policy's module: only a forced unload (rmmod -f) gets here with
+	 * it active.  Its work goes back to the kernel before its code does.
+	 */
+	if (e && fairq_active_sched() == ops && !(ops->flags & FAIRQ_SCHED_NATIVE) &&
+	    !WARN_ON_ONCE(switch_to(&fairq_sched_fifo))) {
+		struct fairq_event ev = { .sw = { .from = ops->name, .to = "fifo" } };
+
+		trace_fairq_switch(ops->name, fairq_sched_fifo.name, 0);
+		pr_warn("scheduler: fifo (was %s), its module is going away while active\n",
+			ops->name);
+		fairq_event_announce(FAIRQ_EVENT_SWITCH, &ev);
+		fairq_sched_put(ops);
+	}
 	if (e) {
 		down_write(&fairq_scheds_rwsem);
 		list_del(&e->list);
@@ -308,7 +345,15 @@ void fairq_scheds_unsubscribe(struct notifier_block *nb)
  */
 bool fairq_sched_get(const struct fairq_sched_ops *ops)
 {
-	return ops->owner == THIS_MODULE || try_module_get(ops->owner);
+	if (ops->owner == THIS_MODULE)
+		return true;
+	/*
+	 * Not while its module is still loading: an init that fails after registering frees the
+	 * module whatever references it has.
+	 */
+	if (ops->owner && READ_ONCE(ops->owner->state) != MODULE_STATE_LIVE)
+		return false;
+	return try_module_get(ops->owner);
 }
 
 void fairq_sched_put(const struct fairq_sched_ops *ops)
@@ -381,10 +426,8 @@ int fairq_sched_select(const char *name, size_t len)
 	if (ops && ops != old && !fairq_sched_get(ops))
 		ops = NULL;	/* its module is unloading */
 	err = ops ? switch_to(ops) : -ENOENT;
-	if (ops && ops != old) {
+	if (ops && ops != old)
 		trace_fairq_switch(old->name, ops->name, err);
-		fairq_sched_put(err ? ops : old);
-	}
 	if (!err && ops != old) {
 		struct fairq_event ev = { .sw = { .from = old->name, .to = ops->name } };
 
@@ -392,6 +435,9 @@ int fairq_sched_select(const char *name, size_t len)
 			task_pid_nr(current));
 		fairq_event_announce(FAIRQ_EVENT_SWITCH, &ev);
 	}
+	/* after the last use of the old policy's name */
+	if (ops && ops != old)
+		fairq_sched_put(err ? ops : old);
 	fairq_change_end();
 	return err;
 }
@@ -489,8 +535,10 @@ void fairq_sched_quiesce(struct svc_serv *serv)
 /*
  * The fail-safe, as sched_ext has one: a policy that keeps stranding work (the watchdog hands
  * it over again and again) is replaced by fifo, the kernel's own dispatch, by fairq itself.
- * fairq_failsafe_rescues rescues within FAIRQ_FAILSAFE_WINDOW_S seconds trip it; 0 turns it
- * off.  A lost wakeup now and then (a bug to report, each one logged) stays far below.
+ * fairq_failsafe_rescues rescues within FAIRQ_FAILSAFE_WINDOW_S seconds (a window that opens
+ * at the first rescue after a quiet one) trip it; 0 turns it off.  A lost wakeup now and then
+ * (a bug to report, each one logged) stays far below.  The count is the active policy's: every
+ * switch starts it again, and a trip counted under another policy switches nothing.
  */
 unsigned int fairq_failsafe_rescues = 20;
 atomic_long_t fairq_failsafe_switches = ATOMIC_LONG_INIT(0);
@@ -499,19 +547,25 @@ static DEFINE_SPINLOCK(failsafe_lock);
 static unsigned long failsafe_window_start;	/* jiffies */
 static unsigned int failsafe_seen;		/* rescues since then */
 static unsigned int failsafe_tripped_at;	/* the limit that tripped, for the log */
+static unsigned long failsafe_policy;		/* switches seen: which policy's rescues */
+static unsigned long failsafe_tripped_for;	/* ... the trip counted */
 
 /* Switch from a work item: the watchdog that counts the rescues cannot wait for a switch. */
 static void failsafe_switch(struct work_struct *work)
 {
 	const struct fairq_sched_ops *old;
+	bool stale;
 	int err;
 
 	if (fairq_change_begin())
 		return;		/* loading or unloading: fairq goes to fifo anyway */
 	old = fairq_active_sched();
-	if (old->flags & FAIRQ_SCHED_NATIVE) {
+	spin_lock_bh(&failsafe_lock);
+	stale = failsafe_tripped_for != failsafe_policy;
+	spin_unlock_bh(&failsafe_lock);
+	if (stale || (old->flags & FAIRQ_SCHED_NATIVE)) {
 		fairq_change_end();
-		return;		/* an admin was quicker */
+		return;		/* an admin switched in between */
 	}
 	err = switch_to(&fairq_sched_fifo);
 	trace_fairq_switch(old->name, fairq_sched_fifo.name, err);
@@ -537,6 +591,13 @@ static int failsafe_count(struct notifier_block *nb, unsigned long type, void *d
 	unsigned int limit = READ_ONCE(fairq_failsafe_rescues);
 	bool trip;
 
+	if (type == FAIRQ_EVENT_SWITCH) {
+		spin_lock_bh(&failsafe_lock);
+		failsafe_seen = 0;
+		failsafe_policy++;
+		spin_unlock_bh(&failsafe_lock);
+		return NOTIFY_OK;
+	}
 	if (type != FAIRQ_EVENT_RESCUE || !limit)
 		return NOTIFY_DONE;
 	spin_lock_bh(&failsafe_lock);
@@ -548,6 +609,7 @@ static int failsafe_count(struct notifier_block *nb, unsigned long type, void *d
 	trip = ++failsafe_seen >= limit;
 	if (trip) {
 		failsafe_seen = 0;
+		failsafe_tripped_for = failsafe_policy;
 		WRITE_ONCE(failsafe_tripped_at, limit);
 	}
 	spin_unlock_bh(&failsafe_lock);

@@ -168,7 +168,12 @@ static ssize_t tunable_store(struct kobject *kobj, struct kobj_attribute *attr, 
 
 static void sched_dir_free(struct sched_dir *dir)
 {
-	kobject_put(dir->kobj);	/* removes its files, once no access to them runs */
+	/*
+	 * Removed now, once no access to its files runs: a kobject's release may come later
+	 * (CONFIG_DEBUG_KOBJECT_RELEASE), after the policy's module is gone.
+	 */
+	kobject_del(dir->kobj);
+	kobject_put(dir->kobj);
 	kfree(dir);
 }
 

@@ -16,6 +16,7 @@ cleanup() {
 	fq_set_sched fifo 2>/dev/null
 	rmmod fairq_extsched 2>/dev/null
 	echo 20 >"$FS"
+	[ -n "${wd:-}" ] && echo "$wd" >"$FQ_SYSFS/watchdog_ms"
 }
 trap cleanup EXIT
 fq_expect_rescues
@@ -41,14 +42,35 @@ stranded=$(($(fq_rescues) - r0))
 [ "$(fq_sched)" = extfifo ] || fail "fairq left extfifo with the fail-safe off (now $(fq_sched))"
 log "fail-safe off: $stranded rescues in 10 s, extfifo kept"
 
+# the count is the active policy's: a switch starts it again
+rescued_since() {	# rescued_since BASE N: wait (20 s at most) for N rescues after BASE
+	local t0=$SECONDS
+	while [ $(($(fq_rescues) - $1)) -lt "$2" ] && [ $((SECONDS - t0)) -lt 20 ]; do sleep 0.2; done
+	echo $(($(fq_rescues) - $1))
+}
+echo 1000 >"$FS"	# counting, far from tripping
+n1=$(rescued_since "$(fq_rescues)" 4)
+[ "$n1" -ge 4 ] || fail "only $n1 rescues in 20 s of stranded work"
+echo $((n1 + 3)) >"$FS"	# three more of the same policy's would trip it
+fq_set_sched qfifo && fq_set_sched extfifo || fail "could not switch away and back"
+n2=$(rescued_since "$(fq_rescues)" 4)
+[ "$(fq_sched)" = extfifo ] ||
+	fail "the fail-safe tripped after $n2 rescues: it counted the $n1 from before the switch"
+echo 0 >"$FS"
+log "a switch starts the count again: $n1 rescues, a switch, $n2 more, no trip at $((n1 + 3))"
+
 # on, at 5: fairq switches to fifo by itself, and says so everywhere
 fairqctl -j monitor >/tmp/failsafe-events.json 2>/tmp/failsafe-events.err &
 mon=$!
-for i in $(seq 1 60); do	# the monitor listens once it has seen a change
-	echo $((5 + i % 2)) >"$FS"
+wd=$(cat "$FQ_SYSFS/watchdog_ms")
+for i in $(seq 1 60); do	# the monitor listens once it has seen a change (not the fail-safe's)
+	echo $((wd + i % 2)) >"$FQ_SYSFS/watchdog_ms"
 	sleep 0.5
-	grep -q '"tunable":"failsafe_rescues"' /tmp/failsafe-events.json && break
+	grep -q '"tunable":"watchdog_ms"' /tmp/failsafe-events.json && break
 done
+grep -q '"tunable":"watchdog_ms"' /tmp/failsafe-events.json ||
+	fail "fairqctl monitor saw no change in 30 s: $(cat /tmp/failsafe-events.err)"
+echo "$wd" >"$FQ_SYSFS/watchdog_ms"
 echo 5 >"$FS"
 t0=$SECONDS
 while [ "$(fq_sched)" != fifo ] && [ $((SECONDS - t0)) -lt 60 ]; do sleep 0.5; done
