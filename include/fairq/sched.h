@@ -138,6 +138,12 @@ bool fairq_kernel_has(enum fairq_kernel_feature feature);
 
 /* Scheduler flags. */
 #define FAIRQ_SCHED_NATIVE	BIT(0)	/* the kernel's own dispatch: fairq's hooks are off */
+/*
+ * @has_work is true whenever a transport is queued (the policy never holds work back): where
+ * a thread must be claimed before work is fed to it (6.1), the core then claims one without
+ * asking first.  Without the flag it asks, so that no thread is woken for work held back.
+ */
+#define FAIRQ_SCHED_ALWAYS_READY	BIT(1)
 
 /**
  * struct fairq_sched_ops - a dispatch policy

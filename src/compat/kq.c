@@ -277,15 +277,18 @@ static void wake_claimed(struct svc_pool *pool, struct svc_rqst *rqstp)
 
 bool fairq_kq_push(struct fairq_pool *fp)
 {
+	const struct fairq_sched_ops *ops = READ_ONCE(fp->ops);
 	struct svc_pool *pool = fp->pool;
 	struct svc_rqst *rqstp;
 	bool fed = false, reserved;
 
 	/*
 	 * Claiming a thread obliges us to wake it: do not claim one for work the policy holds
-	 * back on purpose (a key at its in-flight cap), or it wakes for nothing.
+	 * back on purpose (a key at its in-flight cap), or it wakes for nothing, pulls nothing,
+	 * and its pull wakes the next one for the same work, round and round.
 	 */
-	if (READ_ONCE(fp->track_threads) && !fairq_pool_has_work(fp))
+	if ((!ops || !(ops->flags & FAIRQ_SCHED_ALWAYS_READY) || READ_ONCE(fp->track_threads)) &&
+	    !fairq_pool_has_work(fp))
 		return false;
 	/* the work stays queued when the cap is reached: a running thread pulls it */
 	reserved = fairq_waking_reserve(fp);

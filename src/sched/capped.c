@@ -56,6 +56,7 @@ static const struct fairq_tunable capped_tunables[] = {
 const struct fairq_sched_ops fairq_sched_capped = {
 	.owner		= THIS_MODULE,
 	.name		= "capped",
+	.flags		= FAIRQ_SCHED_ALWAYS_READY,
 	.priv_size	= sizeof(struct fairq_qfifo_pool),
 	.init_pool	= capped_init_pool,
 	.enqueue	= fairq_qfifo_enqueue,

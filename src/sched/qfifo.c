@@ -14,6 +14,7 @@
 const struct fairq_sched_ops fairq_sched_qfifo = {
 	.owner		= THIS_MODULE,
 	.name		= "qfifo",
+	.flags		= FAIRQ_SCHED_ALWAYS_READY,
 	.priv_size	= sizeof(struct fairq_qfifo_pool),
 	.init_pool	= fairq_qfifo_init_pool,
 	.enqueue	= fairq_qfifo_enqueue,

@@ -626,6 +626,7 @@ static bool wq_supported(void)
 const struct fairq_sched_ops fairq_sched_wq = {
 	.owner		= THIS_MODULE,
 	.name		= "wq",
+	.flags		= FAIRQ_SCHED_ALWAYS_READY,
 	.priv_size	= sizeof(struct wq_pool),
 	.init_pool	= wq_init_pool,
 	.exit_pool	= wq_exit_pool,
