@@ -91,6 +91,14 @@ static DECLARE_DELAYED_WORK(fairq_watchdog_work, fairq_watchdog);
 /* Set once at init (fairq_core_init()), before any hook can call the core. */
 static void (*serv_quiesce)(struct svc_serv *serv);
 
+static bool pool_has_work(struct fairq_pool *fp);
+
+/* A thread fairq woke (counted outside the pool lock). */
+static void count_wakeup(struct fairq_pool *fp)
+{
+	atomic_long_inc(&fp->wakeups);
+}
+
 const struct fairq_sched_ops *fairq_active_sched(void)
 {
 	return READ_ONCE(fairq_active);
@@ -593,7 +601,7 @@ static bool feed_one_locked(struct fairq_pool *fp, bool only_if_empty, u64 *coun
 	return xprt;
 }
 
-bool fairq_feed_one(struct fairq_pool *fp, bool only_if_empty, u64 *counter)
+static bool feed_one(struct fairq_pool *fp, bool only_if_empty, u64 *counter)
 {
 	bool fed;
 
@@ -794,7 +802,7 @@ static bool pool_push(struct fairq_pool *fp)
 
 	if (pool_ask_own(fp, true, &started))
 		return started;
-	return !hold_keeps(fp, NULL, false) && fairq_kq_push(fp);
+	return !hold_keeps(fp, NULL, false) && fairq_nfsd_push(fp);
 }
 
 /* Start contexts for all of @fp's queued work (each one takes one transport). */
@@ -941,7 +949,8 @@ void fairq_enqueue(struct svc_xprt *xprt)
 	fed = enqueue_feeds(fp) && feed_one_locked(fp, true, &fp->stats.fed_push);
 	spin_unlock_bh(&fp->lock);
 	if (fed) {
-		fairq_kq_wake_fed(fp);
+		fairq_kq_wake_fed(fp->pool);
+		count_wakeup(fp);
 		goto out;
 	}
 
@@ -986,15 +995,15 @@ static void waking_forget(struct fairq_pool *fp, unsigned int i)
 }
 
 /**
- * fairq_waking_reserve - may fairq wake one more thread of @fp's pool?
+ * waking_reserve - may fairq wake one more thread of @fp's pool?
  * @fp: the pool
  *
  * Without a cap, always.  With one, a slot is taken for the thread about to be woken (give
- * it a task, or give it back, with fairq_waking_commit()).  A woken thread that has not run
+ * it a task, or give it back, with waking_commit()).  A woken thread that has not run
  * within a second (stopped, or starved of CPU) gives its slot back, so a stalled waker cannot
  * leak capacity.
  */
-bool fairq_waking_reserve(struct fairq_pool *fp)
+static bool waking_reserve(struct fairq_pool *fp)
 {
 	unsigned int i;
 	bool ok = true;
@@ -1024,7 +1033,7 @@ bool fairq_waking_reserve(struct fairq_pool *fp)
 }
 
 /* Name the thread a reserved slot is for, or (@task NULL) give the slot back. */
-void fairq_waking_commit(struct fairq_pool *fp, struct task_struct *task, bool reserved)
+static void waking_commit(struct fairq_pool *fp, struct task_struct *task, bool reserved)
 {
 	unsigned int i;
 
@@ -1041,6 +1050,61 @@ void fairq_waking_commit(struct fairq_pool *fp, struct task_struct *task, bool r
 		break;
 	}
 	spin_unlock_bh(&fp->lock);
+}
+
+/*
+ * Where a thread is claimed before work is fed to it (6.1): claiming obliges us to wake it, so
+ * not for work the policy holds back on purpose (a key at its in-flight cap), or it wakes for
+ * nothing, pulls nothing, and its pull wakes the next one for the same work, round and round.
+ */
+static bool nfsd_push_claimed(struct fairq_pool *fp)
+{
+	const struct fairq_sched_ops *ops = READ_ONCE(fp->ops);
+	struct svc_pool *pool = fp->pool;
+	struct svc_rqst *rqstp;
+	bool fed = false, reserved;
+
+	if ((!ops || !(ops->flags & FAIRQ_SCHED_ALWAYS_READY) || READ_ONCE(fp->track_threads)) &&
+	    !pool_has_work(fp))
+		return false;
+	/* the work stays queued when the cap is reached: a running thread pulls it */
+	reserved = waking_reserve(fp);
+	if (!reserved)
+		return false;
+	rcu_read_lock();
+	rqstp = fairq_kq_claim_idle(pool);
+	if (rqstp) {
+		fed = feed_one(fp, false, &fp->stats.fed_push);
+		waking_commit(fp, rqstp->rq_task, reserved);
+		fairq_kq_wake_claimed(pool, rqstp);
+		count_wakeup(fp);
+	} else {
+		waking_commit(fp, NULL, reserved);
+	}
+	rcu_read_unlock();
+	return fed;
+}
+
+/**
+ * fairq_nfsd_push - hand one of @fp's queued transports to an idle nfsd thread
+ * @fp: the pool
+ *
+ * Only when the kernel queue is empty: a queued transport already has a thread coming for it
+ * (the woken one, or the thread that fed it), and that thread pulls the next one through the
+ * hook when it dequeues, which keeps the policy's order instead of committing a backlog to
+ * the kernel's FIFO.
+ *
+ * Return: whether a transport was handed over.
+ */
+bool fairq_nfsd_push(struct fairq_pool *fp)
+{
+	if (fairq_kq_claims_first())
+		return nfsd_push_claimed(fp);
+	if (!fairq_kq_has_idle(fp->pool) || !feed_one(fp, true, &fp->stats.fed_push))
+		return false;
+	fairq_kq_wake_fed(fp->pool);
+	count_wakeup(fp);
+	return true;
 }
 
 /* The current thread runs: if fairq woke it, its slot is free again. */
@@ -1130,10 +1194,10 @@ void fairq_thread_pull(struct svc_rqst *rqstp, struct svc_pool *pool)
 		goto out;
 	}
 	if (READ_ONCE(fp->nr_queued) && !hold_keeps(fp, rqstp, !rqstp->rq_xprt))
-		fairq_feed_one(fp, true, &fp->stats.fed_pull);
+		feed_one(fp, true, &fp->stats.fed_pull);
 	/* under a wake cap the pool self-clocks: a running thread that sees more work wakes one */
 	if (READ_ONCE(fp->max_waking) && READ_ONCE(fp->nr_queued))
-		fairq_kq_push(fp);
+		fairq_nfsd_push(fp);
 	/*
 	 * 6.1 has no wake-next chain of its own for our queue: two enqueues that each missed
 	 * an idle thread share one SP_TASK_PENDING, and one thread consumes it.  The thread
@@ -1581,7 +1645,7 @@ set:
 }
 
 /* Whether @fp's policy would hand out a transport now; queued work may wait on purpose. */
-bool fairq_pool_has_work(struct fairq_pool *fp)
+static bool pool_has_work(struct fairq_pool *fp)
 {
 	bool work;
 
@@ -1657,7 +1721,7 @@ static void fairq_watchdog(struct work_struct *work)
 			stalled = READ_ONCE(fp->nr_queued) && progress == fp->watchdog_seen &&
 				  !fairq_pool_holding(fp) &&
 				  fairq_kq_empty(fp->pool) && pool_has_idle(fp) &&
-				  fairq_pool_has_work(fp);
+				  pool_has_work(fp);
 			fp->watchdog_seen = progress;
 			/*
 			 * Two ticks in a row: an enqueuer between publishing its work and looking

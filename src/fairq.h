@@ -125,9 +125,8 @@ static inline bool fairq_serv_is_managed(const struct svc_serv *serv)
 extern struct list_head fairq_servs;
 extern spinlock_t fairq_servs_lock;
 void fairq_enqueue(struct svc_xprt *xprt);
-bool fairq_feed_one(struct fairq_pool *fp, bool only_if_empty, u64 *counter);
+bool fairq_nfsd_push(struct fairq_pool *fp);
 void fairq_pool_counters(struct fairq_pool *fp, struct fairq_counters *out);
-bool fairq_pool_has_work(struct fairq_pool *fp);
 void fairq_thread_pull(struct svc_rqst *rqstp, struct svc_pool *pool);
 void fairq_serv_destroyed(struct svc_serv *serv);
 void fairq_thread_exiting(struct svc_rqst *rqstp);
@@ -192,21 +191,15 @@ bool fairq_kq_has_idle(struct svc_pool *pool);
 unsigned int fairq_kq_nr_idle(struct svc_pool *pool);
 unsigned int fairq_kq_idle_others(struct svc_pool *pool, const struct svc_rqst *self,
 				  unsigned int max);
-bool fairq_kq_push(struct fairq_pool *fp);
 bool fairq_kq_feeds_then_wakes(struct svc_pool *pool);
-void fairq_kq_wake_fed(struct fairq_pool *fp);
+void fairq_kq_wake_fed(struct svc_pool *pool);
+struct svc_rqst *fairq_kq_claim_idle(struct svc_pool *pool);
+void fairq_kq_wake_claimed(struct svc_pool *pool, struct svc_rqst *rqstp);
 bool fairq_kq_wakes_one_at_a_time(void);
-bool fairq_waking_reserve(struct fairq_pool *fp);
-void fairq_waking_commit(struct fairq_pool *fp, struct task_struct *task, bool reserved);
 void fairq_kq_kick(struct svc_pool *pool, unsigned int n);
 bool fairq_xprt_ready(struct svc_xprt *xprt);
 unsigned int fairq_serv_nr_pools(const struct svc_serv *serv);
 unsigned int fairq_pool_threads(const struct svc_pool *pool);
-
-static inline void fairq_count_wakeup(struct fairq_pool *fp)
-{
-	atomic_long_inc(&fp->wakeups);
-}
 
 /* sysfs.c, debugfs.c */
 int fairq_sysfs_init(void);

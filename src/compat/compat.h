@@ -24,6 +24,20 @@
 #endif
 
 /*
+ * Whether a thread is claimed before work is fed to it (6.1: setting an idle thread's RQ_BUSY
+ * makes us the one who must wake it), rather than woken after the feed (6.7+).  In line, so
+ * that the push path of each generation compiles without the other's branch.
+ */
+static inline bool fairq_kq_claims_first(void)
+{
+#ifdef FAIRQ_HAVE_LWQ_POOL
+	return false;
+#else
+	return true;
+#endif
+}
+
+/*
  * Whether @addr is in fairq's own text: a hooked function called from there is fairq calling
  * the original.  Asked at every hook entry, so one range check: within_module() tests every
  * region of the module, init and data too, and costs more than the rest of the redirect.

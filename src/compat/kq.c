@@ -119,38 +119,29 @@ unsigned int fairq_kq_idle_others(struct svc_pool *pool, const struct svc_rqst *
 }
 
 /*
- * Hand one transport to an idle thread.  Only when the kernel queue is empty: a queued
- * transport already has a thread coming for it (the woken one, or the thread that fed it), and
- * that thread pulls the next one through the hook when it dequeues, which keeps the policy's
- * order instead of committing a backlog to the kernel's FIFO.
- */
-bool fairq_kq_push(struct fairq_pool *fp)
-{
-	struct svc_pool *pool = fp->pool;
-
-	if (!fairq_kq_has_idle(pool))
-		return false;
-	if (!fairq_feed_one(fp, true, &fp->stats.fed_push))
-		return false;
-	svc_pool_wake_idle_thread(pool);
-	fairq_count_wakeup(fp);
-	return true;
-}
-
-/*
  * An enqueue that sees an idle thread may hand a transport to the kernel queue under the
  * pool's fairq lock it already holds, and wake a thread afterwards: here a woken thread takes
- * whatever the queue holds.  One lock round fewer per request than fairq_kq_push().
+ * whatever the queue holds.  One lock round fewer per request than fairq_nfsd_push().
  */
 bool fairq_kq_feeds_then_wakes(struct svc_pool *pool)
 {
 	return fairq_kq_has_idle(pool);
 }
 
-void fairq_kq_wake_fed(struct fairq_pool *fp)
+void fairq_kq_wake_fed(struct svc_pool *pool)
 {
-	svc_pool_wake_idle_thread(fp->pool);
-	fairq_count_wakeup(fp);
+	svc_pool_wake_idle_thread(pool);
+}
+
+struct svc_rqst *fairq_kq_claim_idle(struct svc_pool *pool)
+{
+	WARN_ON_ONCE(1);
+	return NULL;
+}
+
+void fairq_kq_wake_claimed(struct svc_pool *pool, struct svc_rqst *rqstp)
+{
+	WARN_ON_ONCE(1);
 }
 
 /* 6.7+ wakes at most one thread per pool at a time already: a cap of one adds nothing. */
@@ -251,7 +242,7 @@ unsigned int fairq_kq_idle_others(struct svc_pool *pool, const struct svc_rqst *
  * the flag, skips the sleep, and its next dequeue pulls through our hook.  A spurious flag costs
  * one extra pass through svc_recv().
  */
-static struct svc_rqst *claim_idle(struct svc_pool *pool)
+struct svc_rqst *fairq_kq_claim_idle(struct svc_pool *pool)
 	__must_hold(RCU)
 {
 	struct svc_rqst *rqstp;
@@ -267,7 +258,7 @@ static struct svc_rqst *claim_idle(struct svc_pool *pool)
 }
 
 /* Setting RQ_BUSY on an idle thread makes us the one who must wake it, work or not. */
-static void wake_claimed(struct svc_pool *pool, struct svc_rqst *rqstp)
+void fairq_kq_wake_claimed(struct svc_pool *pool, struct svc_rqst *rqstp)
 	__must_hold(RCU)
 {
 	atomic_long_inc(&pool->sp_stats.threads_woken);
@@ -275,47 +266,14 @@ static void wake_claimed(struct svc_pool *pool, struct svc_rqst *rqstp)
 	wake_up_process(rqstp->rq_task);
 }
 
-bool fairq_kq_push(struct fairq_pool *fp)
-{
-	const struct fairq_sched_ops *ops = READ_ONCE(fp->ops);
-	struct svc_pool *pool = fp->pool;
-	struct svc_rqst *rqstp;
-	bool fed = false, reserved;
-
-	/*
-	 * Claiming a thread obliges us to wake it: do not claim one for work the policy holds
-	 * back on purpose (a key at its in-flight cap), or it wakes for nothing, pulls nothing,
-	 * and its pull wakes the next one for the same work, round and round.
-	 */
-	if ((!ops || !(ops->flags & FAIRQ_SCHED_ALWAYS_READY) || READ_ONCE(fp->track_threads)) &&
-	    !fairq_pool_has_work(fp))
-		return false;
-	/* the work stays queued when the cap is reached: a running thread pulls it */
-	reserved = fairq_waking_reserve(fp);
-	if (!reserved)
-		return false;
-	rcu_read_lock();
-	rqstp = claim_idle(pool);
-	if (rqstp) {
-		fed = fairq_feed_one(fp, false, &fp->stats.fed_push);
-		fairq_waking_commit(fp, rqstp->rq_task, reserved);
-		wake_claimed(pool, rqstp);
-		fairq_count_wakeup(fp);
-	} else {
-		fairq_waking_commit(fp, NULL, reserved);
-	}
-	rcu_read_unlock();
-	return fed;
-}
-
-/* A thread must be claimed (its RQ_BUSY set) before work is fed for it: fairq_kq_push(). */
+/* A thread must be claimed (its RQ_BUSY set) before work is fed for it. */
 bool fairq_kq_feeds_then_wakes(struct svc_pool *pool)
 {
 	return false;
 }
 
-/* Never called here (see above); a claim after the feed would break the rule of claim_idle(). */
-void fairq_kq_wake_fed(struct fairq_pool *fp)
+/* Never called here (see above); a claim after the feed would break the rule of claiming. */
+void fairq_kq_wake_fed(struct svc_pool *pool)
 {
 	WARN_ON_ONCE(1);
 }
@@ -333,10 +291,10 @@ void fairq_kq_kick(struct svc_pool *pool, unsigned int n)
 
 	rcu_read_lock();
 	while (n--) {
-		rqstp = claim_idle(pool);
+		rqstp = fairq_kq_claim_idle(pool);
 		if (!rqstp)
 			break;
-		wake_claimed(pool, rqstp);
+		fairq_kq_wake_claimed(pool, rqstp);
 	}
 	rcu_read_unlock();
 }

@@ -380,7 +380,7 @@ static int wq_worker_fn(void *data)
 		}
 		spin_unlock_bh(&w->fp->lock);
 		if (to_nfsd)
-			fairq_kq_push(w->fp);
+			fairq_nfsd_push(w->fp);
 		run = false;
 	}
 	set_freezable();
@@ -454,7 +454,7 @@ static void wq_start(struct fairq_pool *fp, struct svc_serv *serv, u64 gen)
 		}
 		spin_unlock_bh(&fp->lock);
 		if (to_nfsd)
-			fairq_kq_push(fp);
+			fairq_nfsd_push(fp);
 		return;
 	}
 	INIT_LIST_HEAD(&w->idle);
