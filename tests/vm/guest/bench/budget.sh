@@ -12,7 +12,7 @@
 # and the trampolines ftrace made for each scheduler's hooks) and the call counts go to the
 # host in bench_finish's tarball.
 BUDGET_SECS=$(secs "${BUDGET_SECS:-3}")
-BUDGET_FUNCS=${BUDGET_FUNCS:-"svc_xprt_enqueue svc_xprt_dequeue svc_thread_should_sleep svc_xprt_received svc_process svc_send fairq_enqueue fairq_thread_pull fairq_request_start fairq_request_done fairq_feed_one fairq_kq_push wq_kick _raw_spin_lock_bh _raw_spin_lock _raw_spin_lock_irqsave try_to_wake_up schedule kmem_cache_alloc_noprof kmem_cache_alloc"}
+BUDGET_FUNCS=${BUDGET_FUNCS:-"svc_xprt_enqueue svc_xprt_dequeue svc_thread_should_sleep svc_xprt_received svc_process svc_send fairq_enqueue fairq_thread_pull fairq_request_start fairq_request_done feed_one fairq_nfsd_push wq_kick _raw_spin_lock_bh _raw_spin_lock _raw_spin_lock_irqsave try_to_wake_up schedule kmem_cache_alloc_noprof kmem_cache_alloc"}
 TR=/sys/kernel/tracing
 mountpoint -q $TR || mount -t tracefs nodev $TR || fail "no tracefs"
 
