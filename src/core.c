@@ -89,7 +89,7 @@ static void pool_switch(struct fairq_pool *fp, const struct fairq_sched_ops *new
 			const struct fairq_sched_ops *force);
 static DECLARE_DELAYED_WORK(fairq_watchdog_work, fairq_watchdog);
 /* Set once at init (fairq_core_init()), before any hook can call the core. */
-static void (*serv_quiesce)(struct svc_serv *serv);
+static void (*serv_quiesce)(struct svc_serv *serv) __ro_after_init;
 
 static bool pool_has_work(struct fairq_pool *fp);
 
@@ -601,7 +601,8 @@ static bool feed_one_locked(struct fairq_pool *fp, bool only_if_empty, u64 *coun
 	return xprt;
 }
 
-static bool feed_one(struct fairq_pool *fp, bool only_if_empty, u64 *counter)
+/* Out of line, as it always was: the cost budget (make budget) probes it by name. */
+static noinline bool feed_one(struct fairq_pool *fp, bool only_if_empty, u64 *counter)
 {
 	bool fed;
 
@@ -1567,6 +1568,7 @@ void fairq_servs_free(void)
 	struct fairq_serv *fs, *tmp;
 	LIST_HEAD(dead);
 
+	lockdep_assert_held(&fairq_sched_mutex);
 	spin_lock_bh(&fairq_servs_lock);
 	wanted_clear_all();
 	list_for_each_entry_safe(fs, tmp, &fairq_servs, list) {

@@ -26,7 +26,7 @@
 /*
  * Whether a thread is claimed before work is fed to it (6.1: setting an idle thread's RQ_BUSY
  * makes us the one who must wake it), rather than woken after the feed (6.7+).  In line, so
- * that the push path of each generation compiles without the other's branch.
+ * that the compiler drops the other generation's branch of the push path.
  */
 static inline bool fairq_kq_claims_first(void)
 {
