@@ -31,7 +31,11 @@
 #include <linux/workqueue.h>
 #include <linux/sunrpc/svc.h>
 #include <linux/sunrpc/svc_xprt.h>
-#include "fairq.h"
+#include "core.h"
+#include "compat/kq.h"
+#include "events.h"
+#include "v4client.h"
+#include "testing.h"
 #include <fairq/trace.h>
 
 /*
@@ -98,6 +102,22 @@ static void count_wakeup(struct fairq_pool *fp)
 {
 	atomic_long_inc(&fp->wakeups);
 }
+
+/*
+ * Serialises switches and everything that changes what a switch uses: the registry takes it
+ * for registration, lookups that lead to a switch, tunables and weights.
+ */
+DEFINE_MUTEX(fairq_sched_mutex);
+
+bool fairq_change_held(void)
+{
+#ifdef CONFIG_LOCKDEP
+	return lockdep_is_held(&fairq_sched_mutex);
+#else
+	return mutex_is_locked(&fairq_sched_mutex);	/* by someone: all that can be known */
+#endif
+}
+EXPORT_SYMBOL_GPL(fairq_change_held);
 
 const struct fairq_sched_ops *fairq_active_sched(void)
 {

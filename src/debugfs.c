@@ -6,7 +6,12 @@
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 #include <linux/sunrpc/svc.h>
-#include "fairq.h"
+#include "core.h"
+#include "registry.h"
+#include "compat/kq.h"
+#include "v4client.h"
+#include "testing.h"
+#include "debugfs.h"
 
 static struct dentry *fairq_debugfs_dir;
 

@@ -7,7 +7,7 @@
  */
 #include <linux/ktime.h>
 #include <linux/notifier.h>
-#include "fairq.h"
+#include "events.h"
 
 static ATOMIC_NOTIFIER_HEAD(fairq_event_chain);
 

@@ -29,7 +29,10 @@
 #include <linux/sunrpc/svc.h>
 #include <linux/sunrpc/svc_xprt.h>
 #include <linux/wait.h>
-#include "fairq.h"
+#include "core.h"
+#include "nfsd.h"
+#include "hook.h"
+#include "testing.h"
 
 #define FAIRQ_HOOK_FLAGS	FTRACE_OPS_FL_PERMANENT
 

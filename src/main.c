@@ -6,7 +6,14 @@
  * through /sys/kernel/fairq/scheduler.  Unloading first returns everything to the kernel.
  */
 #include <linux/module.h>
-#include "fairq.h"
+#include "core.h"
+#include "registry.h"
+#include "hook.h"
+#include "v4client.h"
+#include "testing.h"
+#include "sysfs.h"
+#include "debugfs.h"
+#include "netlink.h"
 #include "version.h"
 
 static const struct fairq_sched_ops *const builtin_scheds[] = {

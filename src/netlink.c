@@ -23,7 +23,14 @@
 #include <linux/string.h>
 #include <net/genetlink.h>
 #include <net/sock.h>
-#include "fairq.h"
+#include "core.h"
+#include "registry.h"
+#include "hook.h"
+#include "compat/kq.h"
+#include "events.h"
+#include "v4client.h"
+#include "testing.h"
+#include "netlink.h"
 #include "compat/netlink.h"
 #include "netlink-gen.c"
 

@@ -10,7 +10,11 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/workqueue.h>
-#include "fairq.h"
+#include "core.h"
+#include "registry.h"
+#include "hook.h"
+#include "events.h"
+#include "testing.h"
 #include <fairq/trace.h>
 
 struct fairq_sched_entry {
@@ -18,8 +22,6 @@ struct fairq_sched_entry {
 	const struct fairq_sched_ops *ops;
 };
 
-/* Serialises registration, lookups that lead to a switch, and the switch itself. */
-DEFINE_MUTEX(fairq_sched_mutex);
 static LIST_HEAD(fairq_scheds);
 /*
  * Changes of fairq_scheds also take this, for fairq_sched_quiesce(), which walks the list
@@ -61,16 +63,6 @@ void fairq_change_end(void)
 {
 	mutex_unlock(&fairq_sched_mutex);
 }
-
-bool fairq_change_held(void)
-{
-#ifdef CONFIG_LOCKDEP
-	return lockdep_is_held(&fairq_sched_mutex);
-#else
-	return mutex_is_locked(&fairq_sched_mutex);	/* by someone: all that can be known */
-#endif
-}
-EXPORT_SYMBOL_GPL(fairq_change_held);
 
 /* Init is complete: the interfaces may change things from now on. */
 void fairq_changes_open_up(void)

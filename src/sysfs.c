@@ -9,7 +9,10 @@
 #include <linux/notifier.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include "fairq.h"
+#include "core.h"
+#include "registry.h"
+#include "events.h"
+#include "sysfs.h"
 
 static struct kobject *fairq_kobj;
 

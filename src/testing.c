@@ -7,7 +7,7 @@
 #ifdef FAIRQ_TEST_RACES
 #include <linux/delay.h>
 #include <linux/module.h>
-#include "fairq.h"
+#include "testing.h"
 
 static unsigned int test_delay_us[FAIRQ_TEST_DELAYS];
 module_param_array(test_delay_us, uint, NULL, 0644);

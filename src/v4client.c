@@ -31,7 +31,10 @@
 #include <linux/sunrpc/svc.h>
 #include <linux/sunrpc/svc_xprt.h>
 #include <linux/workqueue.h>
-#include "fairq.h"
+#include "core.h"
+#include "nfsd.h"
+#include "v4client.h"
+#include "testing.h"
 
 #define V4B_HASH_BITS	12
 #define V4B_MAX		65536		/* the 50,000 connections the product is sized for */

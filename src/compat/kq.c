@@ -12,7 +12,7 @@
 #include <linux/sched.h>
 #include <linux/sunrpc/svc.h>
 #include <linux/sunrpc/svc_xprt.h>
-#include "../fairq.h"
+#include "kq.h"
 #include "conn_limit.h"
 
 unsigned int fairq_serv_nr_pools(const struct svc_serv *serv)

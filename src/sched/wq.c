@@ -37,7 +37,9 @@
 #include <linux/sunrpc/svc.h>
 #include <linux/sunrpc/svc_xprt.h>
 #include <linux/sunrpc/svcsock.h>
-#include "../fairq.h"
+#include "../core.h"
+#include "../compat/kq.h"
+#include "../testing.h"
 
 #ifdef FAIRQ_HAVE_SVC_RQST_ALLOC
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
-#include "../../src/fairq.h"
+#include "../../src/core.h"
 #include "../../src/compat/conn_limit.h"
 
 unsigned long jiffies = 1000;
