@@ -32,7 +32,8 @@ for k in $kernels; do
 	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL TMPDIR="$dir" chroot "$img/root" sh -c "
 		make -C /lib/modules/$abi/build M=$dir W=1 C=1 modules &&
 		for h in $dir/tests/helpers/*/; do
-			make -C /lib/modules/$abi/build M=\${h%/} W=1 C=1 modules || exit 1
+			make -C /lib/modules/$abi/build M=\${h%/} W=1 C=1 \
+				KBUILD_EXTRA_SYMBOLS=$dir/Module.symvers modules || exit 1
 		done" >"$log" 2>&1
 	rc=$?
 	set -e
