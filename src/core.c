@@ -1243,6 +1243,19 @@ static struct fairq_pool *thread_pool(struct svc_rqst *rqstp)
 	return idx < fs->nr_pools ? fs->pools[idx] : NULL;
 }
 
+/*
+ * The policy of @fp (or NULL), read once for a request hook's test: a switch to fifo clears
+ * the pool's policy under the pool lock while the hooks run without it, so a second read may
+ * find none.
+ */
+static const struct fairq_sched_ops *request_hook_ops(struct fairq_pool *fp)
+{
+	const struct fairq_sched_ops *ops = fp ? READ_ONCE(fp->ops) : NULL;
+
+	fairq_test_delay(FAIRQ_TEST_DELAY_REQUEST_HOOK);
+	return ops;
+}
+
 /**
  * fairq_request_start - a thread of a managed service starts processing a request
  * @rqstp: the thread; rq_xprt is the request's transport
@@ -1253,13 +1266,15 @@ static struct fairq_pool *thread_pool(struct svc_rqst *rqstp)
 void fairq_request_start(struct svc_rqst *rqstp)
 {
 	struct svc_xprt *xprt = rqstp->rq_xprt;
+	const struct fairq_sched_ops *ops;
 	struct fairq_pool *fp;
 
 	if (!xprt)
 		return;
 	rcu_read_lock();
 	fp = thread_pool(rqstp);
-	if (fp && READ_ONCE(fp->ops) && READ_ONCE(fp->ops)->start) {
+	ops = request_hook_ops(fp);
+	if (ops && ops->start) {
 		spin_lock_bh(&fp->lock);
 		thread_seen_locked(fp, xprt, true);
 		if (fp->ops && fp->ops->start)
@@ -1278,6 +1293,7 @@ void fairq_request_start(struct svc_rqst *rqstp)
 void fairq_request_done(struct svc_rqst *rqstp)
 {
 	struct svc_xprt *xprt = rqstp->rq_xprt;
+	const struct fairq_sched_ops *ops;
 	struct fairq_pool *fp;
 	s64 ns;
 
@@ -1285,7 +1301,8 @@ void fairq_request_done(struct svc_rqst *rqstp)
 		return;
 	rcu_read_lock();
 	fp = thread_pool(rqstp);
-	if (!fp || !READ_ONCE(fp->ops) || !READ_ONCE(fp->ops)->complete)
+	ops = request_hook_ops(fp);
+	if (!ops || !ops->complete)
 		goto out;
 	ns = ktime_to_ns(ktime_sub(ktime_get(), rqstp->rq_stime));
 	spin_lock_bh(&fp->lock);

@@ -22,6 +22,9 @@ enum fairq_test_delay {
 	FAIRQ_TEST_DELAY_LAST_THREAD,	/* an enqueue, from choosing a pool down to its last thread
 					 * (of several pools) to taking that pool's lock
 					 */
+	FAIRQ_TEST_DELAY_REQUEST_HOOK,	/* a request hook, from reading the pool's policy to
+					 * using it
+					 */
 	FAIRQ_TEST_DELAYS
 };
 

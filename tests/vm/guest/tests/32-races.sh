@@ -28,11 +28,16 @@
 #     when a start it was left to fails.  Otherwise the watchdog finds it beside an idle
 #     worker with none coming, and rescues it ("a lost wakeup").  Then every start failing:
 #     with no worker at all, nfsd's threads must serve the work, or it waits for good.
+#  7. request hooks racing the switch to fifo: fairq's hooks at a request's start and end rest
+#     1 ms between reading the pool's policy and using it, while the scheduler goes from
+#     fairq (which charges requests) to fifo and back for 10 s.  The switch clears the pool's
+#     policy meanwhile: a hook that reads it a second time finds none (a NULL dereference,
+#     first seen in a benchmark run).
 # Clients keep I/O going through all of it (fio with verification): no error, and no
-# retransmission while nfsd stays up (1, 2, 4 and 6).  FQ_RACES="writers readers tunables
-# teardown wq-teardown wq-gap" picks parts.
+# retransmission while nfsd stays up (1, 2, 4, 6 and 7).  FQ_RACES="writers readers tunables
+# teardown wq-teardown wq-gap request-hooks" picks parts.
 . /fairq/lib.sh
-FQ_RACES=${FQ_RACES:-writers readers tunables wq-gap teardown wq-teardown}
+FQ_RACES=${FQ_RACES:-writers readers tunables wq-gap request-hooks teardown wq-teardown}
 part() { [[ " $FQ_RACES " == *" $1 "* ]]; }
 R=/fairq/extra/fairq-races.ko
 TR=/sys/kernel/tracing
@@ -58,7 +63,8 @@ cleanup() {
 trap cleanup EXIT
 
 # races DELAYS [FAILS]: the race build in place of the real module, with test_delay_us=DELAYS
-# (select, wrapper, wrapper exit, reader, wq start, wq manage, service unlist, wq run) and
+# (select, wrapper, wrapper exit, reader, wq start, wq manage, service unlist, wq run, last
+# thread, request hook) and
 # test_fail_every=FAILS (service, thread, v4 binding, wq worker)
 races() {
 	grep -q '^fairq ' /proc/modules && unload "loading the race build"
@@ -193,6 +199,20 @@ fairqctl set fairq.max_inflight 0 >/dev/null
 sleep 2
 fq_set_sched fifo || fail "tunables: back to fifo refused"
 log "tunables: key, quantum_us, prefix4, max_inflight and a weight rewritten for 12 s under load"
+fi
+
+# 7. request hooks resting between reading the pool's policy and using it, fairq <-> fifo
+if part request-hooks; then
+	races 0,0,0,0,0,0,0,0,0,1000
+	t0=$SECONDS
+	n=0
+	while [ $((SECONDS - t0)) -lt 10 ]; do
+		fq_set_sched fairq || fail "request-hooks: switch to fairq refused"
+		sleep 0.3
+		fq_set_sched fifo || fail "request-hooks: switch to fifo refused"
+		n=$((n + 1))
+	done
+	log "request-hooks: $n switches fairq -> fifo with the request hooks resting 1 ms each"
 fi
 
 # 6. wq's workers slow between deciding to run and looking, then their starts failing.  fio
