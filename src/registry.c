@@ -105,30 +105,62 @@ static int switch_to(const struct fairq_sched_ops *new_ops)
 }
 
 /**
+ * switch_announced - switch, and say so
+ * @new_ops: the policy to make active; the caller holds its module (fairq_sched_get())
+ * @reason: for the event when fairq switches by itself ("failsafe"), else NULL
+ * @warn: log as a warning (fairq's own decision), not as information (an admin's)
+ * @fmt: why, for the log line after "scheduler: NEW (was OLD), "
+ *
+ * Every switch is traced; one that happened is logged and announced, and fairq then lets go
+ * of the old policy's module, after the last use of its name.  A failed one lets go of the
+ * new policy's instead.  Caller holds fairq_sched_mutex.
+ *
+ * Return: 0 (also when @new_ops already was active), or the switch's error.
+ */
+static __printf(4, 5) int switch_announced(const struct fairq_sched_ops *new_ops,
+					   const char *reason, bool warn, const char *fmt, ...)
+{
+	const struct fairq_sched_ops *old = fairq_active_sched();
+	struct fairq_event ev = { .sw = { .to = new_ops->name, .reason = reason } };
+	char why[160];
+	va_list args;
+	int err;
+
+	if (new_ops == old)
+		return 0;
+	err = switch_to(new_ops);
+	trace_fairq_switch(old->name, new_ops->name, err);
+	if (err) {
+		fairq_sched_put(new_ops);
+		return err;
+	}
+	va_start(args, fmt);
+	vscnprintf(why, sizeof(why), fmt, args);
+	va_end(args);
+	if (warn)
+		pr_warn("scheduler: %s (was %s), %s\n", new_ops->name, old->name, why);
+	else
+		pr_info("scheduler: %s (was %s), %s\n", new_ops->name, old->name, why);
+	ev.sw.from = old->name;
+	fairq_event_announce(FAIRQ_EVENT_SWITCH, &ev);
+	fairq_sched_put(old);
+	return 0;
+}
+
+/**
  * fairq_changes_close - unload begins: refuse every change, and return to the kernel's dispatch
  *
  * Return: the final switch's error (a bug: it cannot fail towards fifo).
  */
 int fairq_changes_close(void)
 {
-	const struct fairq_sched_ops *old;
 	int err;
 
 	mutex_lock(&fairq_sched_mutex);
 	fairq_changes_open = false;
 	/* hands every held transport back to the kernel, then removes the hooks */
-	old = fairq_active_sched();
-	err = switch_to(&fairq_sched_fifo);
-	if (old != &fairq_sched_fifo)
-		trace_fairq_switch(old->name, fairq_sched_fifo.name, err);
-	if (old != &fairq_sched_fifo && !err) {
-		struct fairq_event ev = { .sw = { .from = old->name, .to = "fifo" } };
-
-		pr_info("scheduler: fifo (was %s), unloading, by %s[%d]\n", old->name,
-			current->comm, task_pid_nr(current));
-		fairq_event_announce(FAIRQ_EVENT_SWITCH, &ev);
-		fairq_sched_put(old);
-	}
+	err = switch_announced(&fairq_sched_fifo, NULL, false, "unloading, by %s[%d]",
+			       current->comm, task_pid_nr(current));
 	mutex_unlock(&fairq_sched_mutex);
 	return err;
 }
@@ -266,16 +298,9 @@ void fairq_unregister_sched(const struct fairq_sched_ops *ops)
 	 * fairq holds the active policy's module: only a forced unload (rmmod -f) gets here with
 	 * it active.  Its work goes back to the kernel before its code does.
 	 */
-	if (e && fairq_active_sched() == ops && !(ops->flags & FAIRQ_SCHED_NATIVE) &&
-	    !WARN_ON_ONCE(switch_to(&fairq_sched_fifo))) {
-		struct fairq_event ev = { .sw = { .from = ops->name, .to = "fifo" } };
-
-		trace_fairq_switch(ops->name, fairq_sched_fifo.name, 0);
-		pr_warn("scheduler: fifo (was %s), its module is going away while active\n",
-			ops->name);
-		fairq_event_announce(FAIRQ_EVENT_SWITCH, &ev);
-		fairq_sched_put(ops);
-	}
+	if (e && fairq_active_sched() == ops)
+		WARN_ON_ONCE(switch_announced(&fairq_sched_fifo, NULL, true,
+					      "its module is going away while active"));
 	if (e) {
 		down_write(&fairq_scheds_rwsem);
 		list_del(&e->list);
@@ -417,19 +442,8 @@ int fairq_sched_select(const char *name, size_t len)
 	/* the active policy's module stays loaded: a reference from here to the next switch */
 	if (ops && ops != old && !fairq_sched_get(ops))
 		ops = NULL;	/* its module is unloading */
-	err = ops ? switch_to(ops) : -ENOENT;
-	if (ops && ops != old)
-		trace_fairq_switch(old->name, ops->name, err);
-	if (!err && ops != old) {
-		struct fairq_event ev = { .sw = { .from = old->name, .to = ops->name } };
-
-		pr_info("scheduler: %s (was %s), by %s[%d]\n", ops->name, old->name, current->comm,
-			task_pid_nr(current));
-		fairq_event_announce(FAIRQ_EVENT_SWITCH, &ev);
-	}
-	/* after the last use of the old policy's name */
-	if (ops && ops != old)
-		fairq_sched_put(err ? ops : old);
+	err = ops ? switch_announced(ops, NULL, false, "by %s[%d]", current->comm,
+				     task_pid_nr(current)) : -ENOENT;
 	fairq_change_end();
 	return err;
 }
@@ -547,7 +561,6 @@ static void failsafe_switch(struct work_struct *work)
 {
 	const struct fairq_sched_ops *old;
 	bool stale;
-	int err;
 
 	if (fairq_change_begin())
 		return;		/* loading or unloading: fairq goes to fifo anyway */
@@ -559,19 +572,10 @@ static void failsafe_switch(struct work_struct *work)
 		fairq_change_end();
 		return;		/* an admin switched in between */
 	}
-	err = switch_to(&fairq_sched_fifo);
-	trace_fairq_switch(old->name, fairq_sched_fifo.name, err);
-	if (!err) {
-		struct fairq_event ev = {
-			.sw = { .from = old->name, .to = "fifo", .reason = "failsafe" }
-		};
-
+	if (!switch_announced(&fairq_sched_fifo, "failsafe", true,
+			      "fail-safe: the watchdog rescued stranded work %u times within %d s (failsafe_rescues)",
+			      READ_ONCE(failsafe_tripped_at), FAIRQ_FAILSAFE_WINDOW_S))
 		atomic_long_inc(&fairq_failsafe_switches);
-		pr_warn("scheduler: fifo (was %s), fail-safe: the watchdog rescued stranded work %u times within %d s (failsafe_rescues)\n",
-			old->name, READ_ONCE(failsafe_tripped_at), FAIRQ_FAILSAFE_WINDOW_S);
-		fairq_event_announce(FAIRQ_EVENT_SWITCH, &ev);
-		fairq_sched_put(old);
-	}
 	fairq_change_end();
 }
 
