@@ -380,7 +380,8 @@ static int sched_put(const struct fairq_sched_ops *ops, void *data)
 	struct nlattr *nest;
 	u32 flags = 0;
 
-	if (arg->only && strcmp(arg->only, ops->name))
+	if (arg->only && strcmp(arg->only, ops->name) &&
+	    (!ops->alias || strcmp(arg->only, ops->alias)))
 		return 0;
 	arg->found = true;
 	if (ops->flags & FAIRQ_SCHED_NATIVE)
@@ -393,6 +394,7 @@ static int sched_put(const struct fairq_sched_ops *ops, void *data)
 	if (!nest ||
 	    nla_put_string(arg->skb, FAIRQ_A_SCHED_INFO_NAME, ops->name) ||
 	    nla_put_u32(arg->skb, FAIRQ_A_SCHED_INFO_FLAGS, flags) ||
+	    (ops->alias && nla_put_string(arg->skb, FAIRQ_A_SCHED_INFO_ALIAS, ops->alias)) ||
 	    (ops == fairq_active_sched() && nla_put_flag(arg->skb, FAIRQ_A_SCHED_INFO_ACTIVE)))
 		return -EMSGSIZE;
 	for (t = ops->tunables; t && t->name; t++) {

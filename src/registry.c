@@ -203,10 +203,15 @@ static bool name_reserved(const char *name)
 	return false;
 }
 
+static bool name_valid(const char *name)
+{
+	return *name && strlen(name) < FAIRQ_SCHED_NAME_MAX && !name_reserved(name);
+}
+
 static bool ops_complete(const struct fairq_sched_ops *ops)
 {
-	if (!ops->name || !*ops->name || strlen(ops->name) >= FAIRQ_SCHED_NAME_MAX ||
-	    name_reserved(ops->name))
+	if (!ops->name || !name_valid(ops->name) ||
+	    (ops->alias && (!name_valid(ops->alias) || !strcmp(ops->alias, ops->name))))
 		return false;
 	/* a policy in a module must say which, or it could be unloaded while active */
 	if (!ops->owner && fairq_is_module)
@@ -221,15 +226,28 @@ static bool ops_complete(const struct fairq_sched_ops *ops)
 	       ops->remove && ops->priv_size <= FAIRQ_SCHED_PRIV_BYTES;
 }
 
+static bool name_is(const char *name, const char *s, size_t len)
+{
+	return name && strlen(name) == len && !strncmp(name, s, len);
+}
+
+/* The policy called @name, by its name or its alias. */
 static struct fairq_sched_entry *entry_find(const char *name, size_t len)
 {
 	struct fairq_sched_entry *e;
 
 	list_for_each_entry(e, &fairq_scheds, list) {
-		if (strlen(e->ops->name) == len && !strncmp(e->ops->name, name, len))
+		if (name_is(e->ops->name, name, len) || name_is(e->ops->alias, name, len))
 			return e;
 	}
 	return NULL;
+}
+
+/* Whether a name or alias of @ops is taken: one name means one policy. */
+static bool names_taken(const struct fairq_sched_ops *ops)
+{
+	return entry_find(ops->name, strlen(ops->name)) ||
+	       (ops->alias && entry_find(ops->alias, strlen(ops->alias)));
 }
 
 /**
@@ -237,8 +255,8 @@ static struct fairq_sched_entry *entry_find(const char *name, size_t len)
  * @ops: its ops table, which must outlive the registration
  *
  * Return: 0; -EINVAL if a mandatory op or the owner is missing, or the name is bad; -EEXIST
- * for a duplicate name; -EOPNOTSUPP if the policy would do nothing on this kernel (it is then
- * not offered); -ENOMEM.
+ * for a name or alias already taken; -EOPNOTSUPP if the policy would do nothing on this
+ * kernel (it is then not offered); -ENOMEM.
  */
 int fairq_register_sched(const struct fairq_sched_ops *ops)
 {
@@ -254,7 +272,7 @@ int fairq_register_sched(const struct fairq_sched_ops *ops)
 		return -ENOMEM;
 	e->ops = ops;
 	mutex_lock(&fairq_sched_mutex);
-	if (entry_find(ops->name, strlen(ops->name))) {
+	if (names_taken(ops)) {
 		err = -EEXIST;
 	} else {
 		down_write(&fairq_scheds_rwsem);
@@ -398,6 +416,9 @@ const struct fairq_sched_ops *fairq_sched_find(const char *name, size_t len)
 
 	lockdep_assert_held(&fairq_sched_mutex);
 	e = entry_find(name, len);
+	if (e && name_is(e->ops->alias, name, len))
+		pr_notice_once("scheduler name %s is now %s; the old name will go in a later release\n",
+			       e->ops->alias, e->ops->name);
 	return e ? e->ops : NULL;
 }
 

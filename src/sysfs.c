@@ -139,6 +139,7 @@ struct tunable_attr {
 struct sched_dir {
 	struct list_head list;
 	struct kobject *kobj;
+	const char *alias;	/* the name of a link to the directory, for old configurations */
 	unsigned int nr;
 	struct tunable_attr attrs[];
 };
@@ -175,6 +176,8 @@ static void sched_dir_free(struct sched_dir *dir)
 	 * Removed now, once no access to its files runs: a kobject's release may come later
 	 * (CONFIG_DEBUG_KOBJECT_RELEASE), after the policy's module is gone.
 	 */
+	if (dir->alias)
+		sysfs_remove_link(fairq_kobj, dir->alias);
 	kobject_del(dir->kobj);
 	kobject_put(dir->kobj);
 	kfree(dir);
@@ -215,6 +218,14 @@ static int add_tunables(const struct fairq_sched_ops *ops)
 			return err;
 		}
 		dir->nr++;
+	}
+	if (ops->alias) {
+		err = sysfs_create_link(fairq_kobj, dir->kobj, ops->alias);
+		if (err) {
+			sched_dir_free(dir);
+			return err;
+		}
+		dir->alias = ops->alias;
 	}
 	mutex_lock(&sched_dirs_lock);
 	list_add(&dir->list, &sched_dirs);

@@ -149,6 +149,9 @@ bool fairq_kernel_has(enum fairq_kernel_feature feature);
  * struct fairq_sched_ops - a dispatch policy
  * @owner: the module the ops live in (THIS_MODULE).
  * @name: what sysfs and netlink call it.
+ * @alias: an older name, still accepted wherever a name is written (a switch, a tunable's
+ *	"<sched>." prefix, its sysfs directory) so that existing configurations keep working
+ *	for a release after a rename; never shown.  Optional.
  * @flags: FAIRQ_SCHED_*.
  * @priv_size: bytes of per-pool state the policy keeps in fairq_pool_priv() (at most
  *	FAIRQ_SCHED_PRIV_BYTES); zeroed before @init_pool.
@@ -221,6 +224,7 @@ bool fairq_kernel_has(enum fairq_kernel_feature feature);
 struct fairq_sched_ops {
 	struct module *owner;
 	const char *name;
+	const char *alias;
 	unsigned int flags;
 	size_t priv_size;
 	void (*init_pool)(struct fairq_pool *fp);
@@ -334,7 +338,7 @@ static inline bool fairq_qfifo_remove(struct fairq_pool *fp, struct svc_xprt *xp
 /* The built-in policies, one file each under src/sched/. */
 extern const struct fairq_sched_ops fairq_sched_fifo;
 extern const struct fairq_sched_ops fairq_sched_qfifo;
-extern const struct fairq_sched_ops fairq_sched_fairq;
+extern const struct fairq_sched_ops fairq_sched_fq;
 extern const struct fairq_sched_ops fairq_sched_capped;
 extern const struct fairq_sched_ops fairq_sched_wq;
 
