@@ -19,7 +19,7 @@
 static const struct fairq_sched_ops *const builtin_scheds[] = {
 	&fairq_sched_fifo,
 	&fairq_sched_qfifo,
-	&fairq_sched_fairq,
+	&fairq_sched_fq,
 	&fairq_sched_capped,
 	&fairq_sched_wq,
 };

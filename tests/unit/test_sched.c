@@ -124,7 +124,7 @@ bool unit_trace_on;
 unsigned int unit_trace_holds, unit_trace_lost_handoffs;
 
 #include "../../src/sched/qfifo.c"
-#include "../../src/sched/fairq.c"
+#include "../../src/sched/fq.c"
 
 static int passed, failed;
 
@@ -300,14 +300,14 @@ static void sim_init(struct sim *sm, int threads)
 {
 	memset(sm, 0, sizeof(*sm));
 	sm->threads = threads;
-	fairq_sched_fairq.init_pool(&sm->fp);
+	fairq_sched_fq.init_pool(&sm->fp);
 }
 
 /* As the core: a thread looking for work is done with what it was charged for. */
 static void sim_thread_free(struct sim *sm, int t)
 {
 	if (sm->charge[t]) {
-		fairq_sched_fairq.uncharge(&sm->fp, sm->charge[t]);
+		fairq_sched_fq.uncharge(&sm->fp, sm->charge[t]);
 		sm->charge[t] = NULL;
 	}
 }
@@ -319,7 +319,7 @@ static void sim_thread_took(struct sim *sm, int t, struct svc_xprt *x)
 
 	if (!sm->fp.track_threads)
 		return;
-	sm->charge[t] = fairq_sched_fairq.charge(&sm->fp, x);
+	sm->charge[t] = fairq_sched_fq.charge(&sm->fp, x);
 	k = fq_key_lookup(fqp(&sm->fp), &fx[0]);
 	if (k && k->occupied + k->handed > sm->max_occupied)
 		sm->max_occupied = k->occupied + k->handed;
@@ -330,8 +330,8 @@ static void sim_exit(struct sim *sm)
 	struct fairq_xlist out;
 
 	fairq_xlist_init(&out);
-	fairq_sched_fairq.drain(&sm->fp, &out);
-	fairq_sched_fairq.exit_pool(&sm->fp);
+	fairq_sched_fq.drain(&sm->fp, &out);
+	fairq_sched_fq.exit_pool(&sm->fp);
 }
 
 /* has_work must say exactly whether pick returns a transport: the core relies on it. */
@@ -340,7 +340,7 @@ static int pick_mismatches;
 /* Run until @end ns; a free thread picks, "receives" (re-queues a backlogged transport), runs. */
 static void sim_run(struct sim *sm, u64 end)
 {
-	const struct fairq_sched_ops *ops = &fairq_sched_fairq;
+	const struct fairq_sched_ops *ops = &fairq_sched_fq;
 	int t, best;
 
 	while (sm->now < end) {
@@ -438,7 +438,7 @@ static void test_fairq_connections(void)
 		set_addr(&fx[i], i < 16 ? "10.0.0.1" : "10.0.0.2", 700 + i);
 		sm.cost[i] = 10000000;
 		sm.backlogged[i] = true;
-		fairq_sched_fairq.enqueue(&sm.fp, &fx[i]);
+		fairq_sched_fq.enqueue(&sm.fp, &fx[i]);
 	}
 	sim_run(&sm, 20ULL * 1000000000);
 	s = share(&sm, 16, 17, 0, 17);
@@ -464,7 +464,7 @@ static void test_fairq_ten_clients(void)
 			set_addr(&fx[n], ip, 700 + i);
 			sm.cost[n] = 10000000;
 			sm.backlogged[n] = true;
-			fairq_sched_fairq.enqueue(&sm.fp, &fx[n]);
+			fairq_sched_fq.enqueue(&sm.fp, &fx[n]);
 		}
 	}
 	first[10] = n;
@@ -494,8 +494,8 @@ static void test_fairq_cost(void)
 	sm.cost[1] = 10000000;		/* 1 MiB WRITE-like */
 	sm.backlogged[0] = sm.backlogged[1] = true;
 	/* several connections each, so both always have work */
-	fairq_sched_fairq.enqueue(&sm.fp, &fx[0]);
-	fairq_sched_fairq.enqueue(&sm.fp, &fx[1]);
+	fairq_sched_fq.enqueue(&sm.fp, &fx[0]);
+	fairq_sched_fq.enqueue(&sm.fp, &fx[1]);
 	set_addr(&fx[2], "10.0.0.1", 2);
 	set_addr(&fx[3], "10.0.0.2", 2);
 	set_addr(&fx[4], "10.0.0.1", 3);
@@ -503,10 +503,10 @@ static void test_fairq_cost(void)
 	sm.cost[2] = sm.cost[4] = 1000000;
 	sm.cost[3] = sm.cost[5] = 10000000;
 	sm.backlogged[2] = sm.backlogged[3] = sm.backlogged[4] = sm.backlogged[5] = true;
-	fairq_sched_fairq.enqueue(&sm.fp, &fx[2]);
-	fairq_sched_fairq.enqueue(&sm.fp, &fx[3]);
-	fairq_sched_fairq.enqueue(&sm.fp, &fx[4]);
-	fairq_sched_fairq.enqueue(&sm.fp, &fx[5]);
+	fairq_sched_fq.enqueue(&sm.fp, &fx[2]);
+	fairq_sched_fq.enqueue(&sm.fp, &fx[3]);
+	fairq_sched_fq.enqueue(&sm.fp, &fx[4]);
+	fairq_sched_fq.enqueue(&sm.fp, &fx[5]);
 	sim_run(&sm, 20ULL * 1000000000);
 	s = (double)(sm.thread_ns[0] + sm.thread_ns[2] + sm.thread_ns[4]) /
 	    (sm.thread_ns[0] + sm.thread_ns[1] + sm.thread_ns[2] + sm.thread_ns[3] + sm.thread_ns[4] + sm.thread_ns[5]);
@@ -523,9 +523,9 @@ static void test_fairq_weights(void)
 	int i;
 
 	inet_pton(AF_INET, "10.1.0.0", id.addr);
-	CHECK(fairq_sched_fairq.set_weight(&id, 4) == 0, "weight rule accepted");
+	CHECK(fairq_sched_fq.set_weight(&id, 4) == 0, "weight rule accepted");
 	/* the weight it has: nothing changes, and no pool is rebuilt for it */
-	CHECK(fairq_sched_fairq.set_weight(&id, 4) == -EALREADY, "the same weight again changes nothing");
+	CHECK(fairq_sched_fq.set_weight(&id, 4) == -EALREADY, "the same weight again changes nothing");
 	CHECK(requeue_calls > 0, "a weight change asks for the queues to be rebuilt");
 	sim_init(&sm, 8);
 	for (i = 0; i < 8; i++) {
@@ -535,18 +535,18 @@ static void test_fairq_weights(void)
 		set_addr(&fx[i], ip, 1);
 		sm.cost[i] = 5000000;
 		sm.backlogged[i] = true;
-		fairq_sched_fairq.enqueue(&sm.fp, &fx[i]);
+		fairq_sched_fq.enqueue(&sm.fp, &fx[i]);
 	}
 	sim_run(&sm, 30ULL * 1000000000);
 	s = share(&sm, 0, 4, 0, 8);
 	CHECK(s > 0.77 && s < 0.83, "4:1 weighted subnet share %.3f (per-address keys)", s);
 	sim_exit(&sm);
-	CHECK(fairq_sched_fairq.set_weight(&id, 0) == 0, "weight rule removed");
-	CHECK(fairq_sched_fairq.set_weight(&id, 0) == -EALREADY, "removing it again changes nothing");
+	CHECK(fairq_sched_fq.set_weight(&id, 0) == 0, "weight rule removed");
+	CHECK(fairq_sched_fq.set_weight(&id, 0) == -EALREADY, "removing it again changes nothing");
 	id.prefix_len = 33;
-	CHECK(fairq_sched_fairq.set_weight(&id, 2) == -EINVAL, "bad prefix refused");
+	CHECK(fairq_sched_fq.set_weight(&id, 2) == -EINVAL, "bad prefix refused");
 	id.prefix_len = 24;
-	CHECK(fairq_sched_fairq.set_weight(&id, 1001) == -EINVAL, "weight over 1000 refused");
+	CHECK(fairq_sched_fq.set_weight(&id, 1001) == -EINVAL, "weight over 1000 refused");
 }
 
 /*
@@ -561,19 +561,19 @@ static void test_fairq_heavy_weights(void)
 	int i;
 
 	inet_pton(AF_INET, "10.0.0.2", id.addr);
-	CHECK(fairq_sched_fairq.set_weight(&id, 3) == 0, "weight rule accepted");
+	CHECK(fairq_sched_fq.set_weight(&id, 3) == 0, "weight rule accepted");
 	sim_init(&sm, 4);
 	for (i = 0; i < 3; i++) {
 		set_addr(&fx[i], i ? "10.0.0.1" : "10.0.0.2", 700 + i);
 		sm.cost[i] = 100000000;
 		sm.backlogged[i] = true;
-		fairq_sched_fairq.enqueue(&sm.fp, &fx[i]);
+		fairq_sched_fq.enqueue(&sm.fp, &fx[i]);
 	}
 	sim_run(&sm, 120ULL * 1000000000);
 	s = share(&sm, 0, 1, 0, 3);
 	CHECK(s > 0.72 && s < 0.78, "3:1 weight with 100 ms requests: share %.3f", s);
 	sim_exit(&sm);
-	CHECK(fairq_sched_fairq.set_weight(&id, 0) == 0, "weight rule removed");
+	CHECK(fairq_sched_fq.set_weight(&id, 0) == 0, "weight rule removed");
 }
 
 /*
@@ -593,13 +593,13 @@ static void test_fairq_deep_weights(void)
 	fq_key_type = FAIRQ_KEY_SUBNET;
 	fq_prefix4 = 30;
 	inet_pton(AF_INET, "10.99.0.12", id.addr);
-	CHECK(fairq_sched_fairq.set_weight(&id, 4) == 0, "weight 4 on 10.99.0.12/30 accepted");
+	CHECK(fairq_sched_fq.set_weight(&id, 4) == 0, "weight 4 on 10.99.0.12/30 accepted");
 	sim_init(&sm, 8);
 	for (i = 0; i < 3; i++) {
 		set_addr(&fx[i], ips[i], 800 + i);
 		sm.cost[i] = 20000000;
 		sm.backlogged[i] = true;
-		fairq_sched_fairq.enqueue(&sm.fp, &fx[i]);
+		fairq_sched_fq.enqueue(&sm.fp, &fx[i]);
 	}
 	sim_run(&sm, 60ULL * 1000000000);
 	s0 = share(&sm, 0, 1, 0, 3);
@@ -607,7 +607,7 @@ static void test_fairq_deep_weights(void)
 	CHECK(s0 > 0.17 && s0 < 0.23, "deep windows, weight 1 against a weight-4 subnet: %.3f (owed 0.2)", s0);
 	CHECK(s1 > 0.37 && s1 < 0.43, "deep windows, one of the weight-4 subnet's two: %.3f (owed 0.4)", s1);
 	sim_exit(&sm);
-	CHECK(fairq_sched_fairq.set_weight(&id, 0) == 0, "weight rule removed");
+	CHECK(fairq_sched_fq.set_weight(&id, 0) == 0, "weight rule removed");
 	fq_key_type = FAIRQ_KEY_ADDR;
 	fq_prefix4 = 24;
 }
@@ -633,7 +633,7 @@ static void test_fairq_quantum_lowered(void)
 		set_addr(&fx[i], ip, 900 + i);
 		sm.cost[i] = 1000000;
 		sm.backlogged[i] = true;
-		fairq_sched_fairq.enqueue(&sm.fp, &fx[i]);
+		fairq_sched_fq.enqueue(&sm.fp, &fx[i]);
 	}
 	sim_run(&sm, 2ULL * 1000000000);
 	p = fqp(&sm.fp);
@@ -652,7 +652,7 @@ static void test_fairq_quantum_lowered(void)
 	CHECK(keys >= 4, "keys in the rotation: %d", keys);
 	CHECK(fq_set_quantum_us(100) == 0, "quantum_us 100 us accepted");
 	before = p->turns_overspent;
-	CHECK(fairq_sched_fairq.pick(&sm.fp) != NULL, "a pick after lowering the quantum");
+	CHECK(fairq_sched_fq.pick(&sm.fp) != NULL, "a pick after lowering the quantum");
 	CHECK(p->turns_overspent - before <= 6 * (u64)keys,
 	      "turns sat out by %d indebted keys after quantum_us 1 s -> 100 us: %llu (at most %d)",
 	      keys, (unsigned long long)(p->turns_overspent - before), 6 * keys);
@@ -670,20 +670,20 @@ static void test_fairq_new_keys(void)
 	sim_init(&sm, 1);
 	for (i = 0; i < 16; i++) {
 		set_addr(&fx[i], "10.0.0.1", 100 + i);
-		fairq_sched_fairq.enqueue(&sm.fp, &fx[i]);
+		fairq_sched_fq.enqueue(&sm.fp, &fx[i]);
 	}
 	for (i = 0; i < 20; i++) {	/* the backlog is served past its first allowance */
-		x = fairq_sched_fairq.pick(&sm.fp);
-		fairq_sched_fairq.start(&sm.fp, x);
-		fairq_sched_fairq.complete(&sm.fp, x, 1000000);
-		fairq_sched_fairq.enqueue(&sm.fp, x);
+		x = fairq_sched_fq.pick(&sm.fp);
+		fairq_sched_fq.start(&sm.fp, x);
+		fairq_sched_fq.complete(&sm.fp, x, 1000000);
+		fairq_sched_fq.enqueue(&sm.fp, x);
 	}
 	set_addr(&fx[100], "10.0.0.9", 1);
-	fairq_sched_fairq.enqueue(&sm.fp, &fx[100]);
-	x = fairq_sched_fairq.pick(&sm.fp);
+	fairq_sched_fq.enqueue(&sm.fp, &fx[100]);
+	x = fairq_sched_fq.pick(&sm.fp);
 	CHECK(x == &fx[100], "a newly active client is served next (got %d)", x ? x->id : -1);
-	fairq_sched_fairq.start(&sm.fp, x);
-	fairq_sched_fairq.complete(&sm.fp, x, 1000000);
+	fairq_sched_fq.start(&sm.fp, x);
+	fairq_sched_fq.complete(&sm.fp, x, 1000000);
 
 	/* 100 light clients keep arriving; the backlogged one still gets its turns */
 	bool queued[NX] = { false };
@@ -695,20 +695,20 @@ static void test_fairq_new_keys(void)
 			set_addr(l, "10.0.1.1", 0);
 			((struct sockaddr_in *)&l->xpt_remote)->sin_addr.s_addr =
 				htonl(0x0a000200 + i % 100);
-			fairq_sched_fairq.enqueue(&sm.fp, l);
+			fairq_sched_fq.enqueue(&sm.fp, l);
 			queued[l->id] = true;
 		}
-		x = fairq_sched_fairq.pick(&sm.fp);
+		x = fairq_sched_fq.pick(&sm.fp);
 		if (!x)
 			break;
 		n++;
 		queued[x->id] = false;
 		if (x->id < 16) {
 			old++;
-			fairq_sched_fairq.enqueue(&sm.fp, x);
+			fairq_sched_fq.enqueue(&sm.fp, x);
 		}
-		fairq_sched_fairq.start(&sm.fp, x);
-		fairq_sched_fairq.complete(&sm.fp, x, 1000000);
+		fairq_sched_fq.start(&sm.fp, x);
+		fairq_sched_fq.complete(&sm.fp, x, 1000000);
 	}
 	/* at most new_burst newcomers in a row while it waits: at least 1/(new_burst + 1) */
 	CHECK(old * (int)(fq_new_burst + 1) >= n - (int)fq_new_burst,
@@ -728,7 +728,7 @@ static void sim_backlog(struct sim *sm)
 		set_addr(&fx[i], "10.0.0.1", 100 + i);
 		sm->cost[i] = 10000000 + (i - 8) * 300000;
 		sm->backlogged[i] = true;
-		fairq_sched_fairq.enqueue(&sm->fp, &fx[i]);
+		fairq_sched_fq.enqueue(&sm->fp, &fx[i]);
 	}
 }
 
@@ -746,7 +746,7 @@ static double burst_ratio(int n)
 	set_addr(&fx[20], "10.0.0.9", 1);
 	sm.cost[20] = 10000000;
 	sm.calls[20] = n;
-	fairq_sched_fairq.enqueue(&sm.fp, &fx[20]);
+	fairq_sched_fq.enqueue(&sm.fp, &fx[20]);
 	sim_run(&sm, 10ULL * 1000000000);
 	floor_ns = sm.last_done[20];
 	sim_exit(&sm);
@@ -757,7 +757,7 @@ static double burst_ratio(int n)
 	t0 = sm.now;
 	sm.cost[20] = 10000000;
 	sm.calls[20] = n;
-	fairq_sched_fairq.enqueue(&sm.fp, &fx[20]);
+	fairq_sched_fq.enqueue(&sm.fp, &fx[20]);
 	sim_run(&sm, t0 + 10ULL * 1000000000);
 	sim_exit(&sm);
 	unit_pool_threads = 1;
@@ -803,16 +803,16 @@ static void test_fairq_busy_on_arrival(void)
 	set_addr(&fx[1], "10.0.0.2", 1);
 	set_addr(&fx[2], "10.0.0.3", 1);
 	sm.fp.adopting = true;
-	fairq_sched_fairq.enqueue(&sm.fp, &fx[0]);
+	fairq_sched_fq.enqueue(&sm.fp, &fx[0]);
 	sm.fp.adopting = false;
 	CHECK(p->bursts == 0, "a transport handed over by a switch got a burst allowance");
 	fx[1].xpt_nr_rqsts.counter = 2;
-	fairq_sched_fairq.enqueue(&sm.fp, &fx[1]);
+	fairq_sched_fq.enqueue(&sm.fp, &fx[1]);
 	fx[1].xpt_nr_rqsts.counter = 0;
 	CHECK(p->bursts == 0, "a client first seen with requests in flight got a burst allowance");
-	fairq_sched_fairq.enqueue(&sm.fp, &fx[2]);
+	fairq_sched_fq.enqueue(&sm.fp, &fx[2]);
 	CHECK(p->bursts == 1, "a client arriving idle got no burst allowance");
-	CHECK(fairq_sched_fairq.pick(&sm.fp) == &fx[2], "the idle arrival is not served first");
+	CHECK(fairq_sched_fq.pick(&sm.fp) == &fx[2], "the idle arrival is not served first");
 	sim_exit(&sm);
 }
 
@@ -835,7 +835,7 @@ static double window1_rate(u32 anticipate_us, u64 think, double *backlog_use, u6
 	set_addr(&fx[20], "10.0.0.9", 1);
 	sm.cost[20] = 10000000;
 	sm.think[20] = think;
-	fairq_sched_fairq.enqueue(&sm.fp, &fx[20]);
+	fairq_sched_fq.enqueue(&sm.fp, &fx[20]);
 	sim_run(&sm, 5ULL * 1000000000);
 	t0 = sm.now;
 	served0 = sm.served[20];
@@ -941,13 +941,13 @@ static void test_fairq_key_walk(void)
 		sim_init(&sm, 8);
 		for (i = 0; i < NX; i++) {
 			set_addr(&fx[i], "10.0.0.1", 1000 + i);
-			fairq_sched_fairq.enqueue(&sm.fp, &fx[i]);
+			fairq_sched_fq.enqueue(&sm.fp, &fx[i]);
 		}
 		memset(&w, 0, sizeof(w));
 		cursor = 0;
 		for (calls = 0; calls < 2 * NX; calls++) {
 			w.room = room;
-			if (!fairq_sched_fairq.for_each_key(&sm.fp, &cursor, count_key, &w))
+			if (!fairq_sched_fq.for_each_key(&sm.fp, &cursor, count_key, &w))
 				break;
 		}
 		for (i = 0, dup = 0, missed = 0; i < NX; i++) {
@@ -1023,7 +1023,7 @@ static void test_fairq_key_table(void)
 		set_conn(&xs[i], i);
 		/* the page the 1025th key's split needs cannot be had, for a while */
 		kshim_fail_size = i >= 1000 && i < 1100 ? FQ_SEG_BUCKETS * sizeof(struct hlist_head) : 0;
-		fairq_sched_fairq.enqueue(&sm.fp, &xs[i]);
+		fairq_sched_fq.enqueue(&sm.fp, &xs[i]);
 	}
 	kshim_fail_size = 0;
 	CHECK(p->nr_keys == nkeys && !p->alloc_failures, "%u keys, %llu allocation failures",
@@ -1075,16 +1075,16 @@ static void test_fairq_walk_while_growing(void)
 	sim_init(&sm, 8);
 	for (i = 0; i < first; i++) {
 		set_conn(&xs[i], i);
-		fairq_sched_fairq.enqueue(&sm.fp, &xs[i]);
+		fairq_sched_fq.enqueue(&sm.fp, &xs[i]);
 	}
 	bits0 = fqp(&sm.fp)->bits;
 	for (calls = 0; calls < 2 * (first + more); calls++) {
 		w.room = 5;
-		if (!fairq_sched_fairq.for_each_key(&sm.fp, &cursor, count_conn, &w))
+		if (!fairq_sched_fq.for_each_key(&sm.fp, &cursor, count_conn, &w))
 			break;
 		for (i = 0; i < 40 && added < more; i++, added++) {
 			set_conn(&xs[first + added], first + added);
-			fairq_sched_fairq.enqueue(&sm.fp, &xs[first + added]);
+			fairq_sched_fq.enqueue(&sm.fp, &xs[first + added]);
 		}
 	}
 	for (i = 0; i < first; i++) {
@@ -1147,7 +1147,7 @@ static void test_fairq_v4client(void)
 		v4owner[i] = i < 2 ? 0x0102030405060708ULL : 0x1111;
 		sm.cost[i] = 5000000;
 		sm.backlogged[i] = true;
-		fairq_sched_fairq.enqueue(&sm.fp, &fx[i]);
+		fairq_sched_fq.enqueue(&sm.fp, &fx[i]);
 	}
 	sim_run(&sm, 30ULL * 1000000000);
 	s = share(&sm, 0, 2, 0, 8);
@@ -1167,7 +1167,7 @@ static struct fq_key *one_client_three_connections(struct sim *sm)
 	sim_init(sm, 4);
 	for (i = 0; i < 3; i++) {
 		set_addr(&fx[i], "10.0.0.1", 1 + i);
-		fairq_sched_fairq.enqueue(&sm->fp, &fx[i]);
+		fairq_sched_fq.enqueue(&sm->fp, &fx[i]);
 	}
 	return fq_key_lookup(fqp(&sm->fp), &fx[0]);
 }
@@ -1194,7 +1194,7 @@ static void test_fairq_inflight_cap(void)
 		set_addr(&fx[i], i < 8 ? "10.0.0.1" : "10.0.0.2", 700 + i);
 		sm.cost[i] = 10000000;
 		sm.backlogged[i] = true;
-		fairq_sched_fairq.enqueue(&sm.fp, &fx[i]);
+		fairq_sched_fq.enqueue(&sm.fp, &fx[i]);
 	}
 	sim_run(&sm, 5ULL * 1000000000);
 	CHECK(sm.max_occupied == 2, "the 8-connection client had at most 2 threads (%u)",
@@ -1220,24 +1220,24 @@ static void test_fairq_inflight_cap(void)
 	 * its thread's place when the thread looks for work again.
 	 */
 	k = one_client_three_connections(&sm);
-	CHECK(fairq_sched_fairq.pick(&sm.fp) == &fx[0], "first hand-off");
-	CHECK(fairq_sched_fairq.pick(&sm.fp) == &fx[1], "second hand-off");
-	CHECK(!fairq_sched_fairq.has_work(&sm.fp) && k->list == FQ_HELD,
+	CHECK(fairq_sched_fq.pick(&sm.fp) == &fx[0], "first hand-off");
+	CHECK(fairq_sched_fq.pick(&sm.fp) == &fx[1], "second hand-off");
+	CHECK(!fairq_sched_fq.has_work(&sm.fp) && k->list == FQ_HELD,
 	      "two hand-offs on their way: the key is held");
-	a = fairq_sched_fairq.charge(&sm.fp, &fx[0]);
-	b = fairq_sched_fairq.charge(&sm.fp, &fx[1]);
+	a = fairq_sched_fq.charge(&sm.fp, &fx[0]);
+	b = fairq_sched_fq.charge(&sm.fp, &fx[1]);
 	CHECK(a == k && b == k && k->occupied == 2 && !k->handed, "both seen on threads");
-	fairq_sched_fairq.start(&sm.fp, &fx[0]);	/* a request that is dropped unseen */
-	CHECK(!fairq_sched_fairq.has_work(&sm.fp), "still held while both threads work");
-	fairq_sched_fairq.uncharge(&sm.fp, b);		/* a partial record: no request */
-	CHECK(fairq_sched_fairq.has_work(&sm.fp) && k->occupied == 1,
+	fairq_sched_fq.start(&sm.fp, &fx[0]);	/* a request that is dropped unseen */
+	CHECK(!fairq_sched_fq.has_work(&sm.fp), "still held while both threads work");
+	fairq_sched_fq.uncharge(&sm.fp, b);		/* a partial record: no request */
+	CHECK(fairq_sched_fq.has_work(&sm.fp) && k->occupied == 1,
 	      "a thread back from a partial record frees its place at once");
-	CHECK(fairq_sched_fairq.pick(&sm.fp) == &fx[2], "and the next transport goes");
-	fairq_sched_fairq.uncharge(&sm.fp, a);		/* the dropped request's thread */
+	CHECK(fairq_sched_fq.pick(&sm.fp) == &fx[2], "and the next transport goes");
+	fairq_sched_fq.uncharge(&sm.fp, a);		/* the dropped request's thread */
 	CHECK(k->occupied == 0 && k->handed == 1, "a dropped request's thread frees its place");
 
 	/* a thread stuck in slow storage keeps its key alive past idle_secs */
-	fairq_sched_fairq.charge(&sm.fp, &fx[2]);
+	fairq_sched_fq.charge(&sm.fp, &fx[2]);
 	k->in_flight = 0;
 	jiffies += (fq_idle_secs + 1) * HZ;
 	gc_idle(fqp(&sm.fp));
@@ -1246,31 +1246,31 @@ static void test_fairq_inflight_cap(void)
 
 	/* a hand-off no thread is seen taking (closed on its way): the tick gives it up */
 	k = one_client_three_connections(&sm);
-	fairq_sched_fairq.pick(&sm.fp);
-	fairq_sched_fairq.pick(&sm.fp);
-	a = fairq_sched_fairq.charge(&sm.fp, &fx[0]);
-	CHECK(!fairq_sched_fairq.has_work(&sm.fp), "held: one thread working, one hand-off out");
+	fairq_sched_fq.pick(&sm.fp);
+	fairq_sched_fq.pick(&sm.fp);
+	a = fairq_sched_fq.charge(&sm.fp, &fx[0]);
+	CHECK(!fairq_sched_fq.has_work(&sm.fp), "held: one thread working, one hand-off out");
 	CHECK(fq_tick(&sm.fp) == 0, "nothing is let go while the key is busy");
 	jiffies += 2 * HZ;
-	CHECK(fq_tick(&sm.fp) == 1 && fairq_sched_fairq.has_work(&sm.fp),
+	CHECK(fq_tick(&sm.fp) == 1 && fairq_sched_fq.has_work(&sm.fp),
 	      "a hand-off not seen for a second is given up");
 	CHECK(fqp(&sm.fp)->lost_handoffs == 1 && k->occupied == 1, "counted; the working thread still counts");
 	CHECK(unit_trace_lost_handoffs == 1, "a lost hand-off event, for one hand-off (%u)",
 	      unit_trace_lost_handoffs);
-	CHECK(fairq_sched_fairq.pick(&sm.fp) == &fx[2], "and the queued transport is served");
-	fairq_sched_fairq.uncharge(&sm.fp, a);
+	CHECK(fairq_sched_fq.pick(&sm.fp) == &fx[2], "and the queued transport is served");
+	fairq_sched_fq.uncharge(&sm.fp, a);
 
 	/* work that came without a dispatch (a bypass, a rebuild under way) counts too */
-	fairq_sched_fairq.enqueue(&sm.fp, &fx[0]);
-	fairq_sched_fairq.enqueue(&sm.fp, &fx[1]);
-	a = fairq_sched_fairq.charge(&sm.fp, &fx[2]);
-	CHECK(fairq_sched_fairq.has_work(&sm.fp), "one thread and one hand-off: room for one");
-	b = fairq_sched_fairq.charge(&sm.fp, &fx[2]);
-	CHECK(!fairq_sched_fairq.has_work(&sm.fp) && k->list == FQ_HELD,
+	fairq_sched_fq.enqueue(&sm.fp, &fx[0]);
+	fairq_sched_fq.enqueue(&sm.fp, &fx[1]);
+	a = fairq_sched_fq.charge(&sm.fp, &fx[2]);
+	CHECK(fairq_sched_fq.has_work(&sm.fp), "one thread and one hand-off: room for one");
+	b = fairq_sched_fq.charge(&sm.fp, &fx[2]);
+	CHECK(!fairq_sched_fq.has_work(&sm.fp) && k->list == FQ_HELD,
 	      "a second thread seen working for it: held");
-	fairq_sched_fairq.uncharge(&sm.fp, a);
-	fairq_sched_fairq.uncharge(&sm.fp, b);
-	CHECK(fairq_sched_fairq.has_work(&sm.fp), "let go when they are done");
+	fairq_sched_fq.uncharge(&sm.fp, a);
+	fairq_sched_fq.uncharge(&sm.fp, b);
+	CHECK(fairq_sched_fq.has_work(&sm.fp), "let go when they are done");
 	sim_exit(&sm);
 
 	/* the overflow key has no cap and is never charged: its hand-offs still expire */
@@ -1278,9 +1278,9 @@ static void test_fairq_inflight_cap(void)
 	set_addr(&fx[0], "10.0.0.9", 1);
 	for (i = 0; i < 50; i++) {
 		kshim_fail_allocs = 1;
-		fairq_sched_fairq.enqueue(&sm.fp, &fx[0]);
+		fairq_sched_fq.enqueue(&sm.fp, &fx[0]);
 		kshim_fail_allocs = 0;
-		CHECK(fairq_sched_fairq.pick(&sm.fp) == &fx[0], "overflow hand-off %d", i);
+		CHECK(fairq_sched_fq.pick(&sm.fp) == &fx[0], "overflow hand-off %d", i);
 		jiffies += HZ;
 	}
 	k = &fqp(&sm.fp)->overflow;
@@ -1311,50 +1311,50 @@ static void test_fairq_trace_wait(void)
 	set_addr(&fx[2], "10.0.0.2", 702);
 	unit_trace_on = true;
 	kshim_now_ns = 1000000;
-	fairq_sched_fairq.enqueue(&sm.fp, &fx[0]);
-	fairq_sched_fairq.enqueue(&sm.fp, &fx[1]);
+	fairq_sched_fq.enqueue(&sm.fp, &fx[0]);
+	fairq_sched_fq.enqueue(&sm.fp, &fx[1]);
 	kshim_now_ns += 3000;
-	fairq_sched_fairq.enqueue(&sm.fp, &fx[2]);
+	fairq_sched_fq.enqueue(&sm.fp, &fx[2]);
 	kshim_now_ns += 5000;
-	CHECK(fairq_sched_fairq.pick(&sm.fp) == &fx[0], "the first key first");
-	fairq_sched_fairq.picked(&sm.fp, &key, &wait);
+	CHECK(fairq_sched_fq.pick(&sm.fp) == &fx[0], "the first key first");
+	fairq_sched_fq.picked(&sm.fp, &key, &wait);
 	CHECK(key->type == FAIRQ_KEY_ADDR && key->addr[3] == 1 && wait == 8000,
 	      "key 10.0.0.1, waited 8 us since it had work (%lld)", (long long)wait);
 	kshim_now_ns += 2000;
 	/* a new key is served ahead while its allowance lasts: its second transport is next */
-	CHECK(fairq_sched_fairq.pick(&sm.fp) == &fx[1], "the first key's second transport");
-	fairq_sched_fairq.picked(&sm.fp, &key, &wait);
+	CHECK(fairq_sched_fq.pick(&sm.fp) == &fx[1], "the first key's second transport");
+	fairq_sched_fq.picked(&sm.fp, &key, &wait);
 	CHECK(key->addr[3] == 1 && wait == 2000, "waited since the key's previous dispatch (%lld)",
 	      (long long)wait);
 	kshim_now_ns += 1000;
-	CHECK(fairq_sched_fairq.pick(&sm.fp) == &fx[2], "then the second key");
-	fairq_sched_fairq.picked(&sm.fp, &key, &wait);
+	CHECK(fairq_sched_fq.pick(&sm.fp) == &fx[2], "then the second key");
+	fairq_sched_fq.picked(&sm.fp, &key, &wait);
 	CHECK(key->addr[3] == 2 && wait == 8000, "key 10.0.0.2 waited 8 us (%lld)", (long long)wait);
 
 	/*
 	 * tracing off for a dispatch, on again while the key still waits: its wait is unknown,
 	 * not counted from the stamp before the dispatch that tracing did not see
 	 */
-	fairq_sched_fairq.enqueue(&sm.fp, &fx[0]);
-	fairq_sched_fairq.enqueue(&sm.fp, &fx[1]);
+	fairq_sched_fq.enqueue(&sm.fp, &fx[0]);
+	fairq_sched_fq.enqueue(&sm.fp, &fx[1]);
 	unit_trace_on = false;
-	fairq_sched_fairq.pick(&sm.fp);
-	fairq_sched_fairq.picked(&sm.fp, &key, &wait);
+	fairq_sched_fq.pick(&sm.fp);
+	fairq_sched_fq.picked(&sm.fp, &key, &wait);
 	CHECK(wait == -1, "not tracing: no wait (%lld)", (long long)wait);
 	unit_trace_on = true;
 	kshim_now_ns += 50000;
-	fairq_sched_fairq.pick(&sm.fp);
-	fairq_sched_fairq.picked(&sm.fp, &key, &wait);
+	fairq_sched_fq.pick(&sm.fp);
+	fairq_sched_fq.picked(&sm.fp, &key, &wait);
 	CHECK(key->addr[3] == 1 && wait == -1, "waiting from before tracing: unknown (%lld)",
 	      (long long)wait);
 
 	/* work another policy had queued (a switch, a rebuild): its wait is unknown */
 	sm.fp.adopting = true;
-	fairq_sched_fairq.enqueue(&sm.fp, &fx[2]);
+	fairq_sched_fq.enqueue(&sm.fp, &fx[2]);
 	sm.fp.adopting = false;
 	kshim_now_ns += 1000;
-	fairq_sched_fairq.pick(&sm.fp);
-	fairq_sched_fairq.picked(&sm.fp, &key, &wait);
+	fairq_sched_fq.pick(&sm.fp);
+	fairq_sched_fq.picked(&sm.fp, &key, &wait);
 	CHECK(key->addr[3] == 2 && wait == -1, "adopted work: unknown (%lld)", (long long)wait);
 	unit_trace_on = false;
 	sim_exit(&sm);
@@ -1377,28 +1377,28 @@ static void test_fairq_nothing_lost(void)
 		set_addr(&fx[i], ip, i);
 		if (i % 5 == 0)
 			kshim_fail_allocs = 1;	/* this key cannot be allocated: overflow key */
-		fairq_sched_fairq.enqueue(&sm.fp, &fx[i]);
+		fairq_sched_fq.enqueue(&sm.fp, &fx[i]);
 	}
 	kshim_fail_allocs = 0;
-	CHECK(fairq_sched_fairq.remove(&sm.fp, &fx[7]), "remove a queued transport");
-	CHECK(!fairq_sched_fairq.remove(&sm.fp, &fx[7]), "remove it twice fails");
+	CHECK(fairq_sched_fq.remove(&sm.fp, &fx[7]), "remove a queued transport");
+	CHECK(!fairq_sched_fq.remove(&sm.fp, &fx[7]), "remove it twice fails");
 	for (i = 0; i < 10; i++) {
-		x = fairq_sched_fairq.pick(&sm.fp);
+		x = fairq_sched_fq.pick(&sm.fp);
 		CHECK(x && !seen[x->id] && x->id != 7, "pick %d is new and not the removed one", i);
 		if (x)
 			seen[x->id] = true;
 		n++;
 	}
 	fairq_xlist_init(&out);
-	fairq_sched_fairq.drain(&sm.fp, &out);
+	fairq_sched_fq.drain(&sm.fp, &out);
 	while ((x = fairq_xlist_pop(&out))) {
 		CHECK(!seen[x->id] && x->id != 7, "drained %d once", x->id);
 		seen[x->id] = true;
 		n++;
 	}
 	CHECK(n == 39, "every transport came out once (%d of 39)", n);
-	CHECK(!fairq_sched_fairq.has_work(&sm.fp), "nothing left after draining");
-	fairq_sched_fairq.exit_pool(&sm.fp);
+	CHECK(!fairq_sched_fq.has_work(&sm.fp), "nothing left after draining");
+	fairq_sched_fq.exit_pool(&sm.fp);
 }
 
 /* Unregistering the policy (unload) frees its weight rules: nothing is left for kmemleak. */
@@ -1407,11 +1407,11 @@ static void test_fairq_release(void)
 	struct fairq_key_id id = { .type = FAIRQ_KEY_ADDR, .family = AF_INET };
 
 	inet_pton(AF_INET, "10.0.9.9", id.addr);
-	CHECK(fairq_sched_fairq.set_weight(&id, 5) == 0, "a weight rule before unload");
+	CHECK(fairq_sched_fq.set_weight(&id, 5) == 0, "a weight rule before unload");
 	CHECK(rcu_access_pointer(fq_rules), "the rules exist");
-	CHECK(fairq_sched_fairq.release, "the policy has a release op");
-	if (fairq_sched_fairq.release)
-		fairq_sched_fairq.release();
+	CHECK(fairq_sched_fq.release, "the policy has a release op");
+	if (fairq_sched_fq.release)
+		fairq_sched_fq.release();
 	CHECK(!rcu_access_pointer(fq_rules), "release freed the weight rules");
 }
 
@@ -1431,13 +1431,13 @@ static void test_fairq_remove_by_key(void)
 
 		snprintf(ip, sizeof(ip), "10.1.%d.%d", i / 250, i % 250 + 1);
 		set_addr(&fx[i], ip, 800);
-		fairq_sched_fairq.enqueue(&sm.fp, &fx[i]);
+		fairq_sched_fq.enqueue(&sm.fp, &fx[i]);
 	}
 	xnode_lookups = 0;
-	CHECK(fairq_sched_fairq.remove(&sm.fp, &fx[keys - 1]), "remove the last key's transport");
+	CHECK(fairq_sched_fq.remove(&sm.fp, &fx[keys - 1]), "remove the last key's transport");
 	visits = xnode_lookups;
 	CHECK(visits <= 2, "queues searched to remove one transport among %d keys: %lu", keys, visits);
-	CHECK(!fairq_sched_fairq.remove(&sm.fp, &fx[keys - 1]), "removed once");
+	CHECK(!fairq_sched_fq.remove(&sm.fp, &fx[keys - 1]), "removed once");
 	sim_exit(&sm);
 }
 
@@ -1498,7 +1498,7 @@ int main(void)
 	test_ops_table(&fairq_sched_qfifo);
 	for (seed = 1; seed <= 20; seed++)
 		test_qfifo_model(&fairq_sched_qfifo, seed);
-	test_ops_table(&fairq_sched_fairq);
+	test_ops_table(&fairq_sched_fq);
 	for (i = 0; i < NX; i++)
 		fx[i].id = i;
 	test_fairq_keys();

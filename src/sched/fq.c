@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * fairq: per-client fair queueing of nfsd threads.
+ * fq: per-client fair queueing of nfsd threads.
  *
  * Transports are grouped by key (client address by default; subnet or connection by tunable),
  * and keys share the pool's threads by deficit round robin over the thread time their requests
@@ -133,7 +133,7 @@ static u32 fq_prefix4 = FQ_DEF_PREFIX4;
 static u32 fq_prefix6 = FQ_DEF_PREFIX6;
 static u32 fq_quantum_us = FQ_DEF_QUANTUM_US;
 /*
- * Measured in make bench's scenario 2 (T=8, D=10 ms, docs/fairq.md): 200 ms of the pool
+ * Measured in make bench's scenario 2 (T=8, D=10 ms, docs/fq.md): 200 ms of the pool
  * carries a burst of 128 calls (160 ms of an idle pool), and with 32 ahead of each turn of the
  * rotation bursts of 32 to 128 calls end within 1.15x of their idle-pool time (16: 1.24x).
  */
@@ -598,7 +598,7 @@ static void release_held(struct fq_pool *p, struct fq_key *k)
 /*
  * Whether @k, about to queue @xprt, is busy rather than back from idle.  A transport comes
  * back as soon as a thread has read a request from it, before that request starts: a hand-off
- * still outstanding means busy too.  Where fairq has no history (a key just created), it
+ * still outstanding means busy too.  Where fq has no history (a key just created), it
  * cannot have seen the key's requests start: a transport another policy had queued (a switch,
  * a rebuild) or one with requests in flight belongs to a client already being served.
  */
@@ -1156,7 +1156,7 @@ static int fq_set_weight(const struct fairq_key_id *id, u32 weight)
 	rcu_assign_pointer(fq_rules, new);
 	kfree_rcu(old, rcu);
 	/* existing keys take their new weight when rebuilt */
-	return fairq_requeue_all(&fairq_sched_fairq);
+	return fairq_requeue_all(&fairq_sched_fq);
 }
 
 static int fq_walk_weights(u64 *cursor, fairq_weight_fn fn, void *arg)
@@ -1184,7 +1184,7 @@ static int fq_walk_weights(u64 *cursor, fairq_weight_fn fn, void *arg)
 	static int fq_set_##_name(u64 val)					\
 	{									\
 		WRITE_ONCE(*fq_var_##_name, val);				\
-		return (_requeue) ? fairq_requeue_all(&fairq_sched_fairq) : 0;	\
+		return (_requeue) ? fairq_requeue_all(&fairq_sched_fq) : 0;	\
 	}
 
 /* Client keys need the connections' owners, learned only while asked for. */
@@ -1197,7 +1197,7 @@ static int fq_set_key(u64 val)
 {
 	fairq_v4client_want(val == FAIRQ_KEY_V4CLIENT);
 	WRITE_ONCE(fq_key_type, val);
-	return fairq_requeue_all(&fairq_sched_fairq);
+	return fairq_requeue_all(&fairq_sched_fq);
 }
 
 FQ_TUNABLE(prefix4, fq_prefix4, true)
@@ -1243,9 +1243,10 @@ static void fq_release(void)
 		kfree_rcu(rules, rcu);
 }
 
-const struct fairq_sched_ops fairq_sched_fairq = {
+const struct fairq_sched_ops fairq_sched_fq = {
 	.owner		= THIS_MODULE,
-	.name		= "fairq",
+	.name		= "fq",
+	.alias		= "fairq",	/* its name before 0.2, accepted through 0.2.x */
 	.priv_size	= sizeof(struct fq_pool),
 	.init_pool	= fq_init_pool,
 	.exit_pool	= fq_exit_pool,
