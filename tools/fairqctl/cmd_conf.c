@@ -20,21 +20,21 @@ static int no_opt(int c, const char *arg, void *ctx)
 	(void)c;
 	(void)arg;
 	(void)ctx;
-	return FQ_EXIT_OK;
+	return FC_EXIT_OK;
 }
 
-static void print_weights(const struct fq_weights *w)
+static void print_weights(const struct fc_weights *w)
 {
 	unsigned int i;
 	char key[80];
 
 	out_doc_start();
-	out_str(FQ_JSON, "scheduler", NULL, w->sched);
+	out_str(FC_JSON, "scheduler", NULL, w->sched);
 	out_arr_start("weights");
 	for (i = 0; i < w->nr; i++) {
 		out_obj_start(NULL);
-		out_str(FQ_ANY, "key", "%s", fq_key_format(&w->w[i].id, key, sizeof(key)));
-		out_exact(FQ_ANY, "weight", " %s", w->w[i].weight);
+		out_str(FC_ANY, "key", "%s", fc_key_format(&w->w[i].id, key, sizeof(key)));
+		out_exact(FC_ANY, "weight", " %s", w->w[i].weight);
 		out_obj_end();
 		out_text("\n");
 	}
@@ -42,54 +42,54 @@ static void print_weights(const struct fq_weights *w)
 	out_doc_end();
 }
 
-static int weight_set(struct fq_nl *nl, const struct fq_key_id *id, uint32_t weight)
+static int weight_set(struct fc_nl *nl, const struct fc_key_id *id, uint32_t weight)
 {
-	struct nl_msg *msg = fq_nl_msg(nl, FAIRQ_CMD_WEIGHT_SET, false);
+	struct nl_msg *msg = fc_nl_msg(nl, FAIRQ_CMD_WEIGHT_SET, false);
 
-	if (msg && (fq_key_put(msg, FAIRQ_A_KEY_ID, id) ||
+	if (msg && (fc_key_put(msg, FAIRQ_A_KEY_ID, id) ||
 		    nla_put_u32(msg, FAIRQ_A_KEY_WEIGHT, weight))) {
 		nlmsg_free(msg);
 		msg = NULL;
 	}
-	return fq_nl_transact(nl, msg, FAIRQ_A_KEY_MAX, NULL, NULL);
+	return fc_nl_transact(nl, msg, FAIRQ_A_KEY_MAX, NULL, NULL);
 }
 
 /*
  * Remove every weight of the active scheduler whose key is not in @keep.  A scheduler without
  * weights has none to remove: that is no error when nothing is to be kept either.
  */
-static int prune(struct fq_nl *nl, const struct fq_key_id *keep, int nr_keep)
+static int prune(struct fc_nl *nl, const struct fc_key_id *keep, int nr_keep)
 {
-	struct fq_weights w = { };
+	struct fc_weights w = { };
 	unsigned int i, removed = 0;
 	char key[80];
-	int rc = FQ_EXIT_OK, err, k;
+	int rc = FC_EXIT_OK, err, k;
 
-	err = fq_get_weights(nl, NULL, &w);
+	err = fc_get_weights(nl, NULL, &w);
 	if (err == -EOPNOTSUPP && !nr_keep)
 		goto done;	/* no weights to remove */
 	if (err) {
-		rc = fq_nl_fail(nl, err, "weights prune");
+		rc = fc_nl_fail(nl, err, "weights prune");
 		goto out;
 	}
 	for (i = 0; i < w.nr; i++) {
-		for (k = 0; k < nr_keep && !fq_key_same(&w.w[i].id, &keep[k]); k++)
+		for (k = 0; k < nr_keep && !fc_key_same(&w.w[i].id, &keep[k]); k++)
 			;
 		if (k < nr_keep)
 			continue;
 		err = weight_set(nl, &w.w[i].id, 0);
 		if (err) {
-			rc = fq_nl_fail(nl, err, "weights prune");
+			rc = fc_nl_fail(nl, err, "weights prune");
 			goto out;
 		}
 		removed++;
-		out_text("removed the weight of %s\n", fq_key_format(&w.w[i].id, key,
+		out_text("removed the weight of %s\n", fc_key_format(&w.w[i].id, key,
 								   sizeof(key)));
 	}
 done:
-	if (fq_opts.json) {
+	if (fc_opts.json) {
 		out_doc_start();
-		out_exact(FQ_JSON, "removed", NULL, removed);
+		out_exact(FC_JSON, "removed", NULL, removed);
 		out_doc_end();
 	}
 out:
@@ -100,63 +100,63 @@ out:
 int cmd_weights(int argc, char **argv)
 {
 	const char *sched = NULL;
-	struct fq_weights w = { };
-	struct fq_nl *nl;
+	struct fc_weights w = { };
+	struct fc_nl *nl;
 	int rc, err;
 
-	if (!fq_getopt(argc, argv, "", NULL, "weights [SCHED] | weights prune [KEY...]", no_opt,
+	if (!fc_getopt(argc, argv, "", NULL, "weights [SCHED] | weights prune [KEY...]", no_opt,
 		       NULL, &rc))
 		return rc;
 	argc -= optind;
 	argv += optind;
 	if (argc && !strcmp(argv[0], "prune")) {
-		struct fq_key_id *keep = calloc(argc, sizeof(*keep));
+		struct fc_key_id *keep = calloc(argc, sizeof(*keep));
 		int k;
 
 		if (!keep) {
-			fq_err("weights prune: out of memory");
-			return FQ_EXIT_FAIL;
+			fc_err("weights prune: out of memory");
+			return FC_EXIT_FAIL;
 		}
 		for (k = 1; k < argc; k++) {
-			if (fq_key_parse(argv[k], &keep[k - 1])) {
+			if (fc_key_parse(argv[k], &keep[k - 1])) {
 				free(keep);
-				return fq_usage_error("weights prune: '%s' is no key (see KEYS in fairqctl(8))",
+				return fc_usage_error("weights prune: '%s' is no key (see KEYS in fairqctl(8))",
 						      argv[k]);
 			}
 		}
-		rc = fq_nl_open(&nl);
+		rc = fc_nl_open(&nl);
 		if (!rc) {
 			rc = prune(nl, keep, argc - 1);
-			fq_nl_close(nl);
+			fc_nl_close(nl);
 		}
 		free(keep);
 		return rc;
 	}
 	if (argc > 1)
-		return fq_usage_error("weights: unexpected argument '%s'", argv[1]);
+		return fc_usage_error("weights: unexpected argument '%s'", argv[1]);
 	if (argc) {
 		if (strlen(argv[0]) > FAIRQ_SCHED_NAME_LEN)
-			return fq_usage_error("weights: '%s' is no scheduler name", argv[0]);
+			return fc_usage_error("weights: '%s' is no scheduler name", argv[0]);
 		sched = argv[0];
 	}
-	rc = fq_nl_open(&nl);
+	rc = fc_nl_open(&nl);
 	if (rc)
 		return rc;
-	err = fq_get_weights(nl, sched, &w);
+	err = fc_get_weights(nl, sched, &w);
 	if (err) {
-		rc = fq_nl_fail(nl, err, "weights");
+		rc = fc_nl_fail(nl, err, "weights");
 	} else {
-		struct fq_scheds s;
+		struct fc_scheds s;
 
 		/* none set: say whose weights were asked for */
 		if (!w.sched[0] && sched)
 			snprintf(w.sched, sizeof(w.sched), "%s", sched);
-		else if (!w.sched[0] && !fq_get_scheds(nl, &s))
+		else if (!w.sched[0] && !fc_get_scheds(nl, &s))
 			snprintf(w.sched, sizeof(w.sched), "%s", s.active);
 		print_weights(&w);
 	}
 	free(w.w);
-	fq_nl_close(nl);
+	fc_nl_close(nl);
 	return rc;
 }
 
@@ -169,7 +169,7 @@ static int read_setting(const char *path, uint64_t *val)
 
 	if (!f)
 		return -errno;
-	ok = fgets(buf, sizeof(buf), f) && (buf[strcspn(buf, "\n")] = '\0', fq_parse_u64(buf, val));
+	ok = fgets(buf, sizeof(buf), f) && (buf[strcspn(buf, "\n")] = '\0', fc_parse_u64(buf, val));
 	fclose(f);
 	return ok ? 0 : -EINVAL;
 }
@@ -182,26 +182,26 @@ static int read_setting(const char *path, uint64_t *val)
  */
 int cmd_showconf(int argc, char **argv)
 {
-	struct fq_weights w = { };
-	struct fq_scheds s;
-	const struct fq_sched *active = NULL;
+	struct fc_weights w = { };
+	struct fc_scheds s;
+	const struct fc_sched *active = NULL;
 	uint64_t watchdog_ms, failsafe_rescues = 0;
 	bool has_failsafe;
-	struct fq_nl *nl;
+	struct fc_nl *nl;
 	unsigned int i, j;
 	char key[80];
 	int rc, err;
 
-	if (!fq_getopt(argc, argv, "", NULL, "showconf", no_opt, NULL, &rc))
+	if (!fc_getopt(argc, argv, "", NULL, "showconf", no_opt, NULL, &rc))
 		return rc;
 	if (optind < argc)
-		return fq_usage_error("showconf: unexpected argument '%s'", argv[optind]);
-	rc = fq_nl_open(&nl);
+		return fc_usage_error("showconf: unexpected argument '%s'", argv[optind]);
+	rc = fc_nl_open(&nl);
 	if (rc)
 		return rc;
-	err = fq_get_scheds(nl, &s);
+	err = fc_get_scheds(nl, &s);
 	if (err) {
-		rc = fq_nl_fail(nl, err, "showconf");
+		rc = fc_nl_fail(nl, err, "showconf");
 		goto out;
 	}
 	err = read_setting(WATCHDOG_MS, &watchdog_ms);
@@ -213,35 +213,35 @@ int cmd_showconf(int argc, char **argv)
 			err = 0;
 	}
 	if (err) {
-		fq_err("showconf: cannot read fairq's settings in /sys/kernel/fairq: %s",
+		fc_err("showconf: cannot read fairq's settings in /sys/kernel/fairq: %s",
 		       strerror(-err));
-		rc = FQ_EXIT_FAIL;
+		rc = FC_EXIT_FAIL;
 		goto out;
 	}
 	for (i = 0; i < s.nr; i++)
 		if (s.sched[i].active)
 			active = &s.sched[i];
 	if (active && active->weighted) {
-		err = fq_get_weights(nl, NULL, &w);
+		err = fc_get_weights(nl, NULL, &w);
 		if (err) {
-			rc = fq_nl_fail(nl, err, "showconf: the weights");
+			rc = fc_nl_fail(nl, err, "showconf: the weights");
 			goto out;
 		}
 	}
 
 	out_doc_start();
 	out_text("# fairq's running state (fairqctl showconf); fairq-apply -c FILE restores it\n");
-	out_str(FQ_ANY, "scheduler", "SCHEDULER=%s\n", s.active);
-	out_exact(FQ_ANY, "watchdog_ms", "watchdog_ms=%s\n", watchdog_ms);
+	out_str(FC_ANY, "scheduler", "SCHEDULER=%s\n", s.active);
+	out_exact(FC_ANY, "watchdog_ms", "watchdog_ms=%s\n", watchdog_ms);
 	if (has_failsafe)
-		out_exact(FQ_ANY, "failsafe_rescues", "failsafe_rescues=%s\n", failsafe_rescues);
+		out_exact(FC_ANY, "failsafe_rescues", "failsafe_rescues=%s\n", failsafe_rescues);
 	out_arr_start("tunables");
 	for (i = 0; i < s.nr; i++) {
 		for (j = 0; j < s.sched[i].nr_tunables; j++) {
 			out_obj_start(NULL);
-			out_str(FQ_ANY, "sched", "%s.", s.sched[i].name);
-			out_str(FQ_ANY, "name", "%s", s.sched[i].tunables[j].name);
-			out_exact(FQ_ANY, "value", "=%s\n", s.sched[i].tunables[j].value);
+			out_str(FC_ANY, "sched", "%s.", s.sched[i].name);
+			out_str(FC_ANY, "name", "%s", s.sched[i].tunables[j].name);
+			out_exact(FC_ANY, "value", "=%s\n", s.sched[i].tunables[j].value);
 			out_obj_end();
 		}
 	}
@@ -249,14 +249,14 @@ int cmd_showconf(int argc, char **argv)
 	out_arr_start("weights");
 	for (i = 0; i < w.nr; i++) {
 		out_obj_start(NULL);
-		out_str(FQ_ANY, "key", "WEIGHT=%s", fq_key_format(&w.w[i].id, key, sizeof(key)));
-		out_exact(FQ_ANY, "weight", ":%s\n", w.w[i].weight);
+		out_str(FC_ANY, "key", "WEIGHT=%s", fc_key_format(&w.w[i].id, key, sizeof(key)));
+		out_exact(FC_ANY, "weight", ":%s\n", w.w[i].weight);
 		out_obj_end();
 	}
 	out_arr_end();
 	out_doc_end();
 out:
 	free(w.w);
-	fq_nl_close(nl);
+	fc_nl_close(nl);
 	return rc;
 }

@@ -29,17 +29,17 @@ static int metrics_opt(int c, const char *arg, void *ctx)
 
 	switch (c) {
 	case 't':
-		if (!fq_parse_u64(arg, &o->top) || o->top > 100000)
-			return fq_usage_error("metrics: --top takes a count of keys (0 to 100000), not '%s'",
+		if (!fc_parse_u64(arg, &o->top) || o->top > 100000)
+			return fc_usage_error("metrics: --top takes a count of keys (0 to 100000), not '%s'",
 					      arg);
 		break;
 	case 'f':
 		if (!*arg)
-			return fq_usage_error("metrics: --textfile needs a path");
+			return fc_usage_error("metrics: --textfile needs a path");
 		o->textfile = arg;
 		break;
 	}
-	return FQ_EXIT_OK;
+	return FC_EXIT_OK;
 }
 
 /* A label value: backslash, double quote and newline escaped, as the format requires. */
@@ -62,23 +62,23 @@ static void family(FILE *f, const char *name, const char *type, const char *help
 	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-static void pool_labels(FILE *f, const struct fq_pool *p)
+static void pool_labels(FILE *f, const struct fc_pool *p)
 {
 	fprintf(f, "{serv=\"%u\",pool=\"%u\",", p->serv, p->pool);
 	put_label(f, "scheduler", p->sched);
 	fputc('}', f);
 }
 
-/* One per-pool metric: its offset in struct fq_pool, 32 or 64 bits. */
+/* One per-pool metric: its offset in struct fc_pool, 32 or 64 bits. */
 struct pool_metric {
 	const char *name, *type, *help;
 	size_t off;
 	bool wide;
 };
 
-#define GAUGE(n, field, h) { "fairq_pool_" n, "gauge", h, offsetof(struct fq_pool, field), false }
+#define GAUGE(n, field, h) { "fairq_pool_" n, "gauge", h, offsetof(struct fc_pool, field), false }
 #define COUNTER(n, field, h) \
-	{ "fairq_pool_" n "_total", "counter", h, offsetof(struct fq_pool, field), true }
+	{ "fairq_pool_" n "_total", "counter", h, offsetof(struct fc_pool, field), true }
 
 static const struct pool_metric pool_metrics[] = {
 	GAUGE("threads", threads, "nfsd threads of the pool."),
@@ -98,14 +98,14 @@ static const struct pool_metric pool_metrics[] = {
 	COUNTER("cap_waits", cap_waits, "Watchdog periods in which work waited behind the wake cap."),
 };
 
-static uint64_t pool_value(const struct fq_pool *p, const struct pool_metric *m)
+static uint64_t pool_value(const struct fc_pool *p, const struct pool_metric *m)
 {
 	const char *base = (const char *)p + m->off;
 
 	return m->wide ? *(const uint64_t *)base : *(const uint32_t *)base;
 }
 
-static void print_pools(FILE *f, const struct fq_pools *pools)
+static void print_pools(FILE *f, const struct fc_pools *pools)
 {
 	unsigned int i, j, k;
 
@@ -126,7 +126,7 @@ static void print_pools(FILE *f, const struct fq_pools *pools)
 	family(f, "fairq_pool_sched_value", "untyped",
 	       "A scheduler's own per-pool number by name: gauges keys, key_buckets, workers, idle_workers, woken_workers; the others count up.");
 	for (j = 0; j < pools->nr; j++) {
-		const struct fq_pool *p = &pools->p[j];
+		const struct fc_pool *p = &pools->p[j];
 
 		for (k = 0; k < p->nr_counters; k++) {
 			fprintf(f, "fairq_pool_sched_value{serv=\"%u\",pool=\"%u\",", p->serv, p->pool);
@@ -141,7 +141,7 @@ static void print_pools(FILE *f, const struct fq_pools *pools)
 /* By pool and key, to find a key a dump returned twice (keys changing between its parts). */
 static int by_id(const void *a, const void *b)
 {
-	const struct fq_key *x = a, *y = b;
+	const struct fc_key *x = a, *y = b;
 
 	if (x->serv != y->serv)
 		return x->serv < y->serv ? -1 : 1;
@@ -159,7 +159,7 @@ static int by_id(const void *a, const void *b)
 }
 
 /* One series per key: a scraper refuses a file that repeats one. */
-static void drop_repeats(struct fq_keys *keys)
+static void drop_repeats(struct fc_keys *keys)
 {
 	unsigned int i, n = 0;
 
@@ -176,23 +176,23 @@ static void drop_repeats(struct fq_keys *keys)
 /* Most thread time first: the keys an admin asks about. */
 static int by_thread_time(const void *a, const void *b)
 {
-	const struct fq_key *x = a, *y = b;
+	const struct fc_key *x = a, *y = b;
 
 	if (x->thread_ns != y->thread_ns)
 		return x->thread_ns < y->thread_ns ? 1 : -1;
 	return x->dispatches < y->dispatches ? 1 : x->dispatches > y->dispatches ? -1 : 0;
 }
 
-static void key_labels(FILE *f, const struct fq_key *k)
+static void key_labels(FILE *f, const struct fc_key *k)
 {
 	char text[64];
 
 	fprintf(f, "{serv=\"%u\",pool=\"%u\",", k->serv, k->pool);
-	put_label(f, "key", fq_key_format(&k->id, text, sizeof(text)));
+	put_label(f, "key", fc_key_format(&k->id, text, sizeof(text)));
 	fputc('}', f);
 }
 
-static void print_keys(FILE *f, const struct fq_keys *keys, unsigned int n)
+static void print_keys(FILE *f, const struct fc_keys *keys, unsigned int n)
 {
 	static const struct {
 		const char *name, *type, *help;
@@ -208,7 +208,7 @@ static void print_keys(FILE *f, const struct fq_keys *keys, unsigned int n)
 	for (i = 0; i < ARRAY_SIZE(fams); i++) {
 		family(f, fams[i].name, fams[i].type, fams[i].help);
 		for (j = 0; j < n; j++) {
-			const struct fq_key *k = &keys->k[j];
+			const struct fc_key *k = &keys->k[j];
 
 			fputs(fams[i].name, f);
 			key_labels(f, k);
@@ -235,7 +235,7 @@ static void print_keys(FILE *f, const struct fq_keys *keys, unsigned int n)
 }
 
 /* The module's own counters (netlink); a module before 0.2.0 does not send them. */
-static void print_module(FILE *f, const struct fq_module *m)
+static void print_module(FILE *f, const struct fc_module *m)
 {
 	const struct {
 		const char *name, *type, *help;
@@ -290,8 +290,8 @@ static void read_module(char *version, size_t len, unsigned long long *rescues)
 	}
 }
 
-static int print_all(FILE *f, const struct fq_scheds *s, const struct fq_pools *pools,
-		     const struct fq_keys *keys, unsigned int nr_keys, bool keys_visible)
+static int print_all(FILE *f, const struct fc_scheds *s, const struct fc_pools *pools,
+		     const struct fc_keys *keys, unsigned int nr_keys, bool keys_visible)
 {
 	unsigned long long rescues;
 	char version[64];
@@ -322,8 +322,8 @@ static int print_all(FILE *f, const struct fq_scheds *s, const struct fq_pools *
 }
 
 /* Write through a temporary file in the same directory, renamed over @path when complete. */
-static int write_textfile(const char *path, const struct fq_scheds *s,
-			  const struct fq_pools *pools, const struct fq_keys *keys,
+static int write_textfile(const char *path, const struct fc_scheds *s,
+			  const struct fc_pools *pools, const struct fc_keys *keys,
 			  unsigned int nr_keys, bool keys_visible)
 {
 	char tmp[4096];
@@ -331,30 +331,30 @@ static int write_textfile(const char *path, const struct fq_scheds *s,
 	int fd, err;
 
 	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp)) {
-		fq_err("metrics: --textfile path too long");
-		return FQ_EXIT_USAGE;
+		fc_err("metrics: --textfile path too long");
+		return FC_EXIT_USAGE;
 	}
 	fd = mkstemp(tmp);
 	if (fd < 0) {
-		fq_err("metrics: cannot create a file beside %s: %s", path, strerror(errno));
-		return FQ_EXIT_FAIL;
+		fc_err("metrics: cannot create a file beside %s: %s", path, strerror(errno));
+		return FC_EXIT_FAIL;
 	}
 	/* node_exporter runs as its own user: the file is readable by all, as a scrape is */
 	if (fchmod(fd, 0644) || !(f = fdopen(fd, "w"))) {
-		fq_err("metrics: %s: %s", tmp, strerror(errno));
+		fc_err("metrics: %s: %s", tmp, strerror(errno));
 		close(fd);
 		unlink(tmp);
-		return FQ_EXIT_FAIL;
+		return FC_EXIT_FAIL;
 	}
 	err = print_all(f, s, pools, keys, nr_keys, keys_visible);
 	if (!err && fsync(fd))
 		err = -errno;
 	if (fclose(f) || err || rename(tmp, path)) {
-		fq_err("metrics: cannot write %s: %s", path, strerror(err ? -err : errno));
+		fc_err("metrics: cannot write %s: %s", path, strerror(err ? -err : errno));
 		unlink(tmp);
-		return FQ_EXIT_FAIL;
+		return FC_EXIT_FAIL;
 	}
-	return FQ_EXIT_OK;
+	return FC_EXIT_OK;
 }
 
 int cmd_metrics(int argc, char **argv)
@@ -366,29 +366,29 @@ int cmd_metrics(int argc, char **argv)
 		{ }
 	};
 	struct metrics_opts o = { .top = METRICS_TOP_DEFAULT };
-	struct fq_pools pools = { };
-	struct fq_keys keys = { };
-	struct fq_scheds s;
+	struct fc_pools pools = { };
+	struct fc_keys keys = { };
+	struct fc_scheds s;
 	bool keyed = false, visible = false;
 	unsigned int i, nr_keys;
-	struct fq_nl *nl;
+	struct fc_nl *nl;
 	int rc, err;
 
-	if (!fq_getopt(argc, argv, "t:f:", longopts, "metrics [--top N] [--textfile PATH]",
+	if (!fc_getopt(argc, argv, "t:f:", longopts, "metrics [--top N] [--textfile PATH]",
 		       metrics_opt, &o, &rc))
 		return rc;
 	if (optind < argc)
-		return fq_usage_error("metrics: unexpected argument '%s'", argv[optind]);
-	rc = fq_nl_open(&nl);
+		return fc_usage_error("metrics: unexpected argument '%s'", argv[optind]);
+	rc = fc_nl_open(&nl);
 	if (rc)
 		goto gone;
-	err = fq_get_scheds(nl, &s);
+	err = fc_get_scheds(nl, &s);
 	if (!err)
-		err = fq_get_pools(nl, &pools);
+		err = fc_get_pools(nl, &pools);
 	for (i = 0; !err && i < s.nr; i++)
 		keyed |= s.sched[i].active && s.sched[i].keyed;
 	if (!err && keyed && o.top) {
-		err = fq_get_keys(nl, -1, NULL, &keys);
+		err = fc_get_keys(nl, -1, NULL, &keys);
 		visible = !err;
 		/* per-client data needs CAP_NET_ADMIN: the rest is still worth a scrape */
 		if (err == -EPERM || err == -EACCES) {
@@ -397,7 +397,7 @@ int cmd_metrics(int argc, char **argv)
 		}
 	}
 	if (err) {
-		rc = fq_nl_fail(nl, err, "metrics");
+		rc = fc_nl_fail(nl, err, "metrics");
 		goto out;
 	}
 	drop_repeats(&keys);
@@ -407,16 +407,16 @@ int cmd_metrics(int argc, char **argv)
 	if (o.textfile) {
 		rc = write_textfile(o.textfile, &s, &pools, &keys, nr_keys, visible);
 	} else if (print_all(stdout, &s, &pools, &keys, nr_keys, visible)) {
-		fq_err("metrics: cannot write the output");
-		rc = FQ_EXIT_FAIL;
+		fc_err("metrics: cannot write the output");
+		rc = FC_EXIT_FAIL;
 	}
 out:
 	free(keys.k);
 	free(pools.p);
-	fq_nl_close(nl);
+	fc_nl_close(nl);
 gone:
 	/* no numbers (fairq unloaded, say): none rather than old ones a collector keeps exporting */
 	if (rc && o.textfile && unlink(o.textfile) && errno != ENOENT)
-		fq_err("metrics: cannot remove %s: %s", o.textfile, strerror(errno));
+		fc_err("metrics: cannot remove %s: %s", o.textfile, strerror(errno));
 	return rc;
 }

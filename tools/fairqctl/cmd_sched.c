@@ -21,34 +21,36 @@ static int sched_opt(int c, const char *arg, void *ctx)
 		o->names = true;
 	else if (c == 'P')
 		o->params = true;
-	return FQ_EXIT_OK;
+	return FC_EXIT_OK;
 }
 
-static void print_scheds(const struct fq_scheds *s)
+static void print_scheds(const struct fc_scheds *s)
 {
 	unsigned int i, j;
 
 	out_doc_start();
-	out_str(FQ_JSON, "active", NULL, s->active);
+	out_str(FC_JSON, "active", NULL, s->active);
 	out_arr_start("schedulers");
 	for (i = 0; i < s->nr; i++) {
-		const struct fq_sched *sc = &s->sched[i];
+		const struct fc_sched *sc = &s->sched[i];
 
 		out_obj_start(NULL);
-		out_str(FQ_ANY, "name", "%-10s", sc->name);
-		out_bool(FQ_JSON, "active", NULL, sc->active);
-		out_bool(FQ_JSON, "native", NULL, sc->native);
-		out_bool(FQ_JSON, "keyed", NULL, sc->keyed);
-		out_bool(FQ_JSON, "weighted", NULL, sc->weighted);
+		out_str(FC_ANY, "name", "%-10s", sc->name);
+		out_bool(FC_JSON, "active", NULL, sc->active);
+		out_bool(FC_JSON, "native", NULL, sc->native);
+		out_bool(FC_JSON, "keyed", NULL, sc->keyed);
+		out_bool(FC_JSON, "weighted", NULL, sc->weighted);
 		out_text("%s", sc->active ? " [active]" : "         ");
 		if (sc->native)
 			out_text(" the kernel's own dispatch: fairq's hooks are off");
 		else if (sc->keyed)
 			out_text(" per-key accounts%s", sc->weighted ? " and weights" : "");
+		if (*sc->alias)
+			out_text("; the old name %s still works", sc->alias);
 		out_text("\n");
 		out_arr_start("tunables");
 		for (j = 0; j < sc->nr_tunables; j++) {
-			const struct fq_tunable *t = &sc->tunables[j];
+			const struct fc_tunable *t = &sc->tunables[j];
 			char range[96];
 
 			if (t->has_def)
@@ -59,15 +61,15 @@ static void print_scheds(const struct fq_scheds *s)
 				snprintf(range, sizeof(range), "[%llu..%llu]",
 					 (unsigned long long)t->min, (unsigned long long)t->max);
 			out_obj_start(NULL);
-			out_str(FQ_TEXT, NULL, "    %s.", sc->name);
-			out_str(FQ_ANY, "name", "%-12s", t->name);
-			out_exact(FQ_ANY, "value", " %8s", t->value);
-			out_exact(FQ_JSON, "min", NULL, t->min);
-			out_exact(FQ_JSON, "max", NULL, t->max);
+			out_str(FC_TEXT, NULL, "    %s.", sc->name);
+			out_str(FC_ANY, "name", "%-12s", t->name);
+			out_exact(FC_ANY, "value", " %8s", t->value);
+			out_exact(FC_JSON, "min", NULL, t->min);
+			out_exact(FC_JSON, "max", NULL, t->max);
 			if (t->has_def)
-				out_exact(FQ_JSON, "default", NULL, t->def);
-			out_str(FQ_TEXT, NULL, "  %-16s", range);
-			out_str(FQ_ANY, "doc", " %s", t->doc);
+				out_exact(FC_JSON, "default", NULL, t->def);
+			out_str(FC_TEXT, NULL, "  %-16s", range);
+			out_str(FC_ANY, "doc", " %s", t->doc);
 			out_obj_end();
 			out_text("\n");
 		}
@@ -87,44 +89,44 @@ int cmd_sched(int argc, char **argv)
 		{ }
 	};
 	struct sched_opts o = { };
-	struct fq_scheds s;
+	struct fc_scheds s;
 	struct nl_msg *msg;
-	struct fq_nl *nl;
+	struct fc_nl *nl;
 	unsigned int i;
 	int rc, err;
 
-	if (!fq_getopt(argc, argv, "nP", longopts, "sched [--names|--params] | sched set NAME",
+	if (!fc_getopt(argc, argv, "nP", longopts, "sched [--names|--params] | sched set NAME",
 		       sched_opt, &o, &rc))
 		return rc;
 	argc -= optind;
 	argv += optind;
 	if (argc && strcmp(argv[0], "set"))
-		return fq_usage_error("sched: unknown subcommand '%s'", argv[0]);
+		return fc_usage_error("sched: unknown subcommand '%s'", argv[0]);
 	if (argc == 1)
-		return fq_usage_error("sched set: which scheduler?");
+		return fc_usage_error("sched set: which scheduler?");
 	if (argc > 2)
-		return fq_usage_error("sched set: unexpected argument '%s'", argv[2]);
+		return fc_usage_error("sched set: unexpected argument '%s'", argv[2]);
 	if (argc == 2 && (!*argv[1] || strlen(argv[1]) > FAIRQ_SCHED_NAME_LEN))
-		return fq_usage_error("sched set: '%s' is no scheduler name", argv[1]);
+		return fc_usage_error("sched set: '%s' is no scheduler name", argv[1]);
 
-	rc = fq_nl_open(&nl);
+	rc = fc_nl_open(&nl);
 	if (rc)
 		return rc;
 	if (argc == 2) {
-		fq_cmd = "sched set";
-		msg = fq_nl_msg(nl, FAIRQ_CMD_SCHED_SET, false);
+		fc_cmd = "sched set";
+		msg = fc_nl_msg(nl, FAIRQ_CMD_SCHED_SET, false);
 		if (msg && nla_put_string(msg, FAIRQ_A_SCHED_NAME, argv[1])) {
 			nlmsg_free(msg);
 			msg = NULL;
 		}
-		err = fq_nl_transact(nl, msg, FAIRQ_A_SCHED_MAX, NULL, NULL);
+		err = fc_nl_transact(nl, msg, FAIRQ_A_SCHED_MAX, NULL, NULL);
 		if (err)
-			rc = fq_nl_fail(nl, err, "sched set");
+			rc = fc_nl_fail(nl, err, "sched set");
 		goto out;
 	}
-	err = fq_get_scheds(nl, &s);
+	err = fc_get_scheds(nl, &s);
 	if (err) {
-		rc = fq_nl_fail(nl, err, "sched");
+		rc = fc_nl_fail(nl, err, "sched");
 		goto out;
 	}
 	/* for scripts and completion: one name per line */
@@ -141,7 +143,7 @@ int cmd_sched(int argc, char **argv)
 	}
 	print_scheds(&s);
 out:
-	fq_nl_close(nl);
+	fc_nl_close(nl);
 	return rc;
 }
 
@@ -150,40 +152,40 @@ static int no_opt(int c, const char *arg, void *ctx)
 	(void)c;
 	(void)arg;
 	(void)ctx;
-	return FQ_EXIT_OK;
+	return FC_EXIT_OK;
 }
 
 /* The default of tunable @param of @sched ("": the active scheduler), as the module says it. */
-static int default_of(struct fq_nl *nl, const char *sched, const char *param, uint64_t *val)
+static int default_of(struct fc_nl *nl, const char *sched, const char *param, uint64_t *val)
 {
-	struct fq_scheds s;
+	struct fc_scheds s;
 	unsigned int i, j;
 	int err;
 
-	err = fq_get_scheds(nl, &s);
+	err = fc_get_scheds(nl, &s);
 	if (err)
-		return fq_nl_fail(nl, err, "set");
+		return fc_nl_fail(nl, err, "set");
 	for (i = 0; i < s.nr; i++) {
-		const struct fq_sched *sc = &s.sched[i];
+		const struct fc_sched *sc = &s.sched[i];
 
-		if (*sched ? strcmp(sc->name, sched) : !sc->active)
+		if (*sched ? strcmp(sc->name, sched) && strcmp(sc->alias, sched) : !sc->active)
 			continue;
 		for (j = 0; j < sc->nr_tunables; j++) {
 			if (strcmp(sc->tunables[j].name, param))
 				continue;
 			if (!sc->tunables[j].has_def) {
-				fq_err("set: this fairq module does not say the default of %s.%s",
+				fc_err("set: this fairq module does not say the default of %s.%s",
 				       sc->name, param);
-				return FQ_EXIT_NOTSUP;
+				return FC_EXIT_NOTSUP;
 			}
 			*val = sc->tunables[j].def;
-			return FQ_EXIT_OK;
+			return FC_EXIT_OK;
 		}
-		fq_err("set: %s has no tunable %s", sc->name, param);
-		return FQ_EXIT_NOENT;
+		fc_err("set: %s has no tunable %s", sc->name, param);
+		return FC_EXIT_NOENT;
 	}
-	fq_err("set: no scheduler %s on this kernel", sched);
-	return FQ_EXIT_NOENT;
+	fc_err("set: no scheduler %s on this kernel", sched);
+	return FC_EXIT_NOENT;
 }
 
 int cmd_set(int argc, char **argv)
@@ -191,54 +193,54 @@ int cmd_set(int argc, char **argv)
 	char sched[FAIRQ_SCHED_NAME_LEN + 2] = "";
 	const char *param, *dot;
 	struct nl_msg *msg;
-	struct fq_nl *nl;
+	struct fc_nl *nl;
 	bool to_default;
 	uint64_t val;
 	int rc, err;
 
-	if (!fq_getopt(argc, argv, "", NULL, "set [SCHED.]PARAM VALUE|default", no_opt, NULL, &rc))
+	if (!fc_getopt(argc, argv, "", NULL, "set [SCHED.]PARAM VALUE|default", no_opt, NULL, &rc))
 		return rc;
 	argc -= optind;
 	argv += optind;
 	if (argc != 2)
-		return fq_usage_error("set: needs PARAM and VALUE");
+		return fc_usage_error("set: needs PARAM and VALUE");
 	param = argv[0];
 	dot = strchr(param, '.');
 	if (dot) {
 		if (dot == param || (size_t)(dot - param) > FAIRQ_SCHED_NAME_LEN)
-			return fq_usage_error("set: '%s' is no SCHED.PARAM", param);
+			return fc_usage_error("set: '%s' is no SCHED.PARAM", param);
 		memcpy(sched, param, dot - param);
 		sched[dot - param] = '\0';
 		param = dot + 1;
 	}
 	if (!*param || strlen(param) > FAIRQ_TUNABLE_NAME_LEN)
-		return fq_usage_error("set: '%s' is no tunable name", argv[0]);
+		return fc_usage_error("set: '%s' is no tunable name", argv[0]);
 	to_default = !strcmp(argv[1], "default");
-	if (!to_default && !fq_parse_u64(argv[1], &val))
-		return fq_usage_error("set: VALUE must be a non-negative integer or default, not '%s'",
+	if (!to_default && !fc_parse_u64(argv[1], &val))
+		return fc_usage_error("set: VALUE must be a non-negative integer or default, not '%s'",
 				      argv[1]);
 
-	rc = fq_nl_open(&nl);
+	rc = fc_nl_open(&nl);
 	if (rc)
 		return rc;
 	if (to_default) {
 		rc = default_of(nl, sched, param, &val);
 		if (rc) {
-			fq_nl_close(nl);
+			fc_nl_close(nl);
 			return rc;
 		}
 	}
-	msg = fq_nl_msg(nl, FAIRQ_CMD_PARAM_SET, false);
+	msg = fc_nl_msg(nl, FAIRQ_CMD_PARAM_SET, false);
 	if (msg && ((*sched && nla_put_string(msg, FAIRQ_A_SCHED_NAME, sched)) ||
 		    nla_put_string(msg, FAIRQ_A_SCHED_TUNABLE_NAME, param) ||
 		    nla_put_u64(msg, FAIRQ_A_SCHED_TUNABLE_VALUE, val))) {
 		nlmsg_free(msg);
 		msg = NULL;
 	}
-	err = fq_nl_transact(nl, msg, FAIRQ_A_SCHED_MAX, NULL, NULL);
+	err = fc_nl_transact(nl, msg, FAIRQ_A_SCHED_MAX, NULL, NULL);
 	if (err)
-		rc = fq_nl_fail(nl, err, "set");
-	fq_nl_close(nl);
+		rc = fc_nl_fail(nl, err, "set");
+	fc_nl_close(nl);
 	return rc;
 }
 
@@ -247,7 +249,7 @@ static int weight_opt(int c, const char *arg, void *ctx)
 	(void)arg;
 	if (c == 'c')
 		*(bool *)ctx = true;
-	return FQ_EXIT_OK;
+	return FC_EXIT_OK;
 }
 
 int cmd_weight(int argc, char **argv)
@@ -257,40 +259,40 @@ int cmd_weight(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	struct fq_key_id id;
+	struct fc_key_id id;
 	struct nl_msg *msg;
-	struct fq_nl *nl;
+	struct fc_nl *nl;
 	bool check = false;
 	uint64_t w;
 	int rc, err;
 
-	if (!fq_getopt(argc, argv, "c", longopts, "weight [--check] KEY WEIGHT", weight_opt, &check,
+	if (!fc_getopt(argc, argv, "c", longopts, "weight [--check] KEY WEIGHT", weight_opt, &check,
 		       &rc))
 		return rc;
 	argc -= optind;
 	argv += optind;
 	if (argc != 2)
-		return fq_usage_error("weight: needs KEY and WEIGHT");
-	if (fq_key_parse(argv[0], &id))
-		return fq_usage_error("weight: '%s' is no key (see KEYS in fairqctl(8))", argv[0]);
-	if (!fq_parse_u64(argv[1], &w) || w > UINT32_MAX)
-		return fq_usage_error("weight: WEIGHT must be an integer from 0 to %u, not '%s'",
+		return fc_usage_error("weight: needs KEY and WEIGHT");
+	if (fc_key_parse(argv[0], &id))
+		return fc_usage_error("weight: '%s' is no key (see KEYS in fairqctl(8))", argv[0]);
+	if (!fc_parse_u64(argv[1], &w) || w > UINT32_MAX)
+		return fc_usage_error("weight: WEIGHT must be an integer from 0 to %u, not '%s'",
 				      UINT32_MAX, argv[1]);
 	if (check)	/* well-formed: what fairq-apply asks before it changes anything */
-		return FQ_EXIT_OK;
+		return FC_EXIT_OK;
 
-	rc = fq_nl_open(&nl);
+	rc = fc_nl_open(&nl);
 	if (rc)
 		return rc;
-	msg = fq_nl_msg(nl, FAIRQ_CMD_WEIGHT_SET, false);
-	if (msg && (fq_key_put(msg, FAIRQ_A_KEY_ID, &id) ||
+	msg = fc_nl_msg(nl, FAIRQ_CMD_WEIGHT_SET, false);
+	if (msg && (fc_key_put(msg, FAIRQ_A_KEY_ID, &id) ||
 		    nla_put_u32(msg, FAIRQ_A_KEY_WEIGHT, w))) {
 		nlmsg_free(msg);
 		msg = NULL;
 	}
-	err = fq_nl_transact(nl, msg, FAIRQ_A_KEY_MAX, NULL, NULL);
+	err = fc_nl_transact(nl, msg, FAIRQ_A_KEY_MAX, NULL, NULL);
 	if (err)
-		rc = fq_nl_fail(nl, err, "weight");
-	fq_nl_close(nl);
+		rc = fc_nl_fail(nl, err, "weight");
+	fc_nl_close(nl);
 	return rc;
 }

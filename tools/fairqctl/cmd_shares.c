@@ -18,7 +18,7 @@ struct shares_opts {
 	int pool;		/* -1: every pool */
 	long top;		/* 0: every key */
 	bool has_key;
-	struct fq_key_id key;
+	struct fc_key_id key;
 	double interval;	/* 0: since each key appeared */
 	bool by_requests;	/* --sort requests: most requests per second first */
 };
@@ -30,19 +30,19 @@ static int shares_opt(int c, const char *arg, void *ctx)
 
 	switch (c) {
 	case 'P':
-		if (!fq_parse_u64(arg, &v) || v > 0x7fffffff)
-			return fq_usage_error("shares: --pool takes a pool id, not '%s'", arg);
+		if (!fc_parse_u64(arg, &v) || v > 0x7fffffff)
+			return fc_usage_error("shares: --pool takes a pool id, not '%s'", arg);
 		o->pool = v;
 		break;
 	case 't':
-		if (!fq_parse_u64(arg, &v) || !v || v > 0x7fffffff)
-			return fq_usage_error("shares: --top takes a positive count, not '%s'",
+		if (!fc_parse_u64(arg, &v) || !v || v > 0x7fffffff)
+			return fc_usage_error("shares: --top takes a positive count, not '%s'",
 					      arg);
 		o->top = v;
 		break;
 	case 'k':
-		if (fq_key_parse(arg, &o->key))
-			return fq_usage_error("shares: '%s' is no key (see KEYS in fairqctl(8))",
+		if (fc_key_parse(arg, &o->key))
+			return fc_usage_error("shares: '%s' is no key (see KEYS in fairqctl(8))",
 					      arg);
 		o->has_key = true;
 		break;
@@ -51,7 +51,7 @@ static int shares_opt(int c, const char *arg, void *ctx)
 
 		o->interval = strtod(arg, &end);
 		if (*end || end == arg || !(o->interval >= 0.1 && o->interval <= 3600))
-			return fq_usage_error("shares: the interval is 0.1 to 3600 seconds, not '%s'",
+			return fc_usage_error("shares: the interval is 0.1 to 3600 seconds, not '%s'",
 					      arg);
 		break;
 	}
@@ -59,16 +59,16 @@ static int shares_opt(int c, const char *arg, void *ctx)
 		if (!strcmp(arg, "requests"))
 			o->by_requests = true;
 		else if (strcmp(arg, "time"))
-			return fq_usage_error("shares: --sort takes time or requests, not '%s'", arg);
+			return fc_usage_error("shares: --sort takes time or requests, not '%s'", arg);
 		break;
 	}
-	return FQ_EXIT_OK;
+	return FC_EXIT_OK;
 }
 
 /* Most thread time first, then most dispatches, then by pool. */
 static int by_use(const void *a, const void *b)
 {
-	const struct fq_key *x = a, *y = b;
+	const struct fc_key *x = a, *y = b;
 
 	if (x->thread_ns != y->thread_ns)
 		return x->thread_ns < y->thread_ns ? 1 : -1;
@@ -100,7 +100,7 @@ static struct pool_sum *pool_sum_of(struct pool_sum *sums, unsigned int *nr, uin
 }
 
 /* Each pool is summed once: a dump of 50,000 keys must not cost 50,000 passes over it. */
-static int compute_shares(struct fq_keys *rows, const struct fq_keys *all)
+static int compute_shares(struct fc_keys *rows, const struct fc_keys *all)
 {
 	struct pool_sum *sums = calloc(all->nr + rows->nr + 1, sizeof(*sums));
 	unsigned int i, nr = 0;
@@ -114,7 +114,7 @@ static int compute_shares(struct fq_keys *rows, const struct fq_keys *all)
 		ps->weight += all->k[i].weight;
 	}
 	for (i = 0; i < rows->nr; i++) {
-		struct fq_key *k = &rows->k[i];
+		struct fc_key *k = &rows->k[i];
 		struct pool_sum *ps = pool_sum_of(sums, &nr, k->serv, k->pool);
 
 		k->share = ps->ns ? (double)k->thread_ns / ps->ns : 0;
@@ -127,18 +127,18 @@ static int compute_shares(struct fq_keys *rows, const struct fq_keys *all)
 /* One key's use over an interval, summed over its service's pools. */
 struct key_rate {
 	uint32_t serv;
-	struct fq_key_id id;
+	struct fc_key_id id;
 	uint32_t weight;
 	double requests, threads, share;	/* per second; thread-seconds per second; of all */
 };
 
-static const struct fq_key *find_key(const struct fq_keys *k, const struct fq_key *want)
+static const struct fc_key *find_key(const struct fc_keys *k, const struct fc_key *want)
 {
 	unsigned int i;
 
 	for (i = 0; i < k->nr; i++) {
 		if (k->k[i].serv == want->serv && k->k[i].pool == want->pool &&
-		    fq_key_same(&k->k[i].id, &want->id))
+		    fc_key_same(&k->k[i].id, &want->id))
 			return &k->k[i];
 	}
 	return NULL;
@@ -151,7 +151,7 @@ static uint64_t grew(uint64_t now, uint64_t before)
 }
 
 /* @now minus @before per second, one row per service and key, in @rates (caller frees). */
-static int compute_rates(const struct fq_keys *now, const struct fq_keys *before, double secs,
+static int compute_rates(const struct fc_keys *now, const struct fc_keys *before, double secs,
 			 struct key_rate **rates, unsigned int *nr)
 {
 	struct key_rate *r = calloc(now->nr + 1, sizeof(*r));
@@ -161,11 +161,11 @@ static int compute_rates(const struct fq_keys *now, const struct fq_keys *before
 	if (!r)
 		return -ENOMEM;
 	for (i = 0; i < now->nr; i++) {
-		const struct fq_key *k = &now->k[i], *b = find_key(before, k);
+		const struct fc_key *k = &now->k[i], *b = find_key(before, k);
 		double reqs = grew(k->dispatches, b ? b->dispatches : 0);
 		double ns = grew(k->thread_ns, b ? b->thread_ns : 0);
 
-		for (j = 0; j < n && !(r[j].serv == k->serv && fq_key_same(&r[j].id, &k->id)); j++)
+		for (j = 0; j < n && !(r[j].serv == k->serv && fc_key_same(&r[j].id, &k->id)); j++)
 			;
 		if (j == n)
 			r[n++] = (struct key_rate){ .serv = k->serv, .id = k->id, .weight = k->weight };
@@ -210,10 +210,10 @@ static double now_secs(void)
  * --interval: a second read @o->interval after the first (@first, at @t0), then each key's
  * rates, as one document; nothing is printed if the second read fails.
  */
-static int print_rates(struct fq_nl *nl, const struct shares_opts *o, const char *sched,
-		       bool keyed, const struct fq_keys *first, double t0)
+static int print_rates(struct fc_nl *nl, const struct shares_opts *o, const char *sched,
+		       bool keyed, const struct fc_keys *first, double t0)
 {
-	struct fq_keys second = { };
+	struct fc_keys second = { };
 	struct key_rate *r = NULL;
 	unsigned int i, n = 0, shown = 0;
 	double secs = 0;
@@ -222,7 +222,7 @@ static int print_rates(struct fq_nl *nl, const struct shares_opts *o, const char
 
 	if (keyed) {
 		usleep((useconds_t)(o->interval * 1e6));
-		err = fq_get_keys(nl, o->pool, o->has_key ? &o->key : NULL, &second);
+		err = fc_get_keys(nl, o->pool, o->has_key ? &o->key : NULL, &second);
 		secs = now_secs() - t0;
 		if (!err)
 			err = compute_rates(&second, first, secs > 0 ? secs : o->interval, &r, &n);
@@ -232,9 +232,9 @@ static int print_rates(struct fq_nl *nl, const struct shares_opts *o, const char
 		qsort(r, n, sizeof(*r), o->by_requests ? by_requests : by_threads);
 	}
 	out_doc_start();
-	out_str(FQ_JSON, "scheduler", NULL, sched);
-	out_bool(FQ_JSON, "keyed", NULL, keyed);
-	out_rate(FQ_JSON, "interval", NULL, secs);
+	out_str(FC_JSON, "scheduler", NULL, sched);
+	out_bool(FC_JSON, "keyed", NULL, keyed);
+	out_rate(FC_JSON, "interval", NULL, secs);
 	if (!keyed) {
 		out_text("scheduler %s keeps no per-key accounts: shares need a keyed scheduler (fairqctl sched)\n",
 			 sched);
@@ -251,16 +251,16 @@ static int print_rates(struct fq_nl *nl, const struct shares_opts *o, const char
 		char busy[32];
 
 		out_obj_start(NULL);
-		out_str(FQ_ANY, "key", "%-24s", fq_key_format(&r[i].id, text, sizeof(text)));
-		out_str(FQ_JSON, "type", NULL, fq_key_type_name(r[i].id.type));
-		out_exact(FQ_ANY, "serv", " %4s", r[i].serv);
-		out_exact(FQ_ANY, "weight", " %6s", r[i].weight);
-		out_rate(FQ_ANY, "requests_per_sec", " %10s", r[i].requests);
+		out_str(FC_ANY, "key", "%-24s", fc_key_format(&r[i].id, text, sizeof(text)));
+		out_str(FC_JSON, "type", NULL, fc_key_type_name(r[i].id.type));
+		out_exact(FC_ANY, "serv", " %4s", r[i].serv);
+		out_exact(FC_ANY, "weight", " %6s", r[i].weight);
+		out_rate(FC_ANY, "requests_per_sec", " %10s", r[i].requests);
 		/* threads busy for it on average: thread-seconds per second */
 		snprintf(busy, sizeof(busy), "%.2f", r[i].threads);
-		out_str(FQ_TEXT, NULL, " %8s", busy);
-		out_rate(FQ_JSON, "threads", NULL, r[i].threads);
-		out_pct(FQ_ANY, "share", " %6s", r[i].share);
+		out_str(FC_TEXT, NULL, " %8s", busy);
+		out_rate(FC_JSON, "threads", NULL, r[i].threads);
+		out_pct(FC_ANY, "share", " %6s", r[i].share);
 		out_obj_end();
 		out_text("\n");
 	}
@@ -270,7 +270,7 @@ static int print_rates(struct fq_nl *nl, const struct shares_opts *o, const char
 	return 0;
 }
 
-static const struct fq_sched *find_active(const struct fq_scheds *s)
+static const struct fc_sched *find_active(const struct fc_scheds *s)
 {
 	unsigned int i;
 
@@ -293,55 +293,55 @@ int cmd_shares(int argc, char **argv)
 		{ }
 	};
 	struct shares_opts o = { .pool = -1 };
-	const struct fq_sched *active;
-	struct fq_keys keys = { }, pool_keys = { };
-	struct fq_scheds s;
-	struct fq_nl *nl;
+	const struct fc_sched *active;
+	struct fc_keys keys = { }, pool_keys = { };
+	struct fc_scheds s;
+	struct fc_nl *nl;
 	unsigned int i, shown = 0;
 	double t0;
 	int rc, err;
 
-	if (!fq_getopt(argc, argv, "P:t:k:i:s:", longopts,
+	if (!fc_getopt(argc, argv, "P:t:k:i:s:", longopts,
 		       "shares [--pool N] [--top N] [--key KEY] [--interval SEC [--sort time|requests]]",
 		       shares_opt, &o, &rc))
 		return rc;
 	if (o.by_requests && !o.interval)
-		return fq_usage_error("shares: --sort goes with --interval");
+		return fc_usage_error("shares: --sort goes with --interval");
 	if (optind < argc)
-		return fq_usage_error("shares: unexpected argument '%s'", argv[optind]);
-	rc = fq_nl_open(&nl);
+		return fc_usage_error("shares: unexpected argument '%s'", argv[optind]);
+	rc = fc_nl_open(&nl);
 	if (rc)
 		return rc;
-	err = fq_get_scheds(nl, &s);
+	err = fc_get_scheds(nl, &s);
 	if (!err)
-		err = fq_get_keys(nl, o.pool, NULL, &pool_keys);
+		err = fc_get_keys(nl, o.pool, NULL, &pool_keys);
 	/* one key: the kernel picks its rows, the whole pool still gives the shares */
 	if (!err && o.has_key)
-		err = fq_get_keys(nl, o.pool, &o.key, &keys);
+		err = fc_get_keys(nl, o.pool, &o.key, &keys);
 	else if (!err)
 		keys = pool_keys;
 	t0 = now_secs();
 	if (err) {
-		rc = fq_nl_fail(nl, err, "shares");
+		rc = fc_nl_fail(nl, err, "shares");
 		goto out;
 	}
 	active = find_active(&s);
 	if (o.interval) {
 		err = print_rates(nl, &o, s.active, active && active->keyed, &keys, t0);
 		if (err)
-			rc = fq_nl_fail(nl, err, "shares");
+			rc = fc_nl_fail(nl, err, "shares");
 		goto out;
 	}
 	if (compute_shares(&keys, &pool_keys)) {
-		fq_err("out of memory");
-		rc = FQ_EXIT_FAIL;
+		fc_err("out of memory");
+		rc = FC_EXIT_FAIL;
 		goto out;
 	}
 	qsort(keys.k, keys.nr, sizeof(*keys.k), by_use);
 
 	out_doc_start();
-	out_str(FQ_JSON, "scheduler", NULL, s.active);
-	out_bool(FQ_JSON, "keyed", NULL, active && active->keyed);
+	out_str(FC_JSON, "scheduler", NULL, s.active);
+	out_bool(FC_JSON, "keyed", NULL, active && active->keyed);
 	if (!active || !active->keyed)
 		out_text("scheduler %s keeps no per-key accounts: shares need a keyed scheduler (fairqctl sched)\n",
 			 s.active);
@@ -354,30 +354,30 @@ int cmd_shares(int argc, char **argv)
 			 "ENTITLED");
 	out_arr_start("keys");
 	for (i = 0; i < keys.nr; i++) {
-		const struct fq_key *k = &keys.k[i];
+		const struct fc_key *k = &keys.k[i];
 		char text[64];
 
 		if (o.top && shown >= o.top)
 			break;
 		shown++;
 		out_obj_start(NULL);
-		out_str(FQ_ANY, "key", "%-24s", fq_key_format(&k->id, text, sizeof(text)));
-		out_str(FQ_JSON, "type", NULL, fq_key_type_name(k->id.type));
-		out_exact(FQ_ANY, "serv", " %4s", k->serv);
-		out_exact(FQ_ANY, "pool", " %4s", k->pool);
-		out_exact(FQ_ANY, "weight", " %6s", k->weight);
-		out_num(FQ_ANY, "queued", " %6s", k->queued);
-		out_num(FQ_ANY, "in_flight", " %8s", k->in_flight);
-		out_num(FQ_ANY, "dispatches", " %10s", k->dispatches);
-		out_ns(FQ_ANY, "thread_ns", " %10s", k->thread_ns);
-		out_pct(FQ_ANY, "share", " %6s", k->share);
+		out_str(FC_ANY, "key", "%-24s", fc_key_format(&k->id, text, sizeof(text)));
+		out_str(FC_JSON, "type", NULL, fc_key_type_name(k->id.type));
+		out_exact(FC_ANY, "serv", " %4s", k->serv);
+		out_exact(FC_ANY, "pool", " %4s", k->pool);
+		out_exact(FC_ANY, "weight", " %6s", k->weight);
+		out_num(FC_ANY, "queued", " %6s", k->queued);
+		out_num(FC_ANY, "in_flight", " %8s", k->in_flight);
+		out_num(FC_ANY, "dispatches", " %10s", k->dispatches);
+		out_ns(FC_ANY, "thread_ns", " %10s", k->thread_ns);
+		out_pct(FC_ANY, "share", " %6s", k->share);
 		/*
 		 * What its weight entitles it to while every key has work waiting; not its
 		 * max-min fair share, which would need each key's demand.  fair_share is the
 		 * same number under its name before format 1.4.
 		 */
-		out_pct(FQ_ANY, "entitled", " %8s", k->entitled);
-		out_pct(FQ_JSON, "fair_share", NULL, k->entitled);
+		out_pct(FC_ANY, "entitled", " %8s", k->entitled);
+		out_pct(FC_JSON, "fair_share", NULL, k->entitled);
 		out_obj_end();
 		out_text("\n");
 	}
@@ -387,6 +387,6 @@ out:
 	if (keys.k != pool_keys.k)
 		free(keys.k);
 	free(pool_keys.k);
-	fq_nl_close(nl);
+	fc_nl_close(nl);
 	return rc;
 }

@@ -15,26 +15,26 @@ static int no_opt(int c, const char *arg, void *ctx)
 	(void)c;
 	(void)arg;
 	(void)ctx;
-	return FQ_EXIT_OK;
+	return FC_EXIT_OK;
 }
 
 /* The scheduler lines: "scheduler qfifo  (offered: fifo [qfifo] fairq)". */
-static void print_sched_line(const struct fq_scheds *s)
+static void print_sched_line(const struct fc_scheds *s)
 {
 	unsigned int i;
 
-	out_str(FQ_ANY, "scheduler", "scheduler %s", s->active);
+	out_str(FC_ANY, "scheduler", "scheduler %s", s->active);
 	out_text("  (offered:");
 	out_arr_start("schedulers");
 	for (i = 0; i < s->nr; i++) {
-		out_str(FQ_JSON, NULL, NULL, s->sched[i].name);
+		out_str(FC_JSON, NULL, NULL, s->sched[i].name);
 		out_text(s->sched[i].active ? " [%s]" : " %s", s->sched[i].name);
 	}
 	out_arr_end();
 	out_text(")\n");
 }
 
-static const struct fq_sched *active_sched(const struct fq_scheds *s)
+static const struct fc_sched *active_sched(const struct fc_scheds *s)
 {
 	unsigned int i;
 
@@ -46,9 +46,9 @@ static const struct fq_sched *active_sched(const struct fq_scheds *s)
 }
 
 /* Why there is no fairq pool to show, and nfsd's own counters instead. */
-static void print_idle(const struct fq_scheds *s, const struct fq_kpools *kp, int kerr)
+static void print_idle(const struct fc_scheds *s, const struct fc_kpools *kp, int kerr)
 {
-	const struct fq_sched *a = active_sched(s);
+	const struct fc_sched *a = active_sched(s);
 
 	if (a && a->native)
 		out_text("fairq is idle: nfsd uses the kernel's own dispatch (scheduler %s).\n",
@@ -64,14 +64,14 @@ static void print_idle(const struct fq_scheds *s, const struct fq_kpools *kp, in
 		return;
 	}
 	out_text("nfsd's own counters (/proc/fs/nfsd/pool_stats):\n");
-	fq_print_kpools(kp, NULL, 0);
+	fc_print_kpools(kp, NULL, 0);
 }
 
 /*
  * The scheduler's own counters: a JSON object by name, and with @full an indented line under
  * the pool's row ("wq: workers 3 idle_workers 1 ...").
  */
-static void print_sched_counters(const struct fq_pool *p, bool full)
+static void print_sched_counters(const struct fc_pool *p, bool full)
 {
 	unsigned int i;
 
@@ -81,41 +81,41 @@ static void print_sched_counters(const struct fq_pool *p, bool full)
 	for (i = 0; i < p->nr_counters; i++) {
 		if (full)
 			out_text(" %s", p->counters[i].name);
-		out_exact(full ? FQ_ANY : FQ_JSON, p->counters[i].name, " %s", p->counters[i].value);
+		out_exact(full ? FC_ANY : FC_JSON, p->counters[i].name, " %s", p->counters[i].value);
 	}
 	out_obj_end();
 }
 
 /* One pool as a table row (the summary, or every counter with @full) and as a JSON object. */
-static void print_pool(const struct fq_pool *p, bool full)
+static void print_pool(const struct fc_pool *p, bool full)
 {
 	out_obj_start(NULL);
-	out_exact(FQ_ANY, "serv", "%4s", p->serv);
-	out_exact(FQ_ANY, "pool", " %4s", p->pool);
-	out_str(FQ_ANY, "sched", " %-8s", p->sched);
-	out_exact(FQ_ANY, "threads", " %7s", p->threads);
-	out_exact(FQ_ANY, "threads_idle", " %4s", p->idle);
-	out_exact(full ? FQ_ANY : FQ_JSON, "threads_waking", " %6s", p->waking);
-	out_num(FQ_ANY, "queued", " %6s", p->queued);
-	out_num(full ? FQ_ANY : FQ_JSON, "enqueued", " %8s", p->enqueued);
-	out_num(full ? FQ_ANY : FQ_JSON, "fed_pull", " %8s", p->fed_pull);
-	out_num(full ? FQ_ANY : FQ_JSON, "fed_push", " %8s", p->fed_push);
-	out_num(full ? FQ_ANY : FQ_JSON, "fed_bypass", " %8s", p->fed_bypass);
+	out_exact(FC_ANY, "serv", "%4s", p->serv);
+	out_exact(FC_ANY, "pool", " %4s", p->pool);
+	out_str(FC_ANY, "sched", " %-8s", p->sched);
+	out_exact(FC_ANY, "threads", " %7s", p->threads);
+	out_exact(FC_ANY, "threads_idle", " %4s", p->idle);
+	out_exact(full ? FC_ANY : FC_JSON, "threads_waking", " %6s", p->waking);
+	out_num(FC_ANY, "queued", " %6s", p->queued);
+	out_num(full ? FC_ANY : FC_JSON, "enqueued", " %8s", p->enqueued);
+	out_num(full ? FC_ANY : FC_JSON, "fed_pull", " %8s", p->fed_pull);
+	out_num(full ? FC_ANY : FC_JSON, "fed_push", " %8s", p->fed_push);
+	out_num(full ? FC_ANY : FC_JSON, "fed_bypass", " %8s", p->fed_bypass);
 	if (!full)
-		out_num(FQ_TEXT, NULL, " %10s", p->fed_pull + p->fed_push + p->fed_bypass);
-	out_num(FQ_ANY, "wakeups", " %8s", p->wakeups);
-	out_num(full ? FQ_ANY : FQ_JSON, "close_flushes", " %8s", p->close_flushes);
-	out_num(full ? FQ_ANY : FQ_JSON, "migrated", " %8s", p->migrated);
-	out_num(FQ_ANY, "rescues", " %7s", p->rescues);
-	out_num(full ? FQ_ANY : FQ_JSON, "overloads_avoided", " %8s", p->overloads_avoided);
-	out_num(full ? FQ_ANY : FQ_JSON, "wakers_expired", " %8s", p->wakers_expired);
-	out_num(full ? FQ_ANY : FQ_JSON, "cap_waits", " %8s", p->cap_waits);
+		out_num(FC_TEXT, NULL, " %10s", p->fed_pull + p->fed_push + p->fed_bypass);
+	out_num(FC_ANY, "wakeups", " %8s", p->wakeups);
+	out_num(full ? FC_ANY : FC_JSON, "close_flushes", " %8s", p->close_flushes);
+	out_num(full ? FC_ANY : FC_JSON, "migrated", " %8s", p->migrated);
+	out_num(FC_ANY, "rescues", " %7s", p->rescues);
+	out_num(full ? FC_ANY : FC_JSON, "overloads_avoided", " %8s", p->overloads_avoided);
+	out_num(full ? FC_ANY : FC_JSON, "wakers_expired", " %8s", p->wakers_expired);
+	out_num(full ? FC_ANY : FC_JSON, "cap_waits", " %8s", p->cap_waits);
 	print_sched_counters(p, full);
 	out_obj_end();
 	out_text("\n");
 }
 
-static void print_pools(const struct fq_pools *p, bool full)
+static void print_pools(const struct fc_pools *p, bool full)
 {
 	unsigned int i;
 
@@ -133,44 +133,44 @@ static void print_pools(const struct fq_pools *p, bool full)
 
 static int show(int argc, char **argv, bool full)
 {
-	struct fq_pools pools = { };
-	struct fq_scheds scheds;
-	struct fq_kpools kp = { };
-	struct fq_nl *nl;
+	struct fc_pools pools = { };
+	struct fc_scheds scheds;
+	struct fc_kpools kp = { };
+	struct fc_nl *nl;
 	int rc, err, kerr;
 
-	if (!fq_getopt(argc, argv, "", NULL, full ? "pools" : "[show]", no_opt, NULL, &rc))
+	if (!fc_getopt(argc, argv, "", NULL, full ? "pools" : "[show]", no_opt, NULL, &rc))
 		return rc;
 	if (optind < argc)
-		return fq_usage_error("%s: unexpected argument '%s'", argv[0], argv[optind]);
-	rc = fq_nl_open(&nl);
+		return fc_usage_error("%s: unexpected argument '%s'", argv[0], argv[optind]);
+	rc = fc_nl_open(&nl);
 	if (rc)
 		return rc;
-	err = fq_get_scheds(nl, &scheds);
+	err = fc_get_scheds(nl, &scheds);
 	if (!err)
-		err = fq_get_pools(nl, &pools);
+		err = fc_get_pools(nl, &pools);
 	if (err) {
-		rc = fq_nl_fail(nl, err, argv[0]);
+		rc = fc_nl_fail(nl, err, argv[0]);
 		goto out;
 	}
-	kerr = fq_read_kpools(&kp);
+	kerr = fc_read_kpools(&kp);
 
 	out_doc_start();
 	print_sched_line(&scheds);
-	out_bool(FQ_JSON, "idle", NULL, !pools.nr);
+	out_bool(FC_JSON, "idle", NULL, !pools.nr);
 	print_pools(&pools, full);
 	if (!pools.nr)
 		print_idle(&scheds, &kp, kerr);
-	else if (!kerr && fq_opts.json)
-		fq_print_kpools(&kp, NULL, 0);
+	else if (!kerr && fc_opts.json)
+		fc_print_kpools(&kp, NULL, 0);
 	/* the module's counters: in every JSON document, in the text of pools only */
-	if (full || fq_opts.json)
-		fq_print_module(&scheds.module);
+	if (full || fc_opts.json)
+		fc_print_module(&scheds.module);
 	out_doc_end();
 out:
 	free(pools.p);
-	fq_free_kpools(&kp);
-	fq_nl_close(nl);
+	fc_free_kpools(&kp);
+	fc_nl_close(nl);
 	return rc;
 }
 

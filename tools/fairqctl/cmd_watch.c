@@ -101,7 +101,7 @@ static int on_event(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 	struct genlmsghdr *gh = nlmsg_data(nlh);
 	struct events *e = arg;
 	struct event *ev;
-	struct fq_key_id id;
+	struct fc_key_id id;
 
 	if (e->nr == ARRAY_SIZE(e->ev)) {
 		memmove(&e->ev[0], &e->ev[1], sizeof(e->ev) - sizeof(e->ev[0]));
@@ -112,34 +112,34 @@ static int on_event(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 	ev->cmd = gh->cmd;
 	switch (gh->cmd) {
 	case FAIRQ_CMD_SCHED_SWITCH_NTF:
-		fq_attr_str(ev->active, sizeof(ev->active), tb[FAIRQ_A_SCHED_ACTIVE], "?");
-		fq_attr_str(ev->previous, sizeof(ev->previous), tb[FAIRQ_A_SCHED_PREVIOUS], "?");
-		fq_attr_str(ev->reason, sizeof(ev->reason), tb[FAIRQ_A_SCHED_REASON], "");
-		ev->time_ns = fq_attr_u64(tb[FAIRQ_A_SCHED_TIME]);
+		fc_attr_str(ev->active, sizeof(ev->active), tb[FAIRQ_A_SCHED_ACTIVE], "?");
+		fc_attr_str(ev->previous, sizeof(ev->previous), tb[FAIRQ_A_SCHED_PREVIOUS], "?");
+		fc_attr_str(ev->reason, sizeof(ev->reason), tb[FAIRQ_A_SCHED_REASON], "");
+		ev->time_ns = fc_attr_u64(tb[FAIRQ_A_SCHED_TIME]);
 		break;
 	case FAIRQ_CMD_PARAM_CHANGE_NTF:
 		/* none: a setting of fairq itself */
 		if (tb[FAIRQ_A_SCHED_NAME])
-			fq_attr_str(ev->sched, sizeof(ev->sched), tb[FAIRQ_A_SCHED_NAME], "?");
-		fq_attr_str(ev->tunable, sizeof(ev->tunable), tb[FAIRQ_A_SCHED_TUNABLE_NAME], "?");
-		ev->value = fq_attr_u64(tb[FAIRQ_A_SCHED_TUNABLE_VALUE]);
-		ev->previous_value = fq_attr_u64(tb[FAIRQ_A_SCHED_TUNABLE_PREVIOUS]);
-		ev->time_ns = fq_attr_u64(tb[FAIRQ_A_SCHED_TIME]);
+			fc_attr_str(ev->sched, sizeof(ev->sched), tb[FAIRQ_A_SCHED_NAME], "?");
+		fc_attr_str(ev->tunable, sizeof(ev->tunable), tb[FAIRQ_A_SCHED_TUNABLE_NAME], "?");
+		ev->value = fc_attr_u64(tb[FAIRQ_A_SCHED_TUNABLE_VALUE]);
+		ev->previous_value = fc_attr_u64(tb[FAIRQ_A_SCHED_TUNABLE_PREVIOUS]);
+		ev->time_ns = fc_attr_u64(tb[FAIRQ_A_SCHED_TIME]);
 		break;
 	case FAIRQ_CMD_WEIGHT_CHANGE_NTF:
-		fq_attr_str(ev->sched, sizeof(ev->sched), tb[FAIRQ_A_KEY_SCHED], "?");
-		if (tb[FAIRQ_A_KEY_ID] && !fq_key_get(tb[FAIRQ_A_KEY_ID], &id))
-			fq_key_format(&id, ev->key, sizeof(ev->key));
+		fc_attr_str(ev->sched, sizeof(ev->sched), tb[FAIRQ_A_KEY_SCHED], "?");
+		if (tb[FAIRQ_A_KEY_ID] && !fc_key_get(tb[FAIRQ_A_KEY_ID], &id))
+			fc_key_format(&id, ev->key, sizeof(ev->key));
 		else
 			snprintf(ev->key, sizeof(ev->key), "?");
-		ev->weight = fq_attr_u32(tb[FAIRQ_A_KEY_WEIGHT]);
-		ev->time_ns = fq_attr_u64(tb[FAIRQ_A_KEY_TIME]);
+		ev->weight = fc_attr_u32(tb[FAIRQ_A_KEY_WEIGHT]);
+		ev->time_ns = fc_attr_u64(tb[FAIRQ_A_KEY_TIME]);
 		break;
 	case FAIRQ_CMD_RESCUE_NTF:
-		ev->serv = fq_attr_u32(tb[FAIRQ_A_POOL_SERV_ID]);
-		ev->pool = fq_attr_u32(tb[FAIRQ_A_POOL_POOL_ID]);
-		ev->rescues = fq_attr_u64(tb[FAIRQ_A_POOL_RESCUES]);
-		ev->time_ns = fq_attr_u64(tb[FAIRQ_A_POOL_TIME]);
+		ev->serv = fc_attr_u32(tb[FAIRQ_A_POOL_SERV_ID]);
+		ev->pool = fc_attr_u32(tb[FAIRQ_A_POOL_POOL_ID]);
+		ev->rescues = fc_attr_u64(tb[FAIRQ_A_POOL_RESCUES]);
+		ev->time_ns = fc_attr_u64(tb[FAIRQ_A_POOL_TIME]);
 		break;
 	}
 	event_when(ev);
@@ -163,42 +163,42 @@ static int on_event(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
  */
 static void print_event(const struct event *ev)
 {
-	out_str(FQ_TEXT, NULL, "%s ", ev->when);
+	out_str(FC_TEXT, NULL, "%s ", ev->when);
 	switch (ev->cmd) {
 	case FAIRQ_CMD_SCHED_SWITCH_NTF:
-		out_str(FQ_JSON, "event", NULL, "sched-switch");
-		out_str(FQ_ANY, "previous", "scheduler %s", ev->previous);
-		out_str(FQ_ANY, "active", " -> %s", ev->active);
+		out_str(FC_JSON, "event", NULL, "sched-switch");
+		out_str(FC_ANY, "previous", "scheduler %s", ev->previous);
+		out_str(FC_ANY, "active", " -> %s", ev->active);
 		if (*ev->reason)
-			out_str(FQ_ANY, "reason", " (%s)", ev->reason);
+			out_str(FC_ANY, "reason", " (%s)", ev->reason);
 		break;
 	case FAIRQ_CMD_PARAM_CHANGE_NTF:
-		out_str(FQ_JSON, "event", NULL, "param-change");
+		out_str(FC_JSON, "event", NULL, "param-change");
 		out_text("set ");
 		if (*ev->sched)
-			out_str(FQ_ANY, "sched", "%s.", ev->sched);
-		out_str(FQ_ANY, "tunable", "%s", ev->tunable);
-		out_exact(FQ_ANY, "value", " %s", ev->value);
-		out_exact(FQ_ANY, "previous_value", " (was %s)", ev->previous_value);
+			out_str(FC_ANY, "sched", "%s.", ev->sched);
+		out_str(FC_ANY, "tunable", "%s", ev->tunable);
+		out_exact(FC_ANY, "value", " %s", ev->value);
+		out_exact(FC_ANY, "previous_value", " (was %s)", ev->previous_value);
 		break;
 	case FAIRQ_CMD_WEIGHT_CHANGE_NTF:
-		out_str(FQ_JSON, "event", NULL, "weight-change");
-		out_str(FQ_ANY, "sched", "weight %s", ev->sched);
-		out_str(FQ_ANY, "key", " %s", ev->key);
+		out_str(FC_JSON, "event", NULL, "weight-change");
+		out_str(FC_ANY, "sched", "weight %s", ev->sched);
+		out_str(FC_ANY, "key", " %s", ev->key);
 		if (ev->weight)
-			out_exact(FQ_ANY, "weight", " %s", ev->weight);
+			out_exact(FC_ANY, "weight", " %s", ev->weight);
 		else
-			out_exact(FQ_JSON, "weight", NULL, 0);
+			out_exact(FC_JSON, "weight", NULL, 0);
 		out_text(ev->weight ? "" : " default");
 		break;
 	case FAIRQ_CMD_RESCUE_NTF:
-		out_str(FQ_JSON, "event", NULL, "rescue");
-		out_exact(FQ_ANY, "serv", "rescue serv %s", ev->serv);
-		out_exact(FQ_ANY, "pool", " pool %s", ev->pool);
-		out_exact(FQ_ANY, "rescues", " (%s in the pool)", ev->rescues);
+		out_str(FC_JSON, "event", NULL, "rescue");
+		out_exact(FC_ANY, "serv", "rescue serv %s", ev->serv);
+		out_exact(FC_ANY, "pool", " pool %s", ev->pool);
+		out_exact(FC_ANY, "rescues", " (%s in the pool)", ev->rescues);
 		break;
 	}
-	out_exact(FQ_JSON, "time_ns", NULL, ev->time_ns);
+	out_exact(FC_JSON, "time_ns", NULL, ev->time_ns);
 }
 
 static void print_events(const struct events *e)
@@ -220,7 +220,7 @@ static void print_events(const struct events *e)
  * once a signal asked to stop.  Without an events socket (*@fd < 0) it only sleeps; a socket
  * that fails (events lost to an overflow) is given up, with *@fd set to -1.
  */
-static bool wait_events(struct fq_nl *nl, int *fd, double secs, struct events *e, bool first)
+static bool wait_events(struct fc_nl *nl, int *fd, double secs, struct events *e, bool first)
 {
 	double end = now() + secs, left;
 	struct pollfd pfd = { .fd = *fd, .events = POLLIN };
@@ -231,13 +231,13 @@ static bool wait_events(struct fq_nl *nl, int *fd, double secs, struct events *e
 		if (n < 0 && errno != EINTR)
 			break;
 		if (n > 0 && (pfd.revents & POLLIN)) {
-			int err = fq_nl_events_read(nl, on_event, e);
+			int err = fc_nl_events_read(nl, on_event, e);
 
 			if (err == -ENOBUFS) {
-				fq_err("%s: events were lost (they came faster than they were read)",
-				       fq_cmd);
+				fc_err("%s: events were lost (they came faster than they were read)",
+				       fc_cmd);
 			} else if (err < 0) {
-				fq_err("%s: cannot read fairq's events any more", fq_cmd);
+				fc_err("%s: cannot read fairq's events any more", fc_cmd);
 				*fd = -1;
 			}
 		}
@@ -262,26 +262,26 @@ static int watch_opt(int c, const char *arg, void *ctx)
 	case 'i':
 		o->interval = strtod(arg, &end);
 		if (*end || end == arg || !(o->interval >= 0.1 && o->interval <= 3600))
-			return fq_usage_error("%s: the interval is 0.1 to 3600 seconds, not '%s'",
-					      fq_cmd, arg);
+			return fc_usage_error("%s: the interval is 0.1 to 3600 seconds, not '%s'",
+					      fc_cmd, arg);
 		break;
 	case 'n':
-		if (!fq_parse_u64(arg, &n) || !n || n > 0x7fffffff)
-			return fq_usage_error("%s: -n takes a positive count, not '%s'", fq_cmd,
+		if (!fc_parse_u64(arg, &n) || !n || n > 0x7fffffff)
+			return fc_usage_error("%s: -n takes a positive count, not '%s'", fc_cmd,
 					      arg);
 		o->count = n;
 		break;
 	case 't':
 		o->timeout = strtod(arg, &end);
 		if (*end || end == arg || !(o->timeout > 0 && o->timeout <= 86400))
-			return fq_usage_error("%s: the timeout is up to 86400 seconds, not '%s'",
-					      fq_cmd, arg);
+			return fc_usage_error("%s: the timeout is up to 86400 seconds, not '%s'",
+					      fc_cmd, arg);
 		break;
 	}
-	return FQ_EXIT_OK;
+	return FC_EXIT_OK;
 }
 
-static const struct fq_pool *find_pool(const struct fq_pools *p, const struct fq_pool *want)
+static const struct fc_pool *find_pool(const struct fc_pools *p, const struct fc_pool *want)
 {
 	unsigned int i;
 
@@ -298,7 +298,7 @@ static double rate(uint64_t cur, uint64_t prev, double secs)
 }
 
 /* One frame: every pool's rates since @prev (a new pool starts from zero). */
-static void print_frame(const struct fq_pools *cur, const struct fq_pools *prev, double secs,
+static void print_frame(const struct fc_pools *cur, const struct fc_pools *prev, double secs,
 			bool tty)
 {
 	char clock[16];
@@ -309,28 +309,28 @@ static void print_frame(const struct fq_pools *cur, const struct fq_pools *prev,
 		out_text("SERV POOL SCHED    THREADS IDLE QUEUED    ENQ/s   DISP/s   WAKE/s RESCUES\n");
 	out_arr_start("pools");
 	for (i = 0; i < cur->nr; i++) {
-		const struct fq_pool *p = &cur->p[i], *q = find_pool(prev, p);
-		struct fq_pool zero = { 0 };
+		const struct fc_pool *p = &cur->p[i], *q = find_pool(prev, p);
+		struct fc_pool zero = { 0 };
 
 		if (!q)
 			q = &zero;
 		out_obj_start(NULL);
 		if (!tty)
 			out_text("%s ", clock);
-		out_exact(FQ_ANY, "serv", tty ? "%4s" : "serv %s", p->serv);
-		out_exact(FQ_ANY, "pool", tty ? " %4s" : " pool %s", p->pool);
-		out_str(FQ_ANY, "sched", tty ? " %-8s" : " sched %s", p->sched);
-		out_exact(FQ_ANY, "threads", tty ? " %7s" : " threads %s", p->threads);
-		out_exact(FQ_ANY, "threads_idle", tty ? " %4s" : " idle %s", p->idle);
-		out_num(FQ_ANY, "queued", tty ? " %6s" : " queued %s", p->queued);
-		out_rate(FQ_ANY, "enqueued_per_sec", tty ? " %8s" : " enq/s %s",
+		out_exact(FC_ANY, "serv", tty ? "%4s" : "serv %s", p->serv);
+		out_exact(FC_ANY, "pool", tty ? " %4s" : " pool %s", p->pool);
+		out_str(FC_ANY, "sched", tty ? " %-8s" : " sched %s", p->sched);
+		out_exact(FC_ANY, "threads", tty ? " %7s" : " threads %s", p->threads);
+		out_exact(FC_ANY, "threads_idle", tty ? " %4s" : " idle %s", p->idle);
+		out_num(FC_ANY, "queued", tty ? " %6s" : " queued %s", p->queued);
+		out_rate(FC_ANY, "enqueued_per_sec", tty ? " %8s" : " enq/s %s",
 			 rate(p->enqueued, q->enqueued, secs));
-		out_rate(FQ_ANY, "dispatched_per_sec", tty ? " %8s" : " disp/s %s",
+		out_rate(FC_ANY, "dispatched_per_sec", tty ? " %8s" : " disp/s %s",
 			 rate(p->fed_pull + p->fed_push + p->fed_bypass,
 			      q->fed_pull + q->fed_push + q->fed_bypass, secs));
-		out_rate(FQ_ANY, "wakeups_per_sec", tty ? " %8s" : " wake/s %s",
+		out_rate(FC_ANY, "wakeups_per_sec", tty ? " %8s" : " wake/s %s",
 			 rate(p->wakeups, q->wakeups, secs));
-		out_num(FQ_ANY, "rescues", tty ? " %7s" : " rescues %s", p->rescues);
+		out_num(FC_ANY, "rescues", tty ? " %7s" : " rescues %s", p->rescues);
 		out_obj_end();
 		out_text("\n");
 	}
@@ -346,30 +346,30 @@ int cmd_watch(int argc, char **argv)
 		{ }
 	};
 	struct watch_opts o = { .interval = 1 };
-	struct fq_pools pools[2] = { };
-	struct fq_kpools kp[2] = { };
+	struct fc_pools pools[2] = { };
+	struct fc_kpools kp[2] = { };
 	struct events ev = { };
-	struct fq_scheds s;
-	bool tty = !fq_opts.json && isatty(STDOUT_FILENO);
-	struct fq_nl *nl;
+	struct fc_scheds s;
+	bool tty = !fc_opts.json && isatty(STDOUT_FILENO);
+	struct fc_nl *nl;
 	unsigned int cur = 0;
 	long frames = 0;
 	double t0, t1;
 	int rc, err, fd;
 	bool have_sched = false;
 
-	if (!fq_getopt(argc, argv, "i:n:", longopts, "watch [-i SEC] [-n COUNT]", watch_opt, &o,
+	if (!fc_getopt(argc, argv, "i:n:", longopts, "watch [-i SEC] [-n COUNT]", watch_opt, &o,
 		       &rc))
 		return rc;
 	if (optind < argc)
-		return fq_usage_error("watch: unexpected argument '%s'", argv[optind]);
-	rc = fq_nl_open(&nl);
+		return fc_usage_error("watch: unexpected argument '%s'", argv[optind]);
+	rc = fc_nl_open(&nl);
 	if (rc)
 		return rc;
-	fd = fq_nl_events_fd(nl);
+	fd = fc_nl_events_fd(nl);
 	catch_signals();
-	err = fq_get_pools(nl, &pools[cur]);
-	fq_read_kpools(&kp[cur]);
+	err = fc_get_pools(nl, &pools[cur]);
+	fc_read_kpools(&kp[cur]);
 	t0 = now();
 	while (!err) {
 		if (!wait_events(nl, &fd, o.interval, &ev, false))
@@ -377,14 +377,14 @@ int cmd_watch(int argc, char **argv)
 		cur ^= 1;
 		/* switches are announced: ask for the scheduler only after one, or without events */
 		if (!have_sched || ev.nr || fd < 0) {
-			err = fq_get_scheds(nl, &s);
+			err = fc_get_scheds(nl, &s);
 			have_sched = !err;
 		}
 		if (!err)
-			err = fq_get_pools(nl, &pools[cur]);
+			err = fc_get_pools(nl, &pools[cur]);
 		if (err)
 			break;
-		fq_read_kpools(&kp[cur]);
+		fc_read_kpools(&kp[cur]);
 		t1 = now();
 
 		if (tty)
@@ -392,14 +392,14 @@ int cmd_watch(int argc, char **argv)
 		out_doc_start();
 		out_text(tty ? "fairqctl watch: every %.1fs, scheduler %s (Ctrl-C to stop)\n" : "",
 			 o.interval, s.active);
-		out_str(FQ_JSON, "scheduler", NULL, s.active);
-		out_bool(FQ_JSON, "idle", NULL, !pools[cur].nr);
-		out_rate(FQ_JSON, "interval", NULL, t1 - t0);
+		out_str(FC_JSON, "scheduler", NULL, s.active);
+		out_bool(FC_JSON, "idle", NULL, !pools[cur].nr);
+		out_rate(FC_JSON, "interval", NULL, t1 - t0);
 		print_frame(&pools[cur], &pools[cur ^ 1], t1 - t0, tty);
 		if (!pools[cur].nr) {
 			char clock[16];
 
-			if (fq_opts.netns)	/* see netns.c */
+			if (fc_opts.netns)	/* see netns.c */
 				out_text("%s fairq idle, scheduler %s; nfsd's own counters are not shown with -n\n",
 					 clock_text(clock, sizeof(clock)), s.active);
 			else if (tty)
@@ -408,7 +408,7 @@ int cmd_watch(int argc, char **argv)
 			else
 				out_text("%s fairq idle, scheduler %s; nfsd per second:\n",
 					 clock_text(clock, sizeof(clock)), s.active);
-			fq_print_kpools(&kp[cur], &kp[cur ^ 1], t1 - t0);
+			fc_print_kpools(&kp[cur], &kp[cur ^ 1], t1 - t0);
 		}
 		print_events(&ev);
 		ev.nr = 0;
@@ -419,12 +419,12 @@ int cmd_watch(int argc, char **argv)
 			break;
 	}
 	if (err)
-		rc = fq_nl_fail(nl, err, "watch");
+		rc = fc_nl_fail(nl, err, "watch");
 	free(pools[0].p);
 	free(pools[1].p);
-	fq_free_kpools(&kp[0]);
-	fq_free_kpools(&kp[1]);
-	fq_nl_close(nl);
+	fc_free_kpools(&kp[0]);
+	fc_free_kpools(&kp[1]);
+	fc_nl_close(nl);
 	return rc;
 }
 
@@ -438,27 +438,27 @@ int cmd_monitor(int argc, char **argv)
 	};
 	struct watch_opts o = { };
 	struct events ev = { .print = true };
-	struct fq_nl *nl;
+	struct fc_nl *nl;
 	double end;
 	int rc, fd;
 
-	if (!fq_getopt(argc, argv, "n:t:", longopts, "monitor [-n COUNT] [-t SEC]", watch_opt, &o,
+	if (!fc_getopt(argc, argv, "n:t:", longopts, "monitor [-n COUNT] [-t SEC]", watch_opt, &o,
 		       &rc))
 		return rc;
 	if (optind < argc)
-		return fq_usage_error("monitor: unexpected argument '%s'", argv[optind]);
-	rc = fq_nl_open(&nl);
+		return fc_usage_error("monitor: unexpected argument '%s'", argv[optind]);
+	rc = fc_nl_open(&nl);
 	if (rc)
 		return rc;
-	fd = fq_nl_events_fd(nl);
+	fd = fc_nl_events_fd(nl);
 	if (fd < 0) {
-		fq_nl_close(nl);
-		return FQ_EXIT_FAIL;
+		fc_nl_close(nl);
+		return FC_EXIT_FAIL;
 	}
-	if (fq_nl_key_events(nl) == -EPERM)
-		fq_err("monitor: weight changes name clients and need CAP_NET_ADMIN: not shown");
-	else if (fq_nl_key_events(nl))
-		fq_err("monitor: this fairq announces no weight changes");
+	if (fc_nl_key_events(nl) == -EPERM)
+		fc_err("monitor: weight changes name clients and need CAP_NET_ADMIN: not shown");
+	else if (fc_nl_key_events(nl))
+		fc_err("monitor: this fairq announces no weight changes");
 	ev.limit = o.count;
 	catch_signals();
 	end = o.timeout ? now() + o.timeout : 0;
@@ -466,18 +466,18 @@ int cmd_monitor(int argc, char **argv)
 		double wait = end ? end - now() : 3600;
 
 		if (wait <= 0) {
-			fq_err("monitor: no event within %g seconds", o.timeout);
-			rc = FQ_EXIT_FAIL;
+			fc_err("monitor: no event within %g seconds", o.timeout);
+			rc = FC_EXIT_FAIL;
 			break;
 		}
 		if (!wait_events(nl, &fd, wait, &ev, true))
 			break;
 		ev.nr = 0;
 		if (fd < 0) {
-			rc = FQ_EXIT_FAIL;
+			rc = FC_EXIT_FAIL;
 			break;
 		}
 	}
-	fq_nl_close(nl);
+	fc_nl_close(nl);
 	return rc;
 }

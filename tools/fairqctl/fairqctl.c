@@ -17,8 +17,8 @@
 #define FAIRQCTL_VERSION "unknown"
 #endif
 
-struct fq_opts fq_opts;
-const char *fq_cmd = "show";
+struct fc_opts fc_opts;
+const char *fc_cmd = "show";
 
 static const char usage_text[] =
 	"usage: fairqctl [OPTIONS] [COMMAND [ARGS]]\n"
@@ -56,7 +56,7 @@ static const char usage_text[] =
 	"Exit codes: 0 ok, 1 refused or failed, 2 usage, 3 fairq not loaded, 4 no privilege,\n"
 	"5 no such scheduler/tunable/pool/key/netns, 6 not supported by the active scheduler.\n";
 
-void fq_err(const char *fmt, ...)
+void fc_err(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -70,7 +70,7 @@ void fq_err(const char *fmt, ...)
 }
 
 /* A usage error: one line, a pointer to the help, exit code 2. */
-int fq_usage_error(const char *fmt, ...)
+int fc_usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -80,14 +80,14 @@ int fq_usage_error(const char *fmt, ...)
 	va_end(ap);
 	/* messages that point at the man page already say where to look */
 	fputs(strstr(fmt, "(see ") ? "\n" : " (see fairqctl help)\n", stderr);
-	return FQ_EXIT_USAGE;
+	return FC_EXIT_USAGE;
 }
 
 /*
  * A table of fixed size was full: the kernel sent more than this fairqctl keeps.  Said once
  * per table, on stderr, rather than shown short without a word.
  */
-void fq_dropped(const char *what, unsigned int kept)
+void fc_dropped(const char *what, unsigned int kept)
 {
 	static const char *said[8];
 	unsigned int i;
@@ -98,7 +98,7 @@ void fq_dropped(const char *what, unsigned int kept)
 	}
 	if (i < ARRAY_SIZE(said))
 		said[i] = what;
-	fq_err("warning: more %s than this fairqctl shows (%u): the rest are left out; a newer fairqctl shows them",
+	fc_err("warning: more %s than this fairqctl shows (%u): the rest are left out; a newer fairqctl shows them",
 	       what, kept);
 }
 
@@ -119,14 +119,14 @@ static int option_error(int c, const char *arg, const char *cmd)
 	else
 		snprintf(name, sizeof(name), "%.*s", len, arg);
 	if (c == ':')
-		return fq_usage_error("%s%soption '%s' needs a value", cmd, sep, name);
+		return fc_usage_error("%s%soption '%s' needs a value", cmd, sep, name);
 	if (!strncmp(arg, "--", 2) && arg[len] == '=' && optopt)
-		return fq_usage_error("%s%soption '%s' takes no value", cmd, sep, name);
-	return fq_usage_error("%s%sunknown option '%s'", cmd, sep, name);
+		return fc_usage_error("%s%soption '%s' takes no value", cmd, sep, name);
+	return fc_usage_error("%s%sunknown option '%s'", cmd, sep, name);
 }
 
 /* A non-negative integer, decimal or 0x hex, that fits 64 bits. */
-bool fq_parse_u64(const char *s, uint64_t *val)
+bool fc_parse_u64(const char *s, uint64_t *val)
 {
 	char *end;
 
@@ -152,20 +152,20 @@ static bool global_opt(int c, const char *arg)
 {
 	switch (c) {
 	case 'j':
-		fq_opts.json = true;
+		fc_opts.json = true;
 		return true;
 	case 'p':
-		fq_opts.json = true;
-		fq_opts.pretty = true;
+		fc_opts.json = true;
+		fc_opts.pretty = true;
 		return true;
 	case 'e':
-		fq_opts.exact = true;
+		fc_opts.exact = true;
 		return true;
 	case 'a':
-		fq_opts.all_netns = true;
+		fc_opts.all_netns = true;
 		return true;
 	case 'N':
-		fq_opts.netns = arg;
+		fc_opts.netns = arg;
 		return true;
 	}
 	return false;
@@ -173,15 +173,15 @@ static bool global_opt(int c, const char *arg)
 
 /*
  * The options every command takes, once all are read.  -n's namespace is joined when the
- * netlink socket is opened (fq_nl_open), after the command has checked its arguments.
+ * netlink socket is opened (fc_nl_open), after the command has checked its arguments.
  */
 static int global_opts_check(void)
 {
-	if (fq_opts.netns && fq_opts.all_netns)
-		return fq_usage_error("-n and -a together: one network namespace, or all");
-	if (fq_opts.netns && !*fq_opts.netns)
-		return fq_usage_error("-n: which network namespace? (an empty name)");
-	return FQ_EXIT_OK;
+	if (fc_opts.netns && fc_opts.all_netns)
+		return fc_usage_error("-n and -a together: one network namespace, or all");
+	if (fc_opts.netns && !*fc_opts.netns)
+		return fc_usage_error("-n: which network namespace? (an empty name)");
+	return FC_EXIT_OK;
 }
 
 /*
@@ -189,7 +189,7 @@ static int global_opts_check(void)
  * too.  -h/--help prints @usage.  Return: true to go on; false with *rc the exit code (help
  * printed, or a usage error).  @opt returns 0 or an exit code.
  */
-bool fq_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
+bool fc_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
 	       const char *usage, int (*opt)(int c, const char *arg, void *ctx), void *ctx,
 	       int *rc)
 {
@@ -213,7 +213,7 @@ bool fq_getopt(int argc, char **argv, const char *shortopts, const struct option
 			continue;
 		if (c == 'h') {
 			printf("usage: fairqctl %s\n", usage);
-			*rc = FQ_EXIT_OK;
+			*rc = FC_EXIT_OK;
 			return false;
 		}
 		if (c == '?' || c == ':') {
@@ -225,7 +225,7 @@ bool fq_getopt(int argc, char **argv, const char *shortopts, const struct option
 			return false;
 	}
 	*rc = global_opts_check();
-	return *rc == FQ_EXIT_OK;
+	return *rc == FC_EXIT_OK;
 }
 
 static int cmd_help(int argc, char **argv)
@@ -233,7 +233,7 @@ static int cmd_help(int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	fputs(usage_text, stdout);
-	return FQ_EXIT_OK;
+	return FC_EXIT_OK;
 }
 
 static int cmd_version(int argc, char **argv)
@@ -242,7 +242,7 @@ static int cmd_version(int argc, char **argv)
 	(void)argv;
 	printf("fairqctl %s (netlink family %s version %d)\n", FAIRQCTL_VERSION, FAIRQ_FAMILY_NAME,
 	       FAIRQ_FAMILY_VERSION);
-	return FQ_EXIT_OK;
+	return FC_EXIT_OK;
 }
 
 static const struct {
@@ -329,12 +329,12 @@ int main(int argc, char **argv)
 				strncat(names, commands[i].name, sizeof(names) - strlen(names) - 1);
 			}
 		}
-		return fq_usage_error("'%s' could be any of:%s", argv[0], names);
+		return fc_usage_error("'%s' could be any of:%s", argv[0], names);
 	}
 	if (found < 0)
-		return fq_usage_error("unknown command '%s'", argv[0]);
-	fq_cmd = commands[found].name;
-	argv[0] = (char *)fq_cmd;
+		return fc_usage_error("unknown command '%s'", argv[0]);
+	fc_cmd = commands[found].name;
+	argv[0] = (char *)fc_cmd;
 	optind = 0;	/* each command parses its own options */
 	rc = commands[found].fn(argc, argv);
 	out_flush();	/* JSON a command left unfinished still reaches stdout */

@@ -20,7 +20,7 @@
 #include <netlink/msg.h>
 #include "fairqctl.h"
 
-const char *fq_key_type_name(uint8_t type)
+const char *fc_key_type_name(uint8_t type)
 {
 	switch (type) {
 	case FAIRQ_KEY_TYPE_ADDR:
@@ -36,7 +36,7 @@ const char *fq_key_type_name(uint8_t type)
 	}
 }
 
-static bool parse_addr(const char *s, struct fq_key_id *id)
+static bool parse_addr(const char *s, struct fc_key_id *id)
 {
 	static const uint8_t v4mapped[12] = { [10] = 0xff, [11] = 0xff };
 	struct in6_addr a6;
@@ -72,7 +72,7 @@ static bool parse_uint(const char *s, unsigned long max, unsigned long *val)
 	return !errno && !*end && *val <= max;
 }
 
-static bool parse_v4client(const char *s, struct fq_key_id *id)
+static bool parse_v4client(const char *s, struct fc_key_id *id)
 {
 	unsigned int i;
 
@@ -92,7 +92,7 @@ static bool parse_v4client(const char *s, struct fq_key_id *id)
 	return true;
 }
 
-static bool parse_subnet(char *s, struct fq_key_id *id)
+static bool parse_subnet(char *s, struct fc_key_id *id)
 {
 	char *slash = strchr(s, '/');
 	unsigned long bits, i;
@@ -115,7 +115,7 @@ static bool parse_subnet(char *s, struct fq_key_id *id)
 }
 
 /* "a.b.c.d:port" or "[v6]:port". */
-static bool parse_conn(char *s, struct fq_key_id *id)
+static bool parse_conn(char *s, struct fc_key_id *id)
 {
 	unsigned long port;
 	char *colon;
@@ -141,7 +141,7 @@ static bool parse_conn(char *s, struct fq_key_id *id)
 }
 
 /* Return: 0, or -EINVAL for text that is no key. */
-int fq_key_parse(const char *text, struct fq_key_id *id)
+int fc_key_parse(const char *text, struct fc_key_id *id)
 {
 	char buf[128], *s = buf;
 	bool ok;
@@ -175,7 +175,7 @@ int fq_key_parse(const char *text, struct fq_key_id *id)
 	return ok ? 0 : -EINVAL;
 }
 
-const char *fq_key_format(const struct fq_key_id *id, char *buf, size_t len)
+const char *fc_key_format(const struct fc_key_id *id, char *buf, size_t len)
 {
 	char a[INET6_ADDRSTRLEN] = "?";
 
@@ -207,7 +207,7 @@ const char *fq_key_format(const struct fq_key_id *id, char *buf, size_t len)
 }
 
 /* The same clients, as the kernel compares keys (key_id_match in the module's netlink.c). */
-bool fq_key_same(const struct fq_key_id *a, const struct fq_key_id *b)
+bool fc_key_same(const struct fc_key_id *a, const struct fc_key_id *b)
 {
 	if (a->type != b->type || a->family != b->family ||
 	    memcmp(a->addr, b->addr, sizeof(a->addr)))
@@ -217,7 +217,7 @@ bool fq_key_same(const struct fq_key_id *a, const struct fq_key_id *b)
 	return a->type != FAIRQ_KEY_TYPE_CONN || a->port == b->port;
 }
 
-int fq_key_put(struct nl_msg *msg, int attr, const struct fq_key_id *id)
+int fc_key_put(struct nl_msg *msg, int attr, const struct fc_key_id *id)
 {
 	struct nlattr *nest = nla_nest_start(msg, attr);
 
@@ -231,7 +231,7 @@ int fq_key_put(struct nl_msg *msg, int attr, const struct fq_key_id *id)
 	return 0;
 }
 
-int fq_key_get(struct nlattr *nest, struct fq_key_id *id)
+int fc_key_get(struct nlattr *nest, struct fc_key_id *id)
 {
 	struct nlattr *tb[FAIRQ_A_KEY_ID_MAX + 1];
 

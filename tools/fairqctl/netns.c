@@ -21,7 +21,7 @@
 
 #define NETNS_RUN_DIR	"/run/netns"	/* where ip netns add names them */
 
-int fq_netns_enter(const char *name)
+int fc_netns_enter(const char *name)
 {
 	char path[PATH_MAX];
 	int fd, err;
@@ -39,19 +39,19 @@ int fq_netns_enter(const char *name)
 		close(fd);
 	switch (err) {
 	case 0:
-		return FQ_EXIT_OK;
+		return FC_EXIT_OK;
 	case EPERM:
 	case EACCES:
-		fq_err("network namespace '%s': joining it needs CAP_SYS_ADMIN", name);
-		return FQ_EXIT_PERM;
+		fc_err("network namespace '%s': joining it needs CAP_SYS_ADMIN", name);
+		return FC_EXIT_PERM;
 	case ENOENT:
-		fq_err("no network namespace '%s' (ip netns list)", name);
-		return FQ_EXIT_NOENT;
+		fc_err("no network namespace '%s' (ip netns list)", name);
+		return FC_EXIT_NOENT;
 	case EINVAL:
-		fq_err("'%s' is not a network namespace", name);
-		return FQ_EXIT_USAGE;
+		fc_err("'%s' is not a network namespace", name);
+		return FC_EXIT_USAGE;
 	default:
-		fq_err("network namespace '%s': %s", name, strerror(err));
-		return FQ_EXIT_FAIL;
+		fc_err("network namespace '%s': %s", name, strerror(err));
+		return FC_EXIT_FAIL;
 	}
 }

@@ -18,9 +18,9 @@
 #define SOL_NETLINK 270
 #endif
 
-#define FQ_NL_MAXATTR 63
+#define FC_NL_MAXATTR 63
 
-struct fq_nl {
+struct fc_nl {
 	struct nl_sock *sk;	/* requests and their replies */
 	struct nl_sock *ev;	/* the events groups, opened on demand */
 	int key_events;		/* 0: joined the key-events group too; else why not (-errno) */
@@ -29,10 +29,10 @@ struct fq_nl {
 };
 
 /* One request in flight: where its replies go and how it ended. */
-struct fq_tx {
-	struct fq_nl *nl;
+struct fc_tx {
+	struct fc_nl *nl;
 	int maxattr;
-	fq_nl_parse_fn parse;
+	fc_nl_parse_fn parse;
 	void *arg;
 	int err;		/* 0 or -errno */
 	bool done;
@@ -46,46 +46,46 @@ static void set_opt(struct nl_sock *sk, int opt)
 	(void)setsockopt(nl_socket_get_fd(sk), SOL_NETLINK, opt, &one, sizeof(one));
 }
 
-int fq_nl_open(struct fq_nl **nlp)
+int fc_nl_open(struct fc_nl **nlp)
 {
-	struct fq_nl *nl;
+	struct fc_nl *nl;
 
 	*nlp = NULL;
-	if (fq_opts.netns) {
-		int rc = fq_netns_enter(fq_opts.netns);
+	if (fc_opts.netns) {
+		int rc = fc_netns_enter(fc_opts.netns);
 
 		if (rc)
 			return rc;
 	}
 	nl = calloc(1, sizeof(*nl));
 	if (!nl) {
-		fq_err("out of memory");
-		return FQ_EXIT_FAIL;
+		fc_err("out of memory");
+		return FC_EXIT_FAIL;
 	}
 	nl->sk = nl_socket_alloc();
 	if (!nl->sk || genl_connect(nl->sk)) {
-		fq_err("cannot open a generic netlink socket: %s", strerror(errno));
-		fq_nl_close(nl);
-		return FQ_EXIT_FAIL;
+		fc_err("cannot open a generic netlink socket: %s", strerror(errno));
+		fc_nl_close(nl);
+		return FC_EXIT_FAIL;
 	}
 	set_opt(nl->sk, NETLINK_EXT_ACK);
 	set_opt(nl->sk, NETLINK_CAP_ACK);
 	nl->family = genl_ctrl_resolve(nl->sk, FAIRQ_FAMILY_NAME);
 	if (nl->family < 0) {
 		if (nl->family == -NLE_OBJ_NOTFOUND) {
-			fq_err("fairq is not loaded (modprobe fairq)");
-			fq_nl_close(nl);
-			return FQ_EXIT_NOT_LOADED;
+			fc_err("fairq is not loaded (modprobe fairq)");
+			fc_nl_close(nl);
+			return FC_EXIT_NOT_LOADED;
 		}
-		fq_err("cannot look up the fairq netlink family: %s", nl_geterror(nl->family));
-		fq_nl_close(nl);
-		return FQ_EXIT_FAIL;
+		fc_err("cannot look up the fairq netlink family: %s", nl_geterror(nl->family));
+		fc_nl_close(nl);
+		return FC_EXIT_FAIL;
 	}
 	*nlp = nl;
-	return FQ_EXIT_OK;
+	return FC_EXIT_OK;
 }
 
-void fq_nl_close(struct fq_nl *nl)
+void fc_nl_close(struct fc_nl *nl)
 {
 	if (!nl)
 		return;
@@ -94,7 +94,7 @@ void fq_nl_close(struct fq_nl *nl)
 	free(nl);
 }
 
-struct nl_msg *fq_nl_msg(struct fq_nl *nl, uint8_t cmd, bool dump)
+struct nl_msg *fc_nl_msg(struct fc_nl *nl, uint8_t cmd, bool dump)
 {
 	struct nl_msg *msg = nlmsg_alloc();
 
@@ -109,7 +109,7 @@ struct nl_msg *fq_nl_msg(struct fq_nl *nl, uint8_t cmd, bool dump)
 }
 
 /* The extack attributes that follow an error or a dump's NLMSG_DONE, @off bytes in. */
-static void ext_ack(struct fq_nl *nl, struct nlmsghdr *nlh, size_t off)
+static void ext_ack(struct fc_nl *nl, struct nlmsghdr *nlh, size_t off)
 {
 	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
 	int len = (int)nlh->nlmsg_len - NLMSG_HDRLEN - (int)NLMSG_ALIGN(off);
@@ -131,8 +131,8 @@ static void ext_ack(struct fq_nl *nl, struct nlmsghdr *nlh, size_t off)
 
 static int on_valid(struct nl_msg *msg, void *data)
 {
-	struct fq_tx *tx = data;
-	struct nlattr *tb[FQ_NL_MAXATTR + 1];
+	struct fc_tx *tx = data;
+	struct nlattr *tb[FC_NL_MAXATTR + 1];
 	int err;
 
 	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, tx->maxattr, NULL)) {
@@ -151,7 +151,7 @@ static int on_valid(struct nl_msg *msg, void *data)
 
 static int on_finish(struct nl_msg *msg, void *data)
 {
-	struct fq_tx *tx = data;
+	struct fc_tx *tx = data;
 	struct nlmsghdr *nlh = nlmsg_hdr(msg);
 	int err = 0;
 
@@ -168,7 +168,7 @@ static int on_finish(struct nl_msg *msg, void *data)
 
 static int on_ack(struct nl_msg *msg, void *data)
 {
-	struct fq_tx *tx = data;
+	struct fc_tx *tx = data;
 
 	(void)msg;
 	tx->done = true;
@@ -178,7 +178,7 @@ static int on_ack(struct nl_msg *msg, void *data)
 static int on_error(struct sockaddr_nl *who, struct nlmsgerr *e, void *data)
 {
 	struct nlmsghdr *nlh = (struct nlmsghdr *)((char *)e - NLMSG_HDRLEN);
-	struct fq_tx *tx = data;
+	struct fc_tx *tx = data;
 	size_t off = sizeof(*e);
 
 	(void)who;
@@ -191,23 +191,23 @@ static int on_error(struct sockaddr_nl *who, struct nlmsgerr *e, void *data)
 }
 
 /**
- * fq_nl_transact - send @msg (consumed), hand every reply to @parse, wait for the end
+ * fc_nl_transact - send @msg (consumed), hand every reply to @parse, wait for the end
  * @maxattr: the highest attribute of the replies' attribute set
  *
  * Works for do requests (reply, then ack) and dumps (replies, then NLMSG_DONE).  Return: 0, or
- * -errno with the kernel's extack text kept for fq_nl_fail().
+ * -errno with the kernel's extack text kept for fc_nl_fail().
  */
-int fq_nl_transact(struct fq_nl *nl, struct nl_msg *msg, int maxattr, fq_nl_parse_fn parse,
+int fc_nl_transact(struct fc_nl *nl, struct nl_msg *msg, int maxattr, fc_nl_parse_fn parse,
 		   void *arg)
 {
-	struct fq_tx tx = { .nl = nl, .maxattr = maxattr, .parse = parse, .arg = arg };
+	struct fc_tx tx = { .nl = nl, .maxattr = maxattr, .parse = parse, .arg = arg };
 	struct nl_cb *cb;
 	int err;
 
 	nl->msg[0] = '\0';
 	if (!msg)
 		return -ENOMEM;
-	if (maxattr > FQ_NL_MAXATTR) {
+	if (maxattr > FC_NL_MAXATTR) {
 		nlmsg_free(msg);
 		return -EINVAL;
 	}
@@ -241,7 +241,7 @@ int fq_nl_transact(struct fq_nl *nl, struct nl_msg *msg, int maxattr, fq_nl_pars
 }
 
 /* Say why a request failed, in one line; return the exit code that goes with it. */
-int fq_nl_fail(struct fq_nl *nl, int err, const char *what)
+int fc_nl_fail(struct fc_nl *nl, int err, const char *what)
 {
 	const char *why = nl->msg[0] ? nl->msg : strerror(-err);
 
@@ -250,26 +250,26 @@ int fq_nl_fail(struct fq_nl *nl, int err, const char *what)
 	case EACCES:
 		if (!nl->msg[0])
 			why = "permission denied (changing fairq needs CAP_SYS_ADMIN; per-client data, CAP_NET_ADMIN)";
-		fq_err("%s: %s", what, why);
-		return FQ_EXIT_PERM;
+		fc_err("%s: %s", what, why);
+		return FC_EXIT_PERM;
 	case ENOENT:
-		fq_err("%s: %s", what, why);
-		return FQ_EXIT_NOENT;
+		fc_err("%s: %s", what, why);
+		return FC_EXIT_NOENT;
 	case EOPNOTSUPP:
-		fq_err("%s: %s", what, why);
-		return FQ_EXIT_NOTSUP;
+		fc_err("%s: %s", what, why);
+		return FC_EXIT_NOTSUP;
 	default:
-		fq_err("%s: %s", what, why);
-		return FQ_EXIT_FAIL;
+		fc_err("%s: %s", what, why);
+		return FC_EXIT_FAIL;
 	}
 }
 
 /*
  * The events groups' socket (opened once, non-blocking), for poll(); -1 on failure.  Weight
  * changes name clients: their group needs CAP_NET_ADMIN, and is joined only where allowed
- * (fq_nl_key_events() says).
+ * (fc_nl_key_events() says).
  */
-int fq_nl_events_fd(struct fq_nl *nl)
+int fc_nl_events_fd(struct fc_nl *nl)
 {
 	int grp;
 
@@ -277,13 +277,13 @@ int fq_nl_events_fd(struct fq_nl *nl)
 		return nl_socket_get_fd(nl->ev);
 	nl->ev = nl_socket_alloc();
 	if (!nl->ev || genl_connect(nl->ev)) {
-		fq_err("cannot open a generic netlink socket: %s", strerror(errno));
+		fc_err("cannot open a generic netlink socket: %s", strerror(errno));
 		return -1;
 	}
 	grp = genl_ctrl_resolve_grp(nl->ev, FAIRQ_FAMILY_NAME, FAIRQ_MCGRP_EVENTS);
 	if (grp < 0 || nl_socket_add_membership(nl->ev, grp) < 0 ||
 	    nl_socket_set_nonblocking(nl->ev) < 0) {
-		fq_err("cannot join fairq's events group: %s",
+		fc_err("cannot join fairq's events group: %s",
 		       nl_geterror(grp < 0 ? grp : -NLE_FAILURE));
 		return -1;
 	}
@@ -298,13 +298,13 @@ int fq_nl_events_fd(struct fq_nl *nl)
 }
 
 /* 0 if weight changes are heard, else why not: -EPERM (no CAP_NET_ADMIN), -ENOENT (old module). */
-int fq_nl_key_events(const struct fq_nl *nl)
+int fc_nl_key_events(const struct fc_nl *nl)
 {
 	return nl->key_events;
 }
 
-struct fq_ev {
-	fq_nl_parse_fn parse;
+struct fc_ev {
+	fc_nl_parse_fn parse;
 	void *arg;
 	int err;
 };
@@ -313,8 +313,8 @@ struct fq_ev {
 static int on_event(struct nl_msg *msg, void *data)
 {
 	struct genlmsghdr *gh = nlmsg_data(nlmsg_hdr(msg));
-	struct nlattr *tb[FQ_NL_MAXATTR + 1];
-	struct fq_ev *ev = data;
+	struct nlattr *tb[FC_NL_MAXATTR + 1];
+	struct fc_ev *ev = data;
 	int maxattr;
 
 	switch (gh->cmd) {
@@ -331,8 +331,8 @@ static int on_event(struct nl_msg *msg, void *data)
 	default:
 		return NL_SKIP;	/* from a newer module */
 	}
-	_Static_assert(FAIRQ_A_SCHED_MAX <= FQ_NL_MAXATTR && FAIRQ_A_KEY_MAX <= FQ_NL_MAXATTR &&
-		       FAIRQ_A_POOL_MAX <= FQ_NL_MAXATTR, "an event set outgrew FQ_NL_MAXATTR");
+	_Static_assert(FAIRQ_A_SCHED_MAX <= FC_NL_MAXATTR && FAIRQ_A_KEY_MAX <= FC_NL_MAXATTR &&
+		       FAIRQ_A_POOL_MAX <= FC_NL_MAXATTR, "an event set outgrew FC_NL_MAXATTR");
 	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, maxattr, NULL))
 		return NL_SKIP;
 	ev->err = ev->parse(tb, nlmsg_hdr(msg), ev->arg);
@@ -347,9 +347,9 @@ static int no_seq_check(struct nl_msg *msg, void *data)
 }
 
 /* Hand every event waiting on the events socket to @parse.  Return: 0 or -errno. */
-int fq_nl_events_read(struct fq_nl *nl, fq_nl_parse_fn parse, void *arg)
+int fc_nl_events_read(struct fc_nl *nl, fc_nl_parse_fn parse, void *arg)
 {
-	struct fq_ev ev = { .parse = parse, .arg = arg };
+	struct fc_ev ev = { .parse = parse, .arg = arg };
 	struct nl_cb *cb = nl_cb_alloc(NL_CB_DEFAULT);
 	int err;
 

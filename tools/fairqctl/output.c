@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * One call per field prints it as text or as JSON, whichever -j asked for, so that the two
- * never drift apart (iproute2's json_print idea).  FQ_TEXT and FQ_JSON restrict a call to one
+ * never drift apart (iproute2's json_print idea).  FC_TEXT and FC_JSON restrict a call to one
  * side: text gets human numbers and units, JSON exact integers.
  */
 #define _GNU_SOURCE	/* fwrite_unlocked */
@@ -97,7 +97,7 @@ static void indent(void)
 {
 	unsigned int i;
 
-	if (!fq_opts.pretty)
+	if (!fc_opts.pretty)
 		return;
 	emit_char('\n');
 	for (i = 0; i < depth; i++)
@@ -148,7 +148,7 @@ static void member(const char *key)
 		indent();
 	if (key) {
 		json_escaped(key);
-		emit_str(fq_opts.pretty ? ": " : ":");
+		emit_str(fc_opts.pretty ? ": " : ":");
 	}
 }
 
@@ -175,18 +175,18 @@ static void close_container(char c)
 /* A document: the top-level object, with the version of its format and its command. */
 void out_doc_start(void)
 {
-	if (!fq_opts.json)
+	if (!fc_opts.json)
 		return;
 	depth = 0;
 	has_member[0] = false;
 	open_container(NULL, '{');
 	open_container("output_version", '{');
 	member("command");
-	json_escaped(fq_cmd);
+	json_escaped(fc_cmd);
 	member("vers_major");
-	emit_u64(FQ_JSON_MAJOR);
+	emit_u64(FC_JSON_MAJOR);
 	member("vers_minor");
-	emit_u64(FQ_JSON_MINOR);
+	emit_u64(FC_JSON_MINOR);
 	close_container('}');
 	/* when it was made, so that documents saved and compared later still say */
 	member("time");
@@ -195,7 +195,7 @@ void out_doc_start(void)
 
 void out_doc_end(void)
 {
-	if (!fq_opts.json)
+	if (!fc_opts.json)
 		return;
 	close_container('}');
 	emit_char('\n');
@@ -205,39 +205,39 @@ void out_doc_end(void)
 
 void out_obj_start(const char *key)
 {
-	if (fq_opts.json)
+	if (fc_opts.json)
 		open_container(key, '{');
 }
 
 void out_obj_end(void)
 {
-	if (fq_opts.json)
+	if (fc_opts.json)
 		close_container('}');
 }
 
 void out_arr_start(const char *key)
 {
-	if (fq_opts.json)
+	if (fc_opts.json)
 		open_container(key, '[');
 }
 
 void out_arr_end(void)
 {
-	if (fq_opts.json)
+	if (fc_opts.json)
 		close_container(']');
 }
 
-static bool json_side(enum fq_out w)
+static bool json_side(enum fc_out w)
 {
-	return fq_opts.json && w != FQ_TEXT;
+	return fc_opts.json && w != FC_TEXT;
 }
 
-static bool text_side(enum fq_out w)
+static bool text_side(enum fc_out w)
 {
-	return !fq_opts.json && w != FQ_JSON;
+	return !fc_opts.json && w != FC_JSON;
 }
 
-void out_str(enum fq_out w, const char *key, const char *fmt, const char *val)
+void out_str(enum fc_out w, const char *key, const char *fmt, const char *val)
 {
 	if (json_side(w)) {
 		member(key);
@@ -248,13 +248,13 @@ void out_str(enum fq_out w, const char *key, const char *fmt, const char *val)
 }
 
 /* Human: up to 99999 as is, then k, M, G, T with three significant digits (1000-based). */
-const char *fq_human(uint64_t v, char *buf, size_t len)
+const char *fc_human(uint64_t v, char *buf, size_t len)
 {
 	static const char unit[] = "kMGTPE";
 	double d = (double)v;
 	int u = -1;
 
-	if (fq_opts.exact || v < 100000) {
+	if (fc_opts.exact || v < 100000) {
 		snprintf(buf, len, "%" PRIu64, v);
 		return buf;
 	}
@@ -266,7 +266,7 @@ const char *fq_human(uint64_t v, char *buf, size_t len)
 	return buf;
 }
 
-void out_num(enum fq_out w, const char *key, const char *fmt, uint64_t val)
+void out_num(enum fc_out w, const char *key, const char *fmt, uint64_t val)
 {
 	char buf[32];
 
@@ -274,12 +274,12 @@ void out_num(enum fq_out w, const char *key, const char *fmt, uint64_t val)
 		member(key);
 		emit_u64(val);
 	} else if (text_side(w)) {
-		printf(fmt, fq_human(val, buf, sizeof(buf)));
+		printf(fmt, fc_human(val, buf, sizeof(buf)));
 	}
 }
 
 /* Identifiers and small counts: never abbreviated. */
-void out_exact(enum fq_out w, const char *key, const char *fmt, uint64_t val)
+void out_exact(enum fc_out w, const char *key, const char *fmt, uint64_t val)
 {
 	char buf[32];
 
@@ -293,7 +293,7 @@ void out_exact(enum fq_out w, const char *key, const char *fmt, uint64_t val)
 }
 
 /* A duration in nanoseconds: JSON keeps the integer, text picks a unit. */
-void out_ns(enum fq_out w, const char *key, const char *fmt, uint64_t ns)
+void out_ns(enum fc_out w, const char *key, const char *fmt, uint64_t ns)
 {
 	char buf[32];
 
@@ -304,7 +304,7 @@ void out_ns(enum fq_out w, const char *key, const char *fmt, uint64_t ns)
 	}
 	if (!text_side(w))
 		return;
-	if (fq_opts.exact)
+	if (fc_opts.exact)
 		snprintf(buf, sizeof(buf), "%" PRIu64 "ns", ns);
 	else if (ns < 10000)
 		snprintf(buf, sizeof(buf), "%" PRIu64 "ns", ns);
@@ -318,7 +318,7 @@ void out_ns(enum fq_out w, const char *key, const char *fmt, uint64_t ns)
 }
 
 /* A fraction: JSON as a number in [0, 1], text as a percentage. */
-void out_pct(enum fq_out w, const char *key, const char *fmt, double frac)
+void out_pct(enum fc_out w, const char *key, const char *fmt, double frac)
 {
 	char buf[32];
 
@@ -331,7 +331,7 @@ void out_pct(enum fq_out w, const char *key, const char *fmt, double frac)
 	}
 }
 
-void out_rate(enum fq_out w, const char *key, const char *fmt, double per_sec)
+void out_rate(enum fc_out w, const char *key, const char *fmt, double per_sec)
 {
 	char buf[32];
 
@@ -341,12 +341,12 @@ void out_rate(enum fq_out w, const char *key, const char *fmt, double per_sec)
 	} else if (text_side(w)) {
 		if (per_sec < 0)
 			per_sec = 0;
-		fq_human((uint64_t)(per_sec + 0.5), buf, sizeof(buf));
+		fc_human((uint64_t)(per_sec + 0.5), buf, sizeof(buf));
 		printf(fmt, buf);
 	}
 }
 
-void out_bool(enum fq_out w, const char *key, const char *fmt, bool val)
+void out_bool(enum fc_out w, const char *key, const char *fmt, bool val)
 {
 	if (json_side(w)) {
 		member(key);
@@ -361,7 +361,7 @@ void out_text(const char *fmt, ...)
 {
 	va_list ap;
 
-	if (fq_opts.json)
+	if (fc_opts.json)
 		return;
 	va_start(ap, fmt);
 	vprintf(fmt, ap);

@@ -11,60 +11,61 @@
 #define POOL_STATS "/proc/fs/nfsd/pool_stats"
 
 /* An attribute's value, or @missing (strings) or 0 when the kernel did not send it. */
-void fq_attr_str(char *dst, size_t len, struct nlattr *a, const char *missing)
+void fc_attr_str(char *dst, size_t len, struct nlattr *a, const char *missing)
 {
 	snprintf(dst, len, "%s", a ? nla_get_string(a) : missing);
 }
 
-uint64_t fq_attr_u64(struct nlattr *a)
+uint64_t fc_attr_u64(struct nlattr *a)
 {
 	return a ? nla_get_u64(a) : 0;
 }
 
-uint32_t fq_attr_u32(struct nlattr *a)
+uint32_t fc_attr_u32(struct nlattr *a)
 {
 	return a ? nla_get_u32(a) : 0;
 }
 
-static void parse_tunable(struct nlattr *nest, struct fq_sched *s)
+static void parse_tunable(struct nlattr *nest, struct fc_sched *s)
 {
 	struct nlattr *tb[FAIRQ_A_TUNABLE_MAX + 1];
-	struct fq_tunable *t;
+	struct fc_tunable *t;
 
 	if (s->nr_tunables >= ARRAY_SIZE(s->tunables)) {
-		fq_dropped("tunables of a scheduler", ARRAY_SIZE(s->tunables));
+		fc_dropped("tunables of a scheduler", ARRAY_SIZE(s->tunables));
 		return;
 	}
 	if (nla_parse_nested(tb, FAIRQ_A_TUNABLE_MAX, nest, NULL))
 		return;
 	t = &s->tunables[s->nr_tunables++];
-	fq_attr_str(t->name, sizeof(t->name), tb[FAIRQ_A_TUNABLE_NAME], "");
-	fq_attr_str(t->doc, sizeof(t->doc), tb[FAIRQ_A_TUNABLE_DOC], "");
-	t->value = fq_attr_u64(tb[FAIRQ_A_TUNABLE_VALUE]);
-	t->min = fq_attr_u64(tb[FAIRQ_A_TUNABLE_MIN_VALUE]);
-	t->max = fq_attr_u64(tb[FAIRQ_A_TUNABLE_MAX_VALUE]);
+	fc_attr_str(t->name, sizeof(t->name), tb[FAIRQ_A_TUNABLE_NAME], "");
+	fc_attr_str(t->doc, sizeof(t->doc), tb[FAIRQ_A_TUNABLE_DOC], "");
+	t->value = fc_attr_u64(tb[FAIRQ_A_TUNABLE_VALUE]);
+	t->min = fc_attr_u64(tb[FAIRQ_A_TUNABLE_MIN_VALUE]);
+	t->max = fc_attr_u64(tb[FAIRQ_A_TUNABLE_MAX_VALUE]);
 	t->has_def = tb[FAIRQ_A_TUNABLE_DEFAULT_VALUE];	/* older modules do not send it */
-	t->def = fq_attr_u64(tb[FAIRQ_A_TUNABLE_DEFAULT_VALUE]);
+	t->def = fc_attr_u64(tb[FAIRQ_A_TUNABLE_DEFAULT_VALUE]);
 }
 
-static void parse_sched(struct nlattr *nest, struct fq_scheds *all)
+static void parse_sched(struct nlattr *nest, struct fc_scheds *all)
 {
 	struct nlattr *tb[FAIRQ_A_SCHED_INFO_MAX + 1], *a;
-	struct fq_sched *s;
+	struct fc_sched *s;
 	int rem;
 
 	if (all->nr >= ARRAY_SIZE(all->sched)) {
-		fq_dropped("schedulers", ARRAY_SIZE(all->sched));
+		fc_dropped("schedulers", ARRAY_SIZE(all->sched));
 		return;
 	}
 	if (nla_parse_nested(tb, FAIRQ_A_SCHED_INFO_MAX, nest, NULL))
 		return;
 	s = &all->sched[all->nr++];
-	fq_attr_str(s->name, sizeof(s->name), tb[FAIRQ_A_SCHED_INFO_NAME], "");
+	fc_attr_str(s->name, sizeof(s->name), tb[FAIRQ_A_SCHED_INFO_NAME], "");
+	fc_attr_str(s->alias, sizeof(s->alias), tb[FAIRQ_A_SCHED_INFO_ALIAS], "");
 	s->active = tb[FAIRQ_A_SCHED_INFO_ACTIVE];
-	s->native = fq_attr_u32(tb[FAIRQ_A_SCHED_INFO_FLAGS]) & FAIRQ_SCHED_FLAGS_NATIVE;
-	s->keyed = fq_attr_u32(tb[FAIRQ_A_SCHED_INFO_FLAGS]) & FAIRQ_SCHED_FLAGS_KEYED;
-	s->weighted = fq_attr_u32(tb[FAIRQ_A_SCHED_INFO_FLAGS]) & FAIRQ_SCHED_FLAGS_WEIGHTED;
+	s->native = fc_attr_u32(tb[FAIRQ_A_SCHED_INFO_FLAGS]) & FAIRQ_SCHED_FLAGS_NATIVE;
+	s->keyed = fc_attr_u32(tb[FAIRQ_A_SCHED_INFO_FLAGS]) & FAIRQ_SCHED_FLAGS_KEYED;
+	s->weighted = fc_attr_u32(tb[FAIRQ_A_SCHED_INFO_FLAGS]) & FAIRQ_SCHED_FLAGS_WEIGHTED;
 	nla_for_each_nested(a, nest, rem) {
 		if (nla_type(a) == FAIRQ_A_SCHED_INFO_TUNABLE)
 			parse_tunable(a, s);
@@ -74,20 +75,20 @@ static void parse_sched(struct nlattr *nest, struct fq_scheds *all)
 static int parse_scheds(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 {
 	struct genlmsghdr *gh = nlmsg_data(nlh);
-	struct fq_scheds *s = arg;
+	struct fc_scheds *s = arg;
 	struct nlattr *a;
 	int rem;
 
-	fq_attr_str(s->active, sizeof(s->active), tb[FAIRQ_A_SCHED_ACTIVE], "");
+	fc_attr_str(s->active, sizeof(s->active), tb[FAIRQ_A_SCHED_ACTIVE], "");
 	s->module.known = tb[FAIRQ_A_SCHED_RESCUES_TOTAL];
-	s->module.rescues = fq_attr_u64(tb[FAIRQ_A_SCHED_RESCUES_TOTAL]);
-	s->module.failsafe_switches = fq_attr_u64(tb[FAIRQ_A_SCHED_FAILSAFE_SWITCHES]);
-	s->module.serv_alloc_failures = fq_attr_u64(tb[FAIRQ_A_SCHED_SERV_ALLOC_FAILURES]);
-	s->module.serv_table_full = fq_attr_u64(tb[FAIRQ_A_SCHED_SERV_TABLE_FULL]);
-	s->module.v4client_bound = fq_attr_u32(tb[FAIRQ_A_SCHED_V4CLIENT_BOUND]);
-	s->module.v4client_skipped = fq_attr_u64(tb[FAIRQ_A_SCHED_V4CLIENT_SKIPPED]);
-	s->module.v4client_refused = fq_attr_u64(tb[FAIRQ_A_SCHED_V4CLIENT_REFUSED]);
-	s->module.v4client_missed = fq_attr_u64(tb[FAIRQ_A_SCHED_V4CLIENT_MISSED]);
+	s->module.rescues = fc_attr_u64(tb[FAIRQ_A_SCHED_RESCUES_TOTAL]);
+	s->module.failsafe_switches = fc_attr_u64(tb[FAIRQ_A_SCHED_FAILSAFE_SWITCHES]);
+	s->module.serv_alloc_failures = fc_attr_u64(tb[FAIRQ_A_SCHED_SERV_ALLOC_FAILURES]);
+	s->module.serv_table_full = fc_attr_u64(tb[FAIRQ_A_SCHED_SERV_TABLE_FULL]);
+	s->module.v4client_bound = fc_attr_u32(tb[FAIRQ_A_SCHED_V4CLIENT_BOUND]);
+	s->module.v4client_skipped = fc_attr_u64(tb[FAIRQ_A_SCHED_V4CLIENT_SKIPPED]);
+	s->module.v4client_refused = fc_attr_u64(tb[FAIRQ_A_SCHED_V4CLIENT_REFUSED]);
+	s->module.v4client_missed = fc_attr_u64(tb[FAIRQ_A_SCHED_V4CLIENT_MISSED]);
 	/* every attribute in order: there is one FAIRQ_A_SCHED_SCHED per scheduler */
 	nla_for_each_attr(a, genlmsg_attrdata(gh, 0), genlmsg_attrlen(gh, 0), rem) {
 		if (nla_type(a) == FAIRQ_A_SCHED_SCHED)
@@ -96,10 +97,10 @@ static int parse_scheds(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 	return 0;
 }
 
-int fq_get_scheds(struct fq_nl *nl, struct fq_scheds *s)
+int fc_get_scheds(struct fc_nl *nl, struct fc_scheds *s)
 {
 	memset(s, 0, sizeof(*s));
-	return fq_nl_transact(nl, fq_nl_msg(nl, FAIRQ_CMD_SCHED_GET, false), FAIRQ_A_SCHED_MAX,
+	return fc_nl_transact(nl, fc_nl_msg(nl, FAIRQ_CMD_SCHED_GET, false), FAIRQ_A_SCHED_MAX,
 			      parse_scheds, s);
 }
 
@@ -116,27 +117,27 @@ static void *grow(void *arr, unsigned int nr, unsigned int *cap, size_t size)
 	return p;
 }
 
-static void parse_counter(struct nlattr *nest, struct fq_pool *p)
+static void parse_counter(struct nlattr *nest, struct fc_pool *p)
 {
 	struct nlattr *tb[FAIRQ_A_COUNTER_MAX + 1];
-	struct fq_counter *c;
+	struct fc_counter *c;
 
 	if (p->nr_counters >= ARRAY_SIZE(p->counters)) {
-		fq_dropped("counters of a pool's scheduler", ARRAY_SIZE(p->counters));
+		fc_dropped("counters of a pool's scheduler", ARRAY_SIZE(p->counters));
 		return;
 	}
 	if (nla_parse_nested(tb, FAIRQ_A_COUNTER_MAX, nest, NULL) || !tb[FAIRQ_A_COUNTER_NAME])
 		return;
 	c = &p->counters[p->nr_counters++];
-	fq_attr_str(c->name, sizeof(c->name), tb[FAIRQ_A_COUNTER_NAME], "");
-	c->value = fq_attr_u64(tb[FAIRQ_A_COUNTER_VALUE]);
+	fc_attr_str(c->name, sizeof(c->name), tb[FAIRQ_A_COUNTER_NAME], "");
+	c->value = fc_attr_u64(tb[FAIRQ_A_COUNTER_VALUE]);
 }
 
 static int parse_pool(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 {
 	struct genlmsghdr *gh = nlmsg_data(nlh);
-	struct fq_pools *all = arg;
-	struct fq_pool *p, *arr;
+	struct fc_pools *all = arg;
+	struct fc_pool *p, *arr;
 	struct nlattr *a;
 	int rem;
 
@@ -146,24 +147,24 @@ static int parse_pool(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 	all->p = arr;
 	p = &arr[all->nr++];
 	memset(p, 0, sizeof(*p));
-	p->serv = fq_attr_u32(tb[FAIRQ_A_POOL_SERV_ID]);
-	p->pool = fq_attr_u32(tb[FAIRQ_A_POOL_POOL_ID]);
-	fq_attr_str(p->sched, sizeof(p->sched), tb[FAIRQ_A_POOL_SCHED], "");
-	p->threads = fq_attr_u32(tb[FAIRQ_A_POOL_THREADS]);
-	p->idle = fq_attr_u32(tb[FAIRQ_A_POOL_THREADS_IDLE]);
-	p->queued = fq_attr_u32(tb[FAIRQ_A_POOL_QUEUED]);
-	p->enqueued = fq_attr_u64(tb[FAIRQ_A_POOL_ENQUEUED]);
-	p->fed_pull = fq_attr_u64(tb[FAIRQ_A_POOL_FED_PULL]);
-	p->fed_push = fq_attr_u64(tb[FAIRQ_A_POOL_FED_PUSH]);
-	p->fed_bypass = fq_attr_u64(tb[FAIRQ_A_POOL_FED_BYPASS]);
-	p->close_flushes = fq_attr_u64(tb[FAIRQ_A_POOL_CLOSE_FLUSHES]);
-	p->rescues = fq_attr_u64(tb[FAIRQ_A_POOL_RESCUES]);
-	p->migrated = fq_attr_u64(tb[FAIRQ_A_POOL_MIGRATED]);
-	p->wakeups = fq_attr_u64(tb[FAIRQ_A_POOL_WAKEUPS]);
-	p->waking = fq_attr_u32(tb[FAIRQ_A_POOL_THREADS_WAKING]);
-	p->overloads_avoided = fq_attr_u64(tb[FAIRQ_A_POOL_OVERLOADS_AVOIDED]);
-	p->wakers_expired = fq_attr_u64(tb[FAIRQ_A_POOL_WAKERS_EXPIRED]);
-	p->cap_waits = fq_attr_u64(tb[FAIRQ_A_POOL_CAP_WAITS]);
+	p->serv = fc_attr_u32(tb[FAIRQ_A_POOL_SERV_ID]);
+	p->pool = fc_attr_u32(tb[FAIRQ_A_POOL_POOL_ID]);
+	fc_attr_str(p->sched, sizeof(p->sched), tb[FAIRQ_A_POOL_SCHED], "");
+	p->threads = fc_attr_u32(tb[FAIRQ_A_POOL_THREADS]);
+	p->idle = fc_attr_u32(tb[FAIRQ_A_POOL_THREADS_IDLE]);
+	p->queued = fc_attr_u32(tb[FAIRQ_A_POOL_QUEUED]);
+	p->enqueued = fc_attr_u64(tb[FAIRQ_A_POOL_ENQUEUED]);
+	p->fed_pull = fc_attr_u64(tb[FAIRQ_A_POOL_FED_PULL]);
+	p->fed_push = fc_attr_u64(tb[FAIRQ_A_POOL_FED_PUSH]);
+	p->fed_bypass = fc_attr_u64(tb[FAIRQ_A_POOL_FED_BYPASS]);
+	p->close_flushes = fc_attr_u64(tb[FAIRQ_A_POOL_CLOSE_FLUSHES]);
+	p->rescues = fc_attr_u64(tb[FAIRQ_A_POOL_RESCUES]);
+	p->migrated = fc_attr_u64(tb[FAIRQ_A_POOL_MIGRATED]);
+	p->wakeups = fc_attr_u64(tb[FAIRQ_A_POOL_WAKEUPS]);
+	p->waking = fc_attr_u32(tb[FAIRQ_A_POOL_THREADS_WAKING]);
+	p->overloads_avoided = fc_attr_u64(tb[FAIRQ_A_POOL_OVERLOADS_AVOIDED]);
+	p->wakers_expired = fc_attr_u64(tb[FAIRQ_A_POOL_WAKERS_EXPIRED]);
+	p->cap_waits = fc_attr_u64(tb[FAIRQ_A_POOL_CAP_WAITS]);
 	/* one FAIRQ_A_POOL_SCHED_COUNTER per counter: every attribute, in order */
 	nla_for_each_attr(a, genlmsg_attrdata(gh, 0), genlmsg_attrlen(gh, 0), rem) {
 		if (nla_type(a) == FAIRQ_A_POOL_SCHED_COUNTER)
@@ -172,22 +173,22 @@ static int parse_pool(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 	return 0;
 }
 
-int fq_get_pools(struct fq_nl *nl, struct fq_pools *p)
+int fc_get_pools(struct fc_nl *nl, struct fc_pools *p)
 {
-	struct nl_msg *msg = fq_nl_msg(nl, FAIRQ_CMD_POOL_GET, true);
+	struct nl_msg *msg = fc_nl_msg(nl, FAIRQ_CMD_POOL_GET, true);
 
 	p->nr = 0;
-	if (msg && fq_opts.all_netns && nla_put_flag(msg, FAIRQ_A_POOL_ALL_NETNS)) {
+	if (msg && fc_opts.all_netns && nla_put_flag(msg, FAIRQ_A_POOL_ALL_NETNS)) {
 		nlmsg_free(msg);
 		msg = NULL;
 	}
-	return fq_nl_transact(nl, msg, FAIRQ_A_POOL_MAX, parse_pool, p);
+	return fc_nl_transact(nl, msg, FAIRQ_A_POOL_MAX, parse_pool, p);
 }
 
 static int parse_key(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 {
-	struct fq_keys *all = arg;
-	struct fq_key *k, *arr;
+	struct fc_keys *all = arg;
+	struct fc_key *k, *arr;
 
 	(void)nlh;
 	arr = grow(all->k, all->nr, &all->cap, sizeof(*k));
@@ -196,23 +197,23 @@ static int parse_key(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 	all->k = arr;
 	k = &arr[all->nr];
 	memset(k, 0, sizeof(*k));
-	if (fq_key_get(tb[FAIRQ_A_KEY_ID], &k->id))
+	if (fc_key_get(tb[FAIRQ_A_KEY_ID], &k->id))
 		return 0;	/* malformed: skipped */
 	all->nr++;
-	k->serv = fq_attr_u32(tb[FAIRQ_A_KEY_SERV_ID]);
-	k->pool = fq_attr_u32(tb[FAIRQ_A_KEY_POOL_ID]);
-	k->weight = fq_attr_u32(tb[FAIRQ_A_KEY_WEIGHT]);
-	k->queued = fq_attr_u32(tb[FAIRQ_A_KEY_QUEUED]);
-	k->in_flight = fq_attr_u32(tb[FAIRQ_A_KEY_IN_FLIGHT]);
-	k->dispatches = fq_attr_u64(tb[FAIRQ_A_KEY_DISPATCHES]);
-	k->thread_ns = fq_attr_u64(tb[FAIRQ_A_KEY_THREAD_NS]);
+	k->serv = fc_attr_u32(tb[FAIRQ_A_KEY_SERV_ID]);
+	k->pool = fc_attr_u32(tb[FAIRQ_A_KEY_POOL_ID]);
+	k->weight = fc_attr_u32(tb[FAIRQ_A_KEY_WEIGHT]);
+	k->queued = fc_attr_u32(tb[FAIRQ_A_KEY_QUEUED]);
+	k->in_flight = fc_attr_u32(tb[FAIRQ_A_KEY_IN_FLIGHT]);
+	k->dispatches = fc_attr_u64(tb[FAIRQ_A_KEY_DISPATCHES]);
+	k->thread_ns = fc_attr_u64(tb[FAIRQ_A_KEY_THREAD_NS]);
 	return 0;
 }
 
 static int parse_weight(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 {
-	struct fq_weights *all = arg;
-	struct fq_weight *w, *arr;
+	struct fc_weights *all = arg;
+	struct fc_weight *w, *arr;
 
 	(void)nlh;
 	arr = grow(all->w, all->nr, &all->cap, sizeof(*w));
@@ -221,41 +222,41 @@ static int parse_weight(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 	all->w = arr;
 	w = &arr[all->nr];
 	memset(w, 0, sizeof(*w));
-	if (fq_key_get(tb[FAIRQ_A_KEY_ID], &w->id))
+	if (fc_key_get(tb[FAIRQ_A_KEY_ID], &w->id))
 		return 0;	/* malformed: skipped */
 	all->nr++;
-	w->weight = fq_attr_u32(tb[FAIRQ_A_KEY_WEIGHT]);
+	w->weight = fc_attr_u32(tb[FAIRQ_A_KEY_WEIGHT]);
 	if (tb[FAIRQ_A_KEY_SCHED])
 		snprintf(all->sched, sizeof(all->sched), "%s", nla_get_string(tb[FAIRQ_A_KEY_SCHED]));
 	return 0;
 }
 
 /* The weights set for scheduler @sched (NULL: the active one), in the order they were set. */
-int fq_get_weights(struct fq_nl *nl, const char *sched, struct fq_weights *w)
+int fc_get_weights(struct fc_nl *nl, const char *sched, struct fc_weights *w)
 {
-	struct nl_msg *msg = fq_nl_msg(nl, FAIRQ_CMD_WEIGHT_GET, true);
+	struct nl_msg *msg = fc_nl_msg(nl, FAIRQ_CMD_WEIGHT_GET, true);
 
 	w->nr = 0;
 	if (msg && sched && nla_put_string(msg, FAIRQ_A_KEY_SCHED, sched)) {
 		nlmsg_free(msg);
 		msg = NULL;
 	}
-	return fq_nl_transact(nl, msg, FAIRQ_A_KEY_MAX, parse_weight, w);
+	return fc_nl_transact(nl, msg, FAIRQ_A_KEY_MAX, parse_weight, w);
 }
 
 /* Every key, or those of pool id @pool (>= 0), or those the kernel matches with @key. */
-int fq_get_keys(struct fq_nl *nl, int pool, const struct fq_key_id *key, struct fq_keys *k)
+int fc_get_keys(struct fc_nl *nl, int pool, const struct fc_key_id *key, struct fc_keys *k)
 {
-	struct nl_msg *msg = fq_nl_msg(nl, FAIRQ_CMD_KEY_GET, true);
+	struct nl_msg *msg = fc_nl_msg(nl, FAIRQ_CMD_KEY_GET, true);
 
 	k->nr = 0;
-	if (msg && ((fq_opts.all_netns && nla_put_flag(msg, FAIRQ_A_KEY_ALL_NETNS)) ||
+	if (msg && ((fc_opts.all_netns && nla_put_flag(msg, FAIRQ_A_KEY_ALL_NETNS)) ||
 		    (pool >= 0 && nla_put_u32(msg, FAIRQ_A_KEY_POOL_ID, pool)) ||
-		    (key && fq_key_put(msg, FAIRQ_A_KEY_ID, key)))) {
+		    (key && fc_key_put(msg, FAIRQ_A_KEY_ID, key)))) {
 		nlmsg_free(msg);
 		msg = NULL;
 	}
-	return fq_nl_transact(nl, msg, FAIRQ_A_KEY_MAX, parse_key, k);
+	return fc_nl_transact(nl, msg, FAIRQ_A_KEY_MAX, parse_key, k);
 }
 
 /*
@@ -263,20 +264,20 @@ int fq_get_keys(struct fq_nl *nl, int pool, const struct fq_key_id *key, struct 
  * columns differ between kernels, so they are taken from the header.  Return: 0, or -errno
  * when nfsd's filesystem is not there.
  */
-int fq_read_kpools(struct fq_kpools *kp)
+int fc_read_kpools(struct fc_kpools *kp)
 {
 	char line[512], names[ARRAY_SIZE(kp->p->names)][sizeof(kp->p->names[0])];
 	unsigned int nr_names = 0;
 	FILE *f;
 
 	kp->nr = 0;
-	if (fq_opts.netns)
+	if (fc_opts.netns)
 		return -EXDEV;	/* whose nfsd the file would show is unknown: see netns.c */
 	f = fopen(POOL_STATS, "r");
 	if (!f)
 		return -errno;
 	while (fgets(line, sizeof(line), f)) {
-		struct fq_kpool *p;
+		struct fc_kpool *p;
 		char *tok, *save;
 		unsigned int i;
 
@@ -285,7 +286,7 @@ int fq_read_kpools(struct fq_kpools *kp)
 			tok = strtok_r(line + 1, " \t\n", &save);	/* "pool" */
 			while (tok && (tok = strtok_r(NULL, " \t\n", &save))) {
 				if (nr_names == ARRAY_SIZE(names)) {
-					fq_dropped("columns of nfsd's pool_stats", nr_names);
+					fc_dropped("columns of nfsd's pool_stats", nr_names);
 					break;
 				}
 				for (i = 0; tok[i] && i < sizeof(names[0]) - 1; i++)
@@ -317,28 +318,28 @@ int fq_read_kpools(struct fq_kpools *kp)
 }
 
 /* One line (or a "module" object) of the module's own counters; nothing from older modules. */
-void fq_print_module(const struct fq_module *m)
+void fc_print_module(const struct fc_module *m)
 {
 	if (!m->known)
 		return;
 	out_obj_start("module");
 	out_text("module:");
-	out_num(FQ_ANY, "rescues", " rescues %s", m->rescues);
-	out_num(FQ_ANY, "failsafe_switches", ", failsafe_switches %s", m->failsafe_switches);
-	out_num(FQ_ANY, "serv_alloc_failures", ", serv_alloc_failures %s", m->serv_alloc_failures);
-	out_num(FQ_ANY, "serv_table_full", ", serv_table_full %s", m->serv_table_full);
-	out_num(FQ_ANY, "v4client_bound", "; v4client bound %s", m->v4client_bound);
-	out_num(FQ_ANY, "v4client_skipped", ", skipped %s", m->v4client_skipped);
-	out_num(FQ_ANY, "v4client_refused", ", refused %s", m->v4client_refused);
-	out_num(FQ_ANY, "v4client_missed", ", missed %s", m->v4client_missed);
+	out_num(FC_ANY, "rescues", " rescues %s", m->rescues);
+	out_num(FC_ANY, "failsafe_switches", ", failsafe_switches %s", m->failsafe_switches);
+	out_num(FC_ANY, "serv_alloc_failures", ", serv_alloc_failures %s", m->serv_alloc_failures);
+	out_num(FC_ANY, "serv_table_full", ", serv_table_full %s", m->serv_table_full);
+	out_num(FC_ANY, "v4client_bound", "; v4client bound %s", m->v4client_bound);
+	out_num(FC_ANY, "v4client_skipped", ", skipped %s", m->v4client_skipped);
+	out_num(FC_ANY, "v4client_refused", ", refused %s", m->v4client_refused);
+	out_num(FC_ANY, "v4client_missed", ", missed %s", m->v4client_missed);
 	out_text("\n");
 	out_obj_end();
 }
 
-void fq_free_kpools(struct fq_kpools *kp)
+void fc_free_kpools(struct fc_kpools *kp)
 {
 	free(kp->p);
-	*kp = (struct fq_kpools){ };
+	*kp = (struct fc_kpools){ };
 }
 
 /* A pool_stats column: its header in capitals ("/s" for rates), at least 12 wide. */
@@ -353,7 +354,7 @@ static int kpool_column(const char *name, bool rate, char *head, size_t len)
 }
 
 /* nfsd's own counters per pool; with @prev and @secs, as rates since @prev. */
-void fq_print_kpools(const struct fq_kpools *kp, const struct fq_kpools *prev, double secs)
+void fc_print_kpools(const struct fc_kpools *kp, const struct fc_kpools *prev, double secs)
 {
 	bool rates = prev && secs > 0;
 	char head[40], fmt[16];
@@ -361,7 +362,7 @@ void fq_print_kpools(const struct fq_kpools *kp, const struct fq_kpools *prev, d
 
 	out_arr_start("nfsd_pools");
 	for (i = 0; i < kp->nr; i++) {
-		const struct fq_kpool *p = &kp->p[i];
+		const struct fc_kpool *p = &kp->p[i];
 
 		if (i == 0) {
 			out_text("%6s", "POOL");
@@ -373,18 +374,18 @@ void fq_print_kpools(const struct fq_kpools *kp, const struct fq_kpools *prev, d
 			out_text("\n");
 		}
 		out_obj_start(NULL);
-		out_exact(FQ_ANY, "pool", "%6s", p->pool);
+		out_exact(FC_ANY, "pool", "%6s", p->pool);
 		for (j = 0; j < p->nr; j++) {
 			int w = kpool_column(p->names[j], rates, head, sizeof(head));
 
 			snprintf(fmt, sizeof(fmt), " %%%ds", w);
 			if (rates && i < prev->nr && p->val[j] >= prev->p[i].val[j])
-				out_rate(FQ_ANY, p->names[j], fmt,
+				out_rate(FC_ANY, p->names[j], fmt,
 					 (double)(p->val[j] - prev->p[i].val[j]) / secs);
 			else if (rates)
-				out_rate(FQ_ANY, p->names[j], fmt, 0);	/* nfsd restarted */
+				out_rate(FC_ANY, p->names[j], fmt, 0);	/* nfsd restarted */
 			else
-				out_num(FQ_ANY, p->names[j], fmt, p->val[j]);
+				out_num(FC_ANY, p->names[j], fmt, p->val[j]);
 		}
 		out_obj_end();
 		out_text("\n");
