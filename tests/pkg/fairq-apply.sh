@@ -229,6 +229,20 @@ for bad in 10.0.0.1 10.0.0.1: :3 10.0.0.1:x 'a b:3' '$(id):1' v4client:0123:2 \
 	[ ! -s "$FAKE_CTL_LOG" ] || not_ok "WEIGHT=$bad ran fairqctl"
 done
 
+# a renamed scheduler keeps its old name for a release: the module links the old name of its
+# directory to the new one (fairq -> fq), and files written before the rename keep working
+fresh loaded
+mkdir "$FAIRQ_SYSFS/fq"
+echo 8000 >"$FAIRQ_SYSFS/fq/quantum_us"
+ln -s fq "$FAIRQ_SYSFS/fairq"
+echo "[fifo] qfifo fq" >"$FAIRQ_SYSFS/scheduler"
+run $'SCHEDULER=fairq\nfairq.quantum_us=2000\n'
+expect "an old scheduler name is accepted and switched to by its new name" 0 "fq wd=100 depth=0" no \
+	"SCHEDULER=fairq: the scheduler is now called fq"
+[ "$(cat "$FAIRQ_SYSFS/fq/quantum_us")" = 2000 ] || not_ok "fairq.quantum_us did not reach fq's quantum_us"
+[ "$(cat "$FAKE_CTL_LOG")" = $'set qfifo.depth default\nweights prune' ] ||
+	not_ok "a tunable set by its old name was reset, or one was reset twice: $(cat "$FAKE_CTL_LOG")"
+
 fresh
 chmod -x "$tmp/bin/fairqctl"
 run $'SCHEDULER=qfifo\nWEIGHT=10.0.0.1:2\n'
