@@ -24,7 +24,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.ticker  # noqa: E402
 
 OUT = sys.argv[1]
-COLORS = {"fifo": "tab:red", "qfifo": "tab:orange", "fairq": "tab:blue", "capped": "tab:green",
+COLORS = {"fifo": "tab:red", "qfifo": "tab:orange", "fq": "tab:blue", "capped": "tab:green",
           "wq": "tab:purple"}
 USER_HZ = 100   # /proc/stat counts in USER_HZ ticks
 STALL_S = 1.0   # a gap this long between a load generator's 0.2 s ticks: the guest stood still
@@ -37,7 +37,7 @@ def max_gap(series, t0, t1):
 
 
 def color(s):
-    if "=" in s:    # a variant with tunables set (fairq:anticipate_us=N): apart from its base
+    if "=" in s:    # a variant with tunables set (fq:anticipate_us=N): apart from its base
         return "tab:cyan"
     return COLORS.get(s.split(":")[0], "tab:gray")   # capped:N is capped at max_waking N
 
@@ -49,8 +49,21 @@ def load(sc):
     meta = json.load(open(os.path.join(d, "meta.json")))
     host = json.load(open(os.path.join(d, "host.json"))) if os.path.exists(os.path.join(d, "host.json")) else {}
     end = json.load(open(os.path.join(d, "end.json"))) if os.path.exists(os.path.join(d, "end.json")) else {}
-    cells = [json.loads(line) for line in open(os.path.join(d, "cells.jsonl")) if line.strip()]
+    cells = [current_names(json.loads(line)) for line in open(os.path.join(d, "cells.jsonl")) if line.strip()]
+    meta["schedulers"] = [current_name(s) for s in meta.get("schedulers", [])]
     return {"dir": d, "meta": meta, "host": host, "end": end, "cells": cells}
+
+
+def current_name(sched):
+    """results recorded before the fair-queueing policy was renamed call it fairq"""
+    base, sep, rest = sched.partition(":")
+    return ("fq" if base == "fairq" else base) + sep + rest
+
+
+def current_names(cell):
+    if isinstance(cell.get("sched"), str):
+        cell["sched"] = current_name(cell["sched"])
+    return cell
 
 
 def agg(values):
@@ -673,9 +686,9 @@ def scenario6(data, md, res):
         md.append("### (a) Ten backlogged clients of 1 to 32 connections\n")
         conns, addrs = fair[0]["conns"], fair[0]["addrs"]
         md.append("Each client is one fairq-load from its own address, K connections of window %d of NFSv3 "
-                  "GETATTR; fairq keyed by client address (key=1). Every client is backlogged, so its "
+                  "GETATTR; fq keyed by client address (key=1). Every client is backlogged, so its "
                   "max-min fair share is 1/%d. Deviation: share ÷ fair share − 1; Jain's index over the "
-                  "shares normalised to the fair share (1 = perfectly fair). Target under fairq: every "
+                  "shares normalised to the fair share (1 = perfectly fair). Target under fq: every "
                   "client within 10%% of its fair share and Jain ≥ 0.98, in every window.\n" %
                   (m["window"], len(conns)))
         for s in scheds:
@@ -701,9 +714,9 @@ def scenario6(data, md, res):
             met = v["worst_deviation"] <= 0.10 and v["worst_jain"] >= 0.98
             rows.append([s, fmt(v["ops_per_s"], 0), fmt(v["max_deviation"], 1, pct=True),
                          "%.1f%%" % (100 * v["worst_deviation"]), fmt(v["jain"], 3), "%.3f" % v["worst_jain"],
-                         ("yes" if met else "**no**") if s == "fairq" else "–"])
+                         ("yes" if met else "**no**") if s == "fq" else "–"])
         table(md, ["scheduler", "total RPC/s", "max deviation %", "worst window", "Jain", "worst window",
-                   "fairq target met"], rows)
+                   "fq target met"], rows)
         md.append("For reference, shares in proportion to connections (what per-connection FIFO turns "
                   "give) would put the %d-connection client at %.1f%% and the 1-connection one at %.1f%%; "
                   "Jain %.3f.\n" % (max(conns), 100 * max(conns) / sum(conns), 100 / sum(conns),
@@ -722,9 +735,9 @@ def scenario6(data, md, res):
         md.append("### (b) Two subnets weighted %d:1\n" % c0["weight"])
         sc = [c for c in data["cells"] if c["kind"] == "subnet"][0]
         md.append("Subnet %s (clients of %s connections) has weight %d (`fairqctl weight %s %d`), the "
-                  "other subnet (clients of %s connections) weight 1; window %d, all backlogged; fairq "
+                  "other subnet (clients of %s connections) weight 1; window %d, all backlogged; fq "
                   "keyed by subnet (key=2, prefix4=24). Its weighted fair share is %.0f%%; what its "
-                  "connections would get is %.1f%%. Target under fairq: %.0f%% ± 3 in every window.\n" %
+                  "connections would get is %.1f%%. Target under fq: %.0f%% ± 3 in every window.\n" %
                   (c0["weighted"], ", ".join(str(k) for k, n in zip(sc["conns"], sc["subnets"]) if n == c0["weighted"]),
                    c0["weight"], c0["weighted"], c0["weight"],
                    ", ".join(str(k) for k, n in zip(sc["conns"], sc["subnets"]) if n != c0["weighted"]),
@@ -740,15 +753,15 @@ def scenario6(data, md, res):
             met = ssum[s]["worst_error"] <= 0.03
             rows.append([s, fmt(ssum[s]["weighted_share"], 1, pct=True) + "%",
                          "%.1f" % (100 * max(abs(c["weighted_share"] - c["weight_share"]) for c in ok)),
-                         fmt(ssum[s]["ops_per_s"], 0), ("yes" if met else "**no**") if s == "fairq" else "–"])
+                         fmt(ssum[s]["ops_per_s"], 0), ("yes" if met else "**no**") if s == "fq" else "–"])
         table(md, ["scheduler", "%s share" % c0["weighted"], "worst window's distance from %.0f%% (points)" %
-                   (100 * c0["weight_share"]), "total RPC/s", "fairq target met"], rows)
+                   (100 * c0["weight_share"]), "total RPC/s", "fq target met"], rows)
         stall_note(md, subnet)
         r6["subnet_summary"] = ssum
 
     if steps:
         md.append("### (c) Many keys\n")
-        md.append("fairq keyed by connection (key=3, idle_secs=3600); N connections of NFSv3 NULL of window 1 "
+        md.append("fq keyed by connection (key=3, idle_secs=3600); N connections of NFSv3 NULL of window 1 "
                   "from the client namespaces (fairq-load, at most 4096 connections each), D=%g ms, opened in "
                   "steps; a step lasts until the pools hold N keys (debugfs `keys`, summed over pools). "
                   "Dump: one `fairqctl -j shares`, wall clock in the guest, median of up to %d (within a "
@@ -975,7 +988,7 @@ def variant_label(s):
 
 
 def s1_anticipation(r):
-    """the scheduler variants of scenario 1 that set anticipate_us (fairq:anticipate_us=N)"""
+    """the scheduler variants of scenario 1 that set anticipate_us (fq:anticipate_us=N)"""
     return [s for s in r["meta"]["schedulers"] if "anticipate_us=" in s]
 
 
@@ -1003,7 +1016,7 @@ def draw_tradeoff(gain, cost, points, title):
         if p["sched"] not in scheds:
             scheds.append(p["sched"])
     ks = sorted({p["K"] for p in points})
-    markers = {"fifo": "s", "fairq": "o"}
+    markers = {"fifo": "s", "fq": "o"}
     for s in scheds:
         pts = sorted((p for p in points if p["sched"] == s), key=lambda p: p["K"])
         gain.plot([p["K"] for p in pts], [p["pct_of_alone"] for p in pts], marker=markers.get(s, "D"),
@@ -1142,7 +1155,7 @@ def plot_anticipation_runs(path):
     tradeoff_figure([("D=%g ms: the threads' ceiling T/D is %d ops/s" %
                       (run["delay_us"] / 1000, run["threads"] * 1e6 / run["delay_us"]), run["points"])
                      for run in runs],
-                    "fairq's anticipation: the window-%d client's gain (top) and the pool's cost (bottom)\n"
+                    "fq's anticipation: the window-%d client's gain (top) and the pool's cost (bottom)\n"
                     "(T=%d, %s, %s, commit %s, %d repetitions)" %
                     (r0["window"], r0["threads"], clock(r0, True), r0["date"], r0["commit"], r0["reps"]),
                     "anticipation.png")

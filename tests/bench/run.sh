@@ -11,7 +11,7 @@
 # every scheduler the kernel offers side by side in that boot; unpacks each scenario's raw
 # results into BENCH_OUT/raw/sN/ and writes BENCH_OUT/results.json, bench.md and the plots
 # (tests/bench/report.py).  BENCH_SCALE scales every measured interval (0.2 for a quick look);
-# B1_KS, B2_NS, ... narrow a scenario (see tests/vm/guest/bench/sN-*.sh); B_SCHEDS="fairq wq"
+# B1_KS, B2_NS, ... narrow a scenario (see tests/vm/guest/bench/sN-*.sh); B_SCHEDS="fq wq"
 # runs only those schedulers beside fifo; B_TUNE="fairq/new_burst=128" sets tunables first.
 set -euo pipefail
 . "$(dirname "$0")/../vm/lib.sh"

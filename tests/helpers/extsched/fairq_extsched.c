@@ -25,6 +25,14 @@ struct extfifo_pool {
 	u64 head_since;			/* ktime_get_ns() when the head became the head */
 };
 
+/* Other names, to test the registry's: a name or alias already taken is refused. */
+static char *name = "extfifo";
+module_param(name, charp, 0444);
+MODULE_PARM_DESC(name, "the policy's name (default extfifo)");
+static char *alias;
+module_param(alias, charp, 0444);
+MODULE_PARM_DESC(alias, "an old name it also answers to (default none)");
+
 static u32 extfifo_max_waking;	/* 0: no cap */
 static u32 extfifo_strand_ms;	/* 0: behave */
 
@@ -103,9 +111,8 @@ static const struct fairq_tunable extfifo_tunables[] = {
 	{ }
 };
 
-static const struct fairq_sched_ops extfifo_ops = {
+static struct fairq_sched_ops extfifo_ops = {	/* named at load */
 	.owner		= THIS_MODULE,
-	.name		= "extfifo",
 	.priv_size	= sizeof(struct extfifo_pool),
 	.init_pool	= extfifo_init_pool,
 	.enqueue	= extfifo_enqueue,
@@ -119,6 +126,8 @@ static const struct fairq_sched_ops extfifo_ops = {
 
 static int __init extfifo_init(void)
 {
+	extfifo_ops.name = name;
+	extfifo_ops.alias = alias;
 	return fairq_register_sched(&extfifo_ops);
 }
 

@@ -9,7 +9,7 @@ RUN=15
 THREADS=4
 
 light_run() {
-	fq_nfs 2 3 "fio --name=light --size=1m --bs=4k --rw=randread --ioengine=psync --direct=1 \
+	fairq_nfs 2 3 "fio --name=light --size=1m --bs=4k --rw=randread --ioengine=psync --direct=1 \
 		--numjobs=1 --time_based --runtime=$RUN --minimal" | grep '^3;' | cut -d';' -f6 |
 		awk -v t="$RUN" '{ printf "%.1f", $1 / 4 / t }'
 }
@@ -22,13 +22,13 @@ echo 50000 >/sys/module/fairq_svctime/parameters/delay_us
 
 echo
 echo "-- the light client alone: $(light_run) requests/s"
-ip netns exec c1 sh -c "mkdir -p /mnt/g && mount -t nfs -o vers=3,nolock,nconnect=16 $FQ_SERVER:$FQ_EXPORT /mnt/g &&
+ip netns exec c1 sh -c "mkdir -p /mnt/g && mount -t nfs -o vers=3,nolock,nconnect=16 $FAIRQ_SERVER:$FAIRQ_EXPORT /mnt/g &&
 	mkdir -p /mnt/g/greedy && fio --name=greedy --directory=/mnt/g/greedy --size=1m --bs=4k \
 	--rw=randread --ioengine=libaio --iodepth=32 --direct=1 --numjobs=2 --time_based --runtime=3600 \
 	--minimal >/dev/null 2>&1; umount /mnt/g" &
 sleep 8
 
-for s in $(fq_scheds); do
+for s in $(fairq_scheds); do
 	[ "$s" = capped ] && continue	# same order as fifo; its point is wakeups, not shares
 	echo
 	echo "-- scheduler $s, with the greedy client (16 connections) busy"
@@ -37,7 +37,7 @@ for s in $(fq_scheds); do
 	echo "   light client: $rate requests/s"
 	echo "   \$ fairqctl"
 	fairqctl | sed 's/^/   /'
-	if [ "$s" = fairq ]; then
+	if [ "$s" = fq ]; then
 		echo "   \$ fairqctl shares"
 		fairqctl shares | sed 's/^/   /'
 	fi
@@ -47,5 +47,5 @@ pkill -INT -x fio
 wait
 echo 0 >/sys/module/fairq_svctime/parameters/delay_us
 echo
-echo "== done: under fifo the greedy client's 16 connections take most threads; under fairq"
+echo "== done: under fifo the greedy client's 16 connections take most threads; under fq"
 echo "   each client is one key and gets its share of thread time."

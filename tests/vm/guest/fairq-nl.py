@@ -9,6 +9,8 @@ usage: fairq-nl.py pool-get SERV POOL          one pool (the pool-get do request
                                                a weight for a key given as sent, bits past
                                                the prefix and IPv4-mapped IPv6 included
                                                (TYPE addr or subnet; fairqctl normalises)
+       fairq-nl.py sched-get NAME              the scheduler NAME names (by its name or an alias)
+       fairq-nl.py sched-set NAME              switch to it
        fairq-nl.py bare CMD                    a command without any attribute
        fairq-nl.py nfsd-pool-mode [MODE]       nfsd's pool mode: set it (global, percpu,
                                                pernode), then print it with the pool count
@@ -42,6 +44,8 @@ POOL = {"serv-id": 2, "pool-id": 3, "sched": 4, "threads": 5, "threads-idle": 6,
         "rescues": 13, "migrated": 14, "wakeups": 15}
 KEY = {"serv-id": 2, "pool-id": 3, "id": 4, "weight": 5, "queued": 6, "in-flight": 7,
        "dispatches": 8, "thread-ns": 9}
+SCHED = {"name": 1, "active": 2, "sched": 4}
+SCHED_INFO = {"name": 1, "flags": 2, "active": 3, "tunable": 4, "alias": 5}
 KEY_ID = {"type": 1, "family": 2, "prefix-len": 3, "port": 4, "addr": 5}
 KEY_TYPE = {"addr": 1, "subnet": 2, "conn": 3, "v4client": 4}
 
@@ -155,6 +159,16 @@ def main(argv):
             nl.request(nl.family, FAIRQ_CMD["weight-set"],
                        struct.pack("HH", 4 + len(key), KEY["id"] | 0x8000) + key +
                        attr(KEY["weight"], u32(int(argv[4]))))
+            print("{}")
+        elif argv[0] == "sched-get" and len(argv) == 2:
+            raw = nl.request(nl.family, FAIRQ_CMD["sched-get"],
+                             attr(SCHED["name"], argv[1].encode() + b"\0"))
+            info = attrs(raw[SCHED["sched"]])
+            print(json.dumps({k: info[n].rstrip(b"\0").decode()
+                              for k, n in SCHED_INFO.items() if k in ("name", "alias") and n in info}))
+        elif argv[0] == "sched-set" and len(argv) == 2:
+            nl.request(nl.family, FAIRQ_CMD["sched-set"],
+                       attr(SCHED["name"], argv[1].encode() + b"\0"))
             print("{}")
         elif argv[0] == "bare" and len(argv) == 2:
             raw = nl.request(nl.family, FAIRQ_CMD[argv[1]])

@@ -1,14 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Helpers for scripts that run inside the test guest (sourced).  See tests/vm/README.md.
 
-FQ_SERVER=10.99.0.1
-FQ_SERVER6=fd99::1	# the same server over IPv6; client N is fd99::1N beside 10.99.0.1N
-FQ_EXPORT=/srv/nfs
-FQ_SYSFS=/sys/kernel/fairq
-FQ_DEBUGFS=/sys/kernel/debug/fairq
-FQ_KERNEL=$(cat /fairq/kernel)
-FQ_CLIENTS=${FQ_CLIENTS:-3}
-FQ_THREADS=${FQ_THREADS:-8}
+FAIRQ_SERVER=10.99.0.1
+FAIRQ_SERVER6=fd99::1	# the same server over IPv6; client N is fd99::1N beside 10.99.0.1N
+FAIRQ_EXPORT=/srv/nfs
+FAIRQ_SYSFS=/sys/kernel/fairq
+FAIRQ_DEBUGFS=/sys/kernel/debug/fairq
+FAIRQ_KERNEL=$(cat /fairq/kernel)
+FAIRQ_CLIENTS=${FAIRQ_CLIENTS:-3}
+FAIRQ_THREADS=${FAIRQ_THREADS:-8}
 
 log() { echo "# [${SECONDS}s] $*"; }	# seconds since the test began
 fail() {
@@ -16,14 +16,14 @@ fail() {
 	exit 1
 }
 
-# fq_net_up: the bridge with the server address and the client namespaces c1..cN on it,
+# fairq_net_up: the bridge with the server address and the client namespaces c1..cN on it,
 # each with its own NFSv4 client identifier.
-fq_net_up() {
+fairq_net_up() {
 	ip link add br0 type bridge
-	ip addr add "$FQ_SERVER/24" dev br0
-	ip addr add "$FQ_SERVER6/64" dev br0 nodad
+	ip addr add "$FAIRQ_SERVER/24" dev br0
+	ip addr add "$FAIRQ_SERVER6/64" dev br0 nodad
 	ip link set br0 up
-	for i in $(seq 1 "$FQ_CLIENTS"); do
+	for i in $(seq 1 "$FAIRQ_CLIENTS"); do
 		ip netns add "c$i"
 		ip link add "veth$i" type veth peer name eth0 netns "c$i"
 		ip link set "veth$i" master br0 up
@@ -37,56 +37,56 @@ fq_net_up() {
 	# mount for a reboot of the others' client, expiring their state (as nfs-utils' udev rule
 	# does for containers, see the kernel's filesystems/nfs/client-identifier).
 	modprobe nfs
-	for i in $(seq 1 "$FQ_CLIENTS"); do
+	for i in $(seq 1 "$FAIRQ_CLIENTS"); do
 		ip netns exec "c$i" sh -c "echo fairq-guest-c$i >/sys/fs/nfs/net/nfs_client/identifier"
 	done
 }
 
-# fq_client N CMD: run CMD (sh) in client N's network namespace.
-fq_client() {
+# fairq_client N CMD: run CMD (sh) in client N's network namespace.
+fairq_client() {
 	local n=$1
 	shift
 	ip netns exec "c$n" sh -c "$*"
 }
 
-# fq_nfs N VERS CMD: mount the export in client N with NFS version VERS, run CMD (sh) inside
+# fairq_nfs N VERS CMD: mount the export in client N with NFS version VERS, run CMD (sh) inside
 # the mount in the same mount namespace, unmount.  Each call gets its own private mount
 # namespace (ip netns exec), so mount and use must happen in one call.
-fq_nfs() {
-	local n=$1 vers=$2 server=$FQ_SERVER proto=tcp
+fairq_nfs() {
+	local n=$1 vers=$2 server=$FAIRQ_SERVER proto=tcp
 	shift 2
-	# FQ_NFS_SERVER6=1: over IPv6; FQ_NFS_TARGET=SERVER:EXPORT: another server's export
-	[ -n "${FQ_NFS_SERVER6:-}" ] && server="[$FQ_SERVER6]" proto=tcp6
-	local opts="vers=$vers,proto=$proto,hard" target=${FQ_NFS_TARGET:-$server:$FQ_EXPORT}
+	# FAIRQ_NFS_SERVER6=1: over IPv6; FAIRQ_NFS_TARGET=SERVER:EXPORT: another server's export
+	[ -n "${FAIRQ_NFS_SERVER6:-}" ] && server="[$FAIRQ_SERVER6]" proto=tcp6
+	local opts="vers=$vers,proto=$proto,hard" target=${FAIRQ_NFS_TARGET:-$server:$FAIRQ_EXPORT}
 	[ "$vers" = 3 ] && opts="$opts,nolock"
-	ip netns exec "c$n" sh -c "mkdir -p /mnt/fq && mount -t nfs -o $opts $target /mnt/fq || exit 99
-		mkdir -p /mnt/fq/c$n && cd /mnt/fq/c$n && { $*; }; rc=\$?; cd /; umount /mnt/fq || umount -l /mnt/fq; exit \$rc"
+	ip netns exec "c$n" sh -c "mkdir -p /mnt/nfs && mount -t nfs -o $opts $target /mnt/nfs || exit 99
+		mkdir -p /mnt/nfs/c$n && cd /mnt/nfs/c$n && { $*; }; rc=\$?; cd /; umount /mnt/nfs || umount -l /mnt/nfs; exit \$rc"
 }
 
-# fq_fio_start: client 1 (NFSv3) and client 2 (NFSv4.1) run fio with verification until
-# fq_fio_stop; their retransmissions count from here (fq_fio_retrans).
-fq_fio_start() {	# fq_fio_start [N:VERS[:SERVER:EXPORT] ...] (default: 1:3 2:4.1 on the server)
+# fairq_fio_start: client 1 (NFSv3) and client 2 (NFSv4.1) run fio with verification until
+# fairq_fio_stop; their retransmissions count from here (fairq_fio_retrans).
+fairq_fio_start() {	# fairq_fio_start [N:VERS[:SERVER:EXPORT] ...] (default: 1:3 2:4.1 on the server)
 	local job="fio --name=v --size=2m --bs=4k --rw=randrw --ioengine=psync --direct=1 --numjobs=2 --time_based --runtime=3600 --verify=crc32c --verify_fatal=1 --minimal"
 	local spec n vers server export
-	FQ_FIO_CLIENTS=""
-	FQ_FIO_PIDS=""
-	FQ_FIO_RETRANS=""
+	FAIRQ_FIO_CLIENTS=""
+	FAIRQ_FIO_PIDS=""
+	FAIRQ_FIO_RETRANS=""
 	for spec in ${*:-1:3 2:4.1}; do
 		read -r n vers server export <<<"${spec//:/ }"
-		FQ_FIO_CLIENTS="$FQ_FIO_CLIENTS $n"
-		FQ_FIO_RETRANS="$FQ_FIO_RETRANS $(fq_retrans "$n")"
-		FQ_NFS_TARGET=${server:+$server:$export} fq_nfs "$n" "$vers" "$job" >"/tmp/fio$n" 2>&1 &
-		FQ_FIO_PIDS="$FQ_FIO_PIDS $!"
+		FAIRQ_FIO_CLIENTS="$FAIRQ_FIO_CLIENTS $n"
+		FAIRQ_FIO_RETRANS="$FAIRQ_FIO_RETRANS $(fairq_retrans "$n")"
+		FAIRQ_NFS_TARGET=${server:+$server:$export} fairq_nfs "$n" "$vers" "$job" >"/tmp/fio$n" 2>&1 &
+		FAIRQ_FIO_PIDS="$FAIRQ_FIO_PIDS $!"
 	done
 }
-fq_fio_stop() {
+fairq_fio_stop() {
 	local c
 	# shellcheck disable=SC2086 # a pid each
-	kill -0 $FQ_FIO_PIDS 2>/dev/null || fail "a fio client died"
+	kill -0 $FAIRQ_FIO_PIDS 2>/dev/null || fail "a fio client died"
 	pkill -INT -x fio
 	# shellcheck disable=SC2086
-	wait $FQ_FIO_PIDS
-	for c in $FQ_FIO_CLIENTS; do
+	wait $FAIRQ_FIO_PIDS
+	for c in $FAIRQ_FIO_CLIENTS; do
 		grep -q '^3;' /tmp/fio$c || { cat /tmp/fio$c; fail "client $c: fio did not report"; }
 		if grep -qiE 'verify|bad magic|io_u error|error=' /tmp/fio$c; then
 			cat /tmp/fio$c
@@ -94,51 +94,51 @@ fq_fio_stop() {
 		fi
 	done
 }
-fq_fio_retrans() {
+fairq_fio_retrans() {
 	local c b
 	# shellcheck disable=SC2086 # one count per client
-	set -- $FQ_FIO_RETRANS
-	for c in $FQ_FIO_CLIENTS; do
+	set -- $FAIRQ_FIO_RETRANS
+	for c in $FAIRQ_FIO_CLIENTS; do
 		b=$1
 		shift
-		[ $(($(fq_retrans "$c") - b)) = 0 ] || fail "client $c retransmitted"
+		[ $(($(fairq_retrans "$c") - b)) = 0 ] || fail "client $c retransmitted"
 	done
 }
 
-# fq_retrans N: RPC retransmissions seen by client N's network namespace so far.
-fq_retrans() {
+# fairq_retrans N: RPC retransmissions seen by client N's network namespace so far.
+fairq_retrans() {
 	ip netns exec "c$1" awk '$1 == "rpc" { print $3 }' /proc/net/rpc/nfs 2>/dev/null || echo 0
 }
 
-fq_sched() {
-	sed -n 's/.*\[\(.*\)\].*/\1/p' "$FQ_SYSFS/scheduler"
+fairq_sched() {
+	sed -n 's/.*\[\(.*\)\].*/\1/p' "$FAIRQ_SYSFS/scheduler"
 }
 
-fq_set_sched() {
-	echo "$1" >"$FQ_SYSFS/scheduler"
+fairq_set_sched() {
+	echo "$1" >"$FAIRQ_SYSFS/scheduler"
 }
 
 # Every scheduler this kernel offers.
-fq_scheds() {
-	tr -d '[]' <"$FQ_SYSFS/scheduler"
+fairq_scheds() {
+	tr -d '[]' <"$FAIRQ_SYSFS/scheduler"
 }
 
-# fq_need_sched NAME: end the test as skipped (exit 4) on a kernel that does not offer NAME
-fq_need_sched() {
-	fq_scheds | tr ' ' '\n' | grep -qx "$1" || { echo "$1 not offered on this kernel"; exit 4; }
+# fairq_need_sched NAME: end the test as skipped (exit 4) on a kernel that does not offer NAME
+fairq_need_sched() {
+	fairq_scheds | tr ' ' '\n' | grep -qx "$1" || { echo "$1 not offered on this kernel"; exit 4; }
 }
 
-# fq_bench_lib DIR: the benchmarks' helpers (client, greedy_start, svctime_on ...) for a
+# fairq_bench_lib DIR: the benchmarks' helpers (client, greedy_start, svctime_on ...) for a
 # test, with one repetition at full scale and their output in DIR
-fq_bench_lib() {
+fairq_bench_lib() {
 	export B_OUT=$1 B_SCALE=1 B_REPS=1
 	mkdir -p "$B_OUT"
 	. /fairq/bench/lib.sh
 }
 
-# fq_series_wait SECONDS FILE...: wait until each load generator has written the first line
+# fairq_series_wait SECONDS FILE...: wait until each load generator has written the first line
 # of its --series FILE (its set-up is done and its clock runs); fails after SECONDS.
-fq_series_wait() {
+fairq_series_wait() {
 	local limit=$1 f i
 	shift
 	for i in $(seq 1 $((limit * 5))); do
@@ -151,96 +151,96 @@ fq_series_wait() {
 	return 1
 }
 
-# fq_switch_storm N [CMD]: N live switches to random schedulers, 0.2 s apart, ending on fairq;
+# fairq_switch_storm N [CMD]: N live switches to random schedulers, 0.2 s apart, ending on fairq;
 # fifo is picked a quarter as often as the others (each change of hooks is slow under TCG).
 # CMD (sh) runs after every tenth switch, e.g. to change a tunable meanwhile.
-fq_switch_storm() {
+fairq_switch_storm() {
 	local n=$1 cmd=${2:-} i s scheds
-	scheds=($(fq_scheds))
+	scheds=($(fairq_scheds))
 	for i in $(seq 1 "$n"); do
 		s=${scheds[$((RANDOM % ${#scheds[@]}))]}
-		[ "$s" = fifo ] && [ $((RANDOM % 4)) != 0 ] && s=fairq
-		echo "$s" >"$FQ_SYSFS/scheduler" || fail "switch to $s refused"
+		[ "$s" = fifo ] && [ $((RANDOM % 4)) != 0 ] && s=fq
+		echo "$s" >"$FAIRQ_SYSFS/scheduler" || fail "switch to $s refused"
 		if [ -n "$cmd" ] && [ $((i % 10)) = 0 ]; then
 			bash -c "$cmd" || fail "during the switches, '$cmd' failed"
 		fi
 		sleep 0.2
 	done
-	fq_set_sched fairq
+	fairq_set_sched fq
 }
 
-# fq_rescues: watchdog rescues since this test started (the module may have been reloaded
+# fairq_rescues: watchdog rescues since this test started (the module may have been reloaded
 # meanwhile, which starts the count again)
-# fq_pool_sum FIELD: a debugfs pool counter (core or the scheduler's own), summed over every pool
-fq_pool_sum() {
+# fairq_pool_sum FIELD: a debugfs pool counter (core or the scheduler's own), summed over every pool
+fairq_pool_sum() {
 	awk -v f="$1" '$1 == "serv" { for (i = 1; i < NF; i++) if ($i == f) s += $(i + 1) } END { print s + 0 }' \
-		"$FQ_DEBUGFS/pools"
+		"$FAIRQ_DEBUGFS/pools"
 }
 
-# fq_expect_rescues: this test makes the watchdog rescue transports on purpose; the harness
+# fairq_expect_rescues: this test makes the watchdog rescue transports on purpose; the harness
 # then does not count its rescue messages as a fault (the test checks the counter itself)
-fq_expect_rescues() {
-	: >/tmp/fq-rescues-expected
+fairq_expect_rescues() {
+	: >/tmp/fairq-rescues-expected
 }
 
-fq_rescues() {
+fairq_rescues() {
 	local now
-	now=$(cat "$FQ_SYSFS/rescues")
-	if [ "$now" -ge "${FQ_RESCUES_BASE:-0}" ]; then
-		echo $((now - ${FQ_RESCUES_BASE:-0}))
+	now=$(cat "$FAIRQ_SYSFS/rescues")
+	if [ "$now" -ge "${FAIRQ_RESCUES_BASE:-0}" ]; then
+		echo $((now - ${FAIRQ_RESCUES_BASE:-0}))
 	else
 		echo "$now"
 	fi
 }
 
-# fq_nfsd_up [THREADS]: start (or restart) nfsd with a short grace period.
-fq_nfsd_up() {
-	local t=${1:-$FQ_THREADS}
+# fairq_nfsd_up [THREADS]: start (or restart) nfsd with a short grace period.
+fairq_nfsd_up() {
+	local t=${1:-$FAIRQ_THREADS}
 	echo 10 >/proc/fs/nfsd/nfsv4leasetime 2>/dev/null || true
 	echo 10 >/proc/fs/nfsd/nfsv4gracetime 2>/dev/null || true
 	rpc.nfsd "$t"
 }
 
-fq_nfsd_down() {
+fairq_nfsd_down() {
 	rpc.nfsd 0
 }
 
-# fq_pool_mode_set MODE (nfsd stopped): sunrpc's parameter, and nfsd's own pool mode over
+# fairq_pool_mode_set MODE (nfsd stopped): sunrpc's parameter, and nfsd's own pool mode over
 # netlink where nfsd has one (6.11 and later; 7.3's nfsd no longer reads the parameter).
-fq_pool_mode_set() {
+fairq_pool_mode_set() {
 	echo "$1" >/sys/module/sunrpc/parameters/pool_mode || return 1
 	python3 /fairq/fairq-nl.py nfsd-pool-mode "$1" >/tmp/nfsd-pool-mode.out 2>&1 ||
 		grep -q '^errno 2:' /tmp/nfsd-pool-mode.out	# no pool-mode command in this nfsd
 }
 
-# fq_nfsd_restart_in MODE [THREADS]: nfsd stopped, started again in pool mode MODE;
-# fq_nfsd_restore_mode (a test's cleanup) puts back the mode it had before the first call.
-fq_nfsd_restart_in() {
-	FQ_POOL_MODE0=${FQ_POOL_MODE0:-$(fq_pool_mode)}
-	fq_nfsd_down
-	fq_pool_mode_set "$1" || return 1
-	fq_nfsd_up "${2:-$FQ_THREADS}"
+# fairq_nfsd_restart_in MODE [THREADS]: nfsd stopped, started again in pool mode MODE;
+# fairq_nfsd_restore_mode (a test's cleanup) puts back the mode it had before the first call.
+fairq_nfsd_restart_in() {
+	FAIRQ_POOL_MODE0=${FAIRQ_POOL_MODE0:-$(fairq_pool_mode)}
+	fairq_nfsd_down
+	fairq_pool_mode_set "$1" || return 1
+	fairq_nfsd_up "${2:-$FAIRQ_THREADS}"
 }
-fq_nfsd_restore_mode() {
-	fq_nfsd_down
-	fq_pool_mode_set "${FQ_POOL_MODE0:?fq_nfsd_restart_in was not called}"
-	fq_nfsd_up
+fairq_nfsd_restore_mode() {
+	fairq_nfsd_down
+	fairq_pool_mode_set "${FAIRQ_POOL_MODE0:?fairq_nfsd_restart_in was not called}"
+	fairq_nfsd_up
 }
 
-# fq_pool_mode: the pool mode nfsd starts with (its own where it has one)
-fq_pool_mode() {
+# fairq_pool_mode: the pool mode nfsd starts with (its own where it has one)
+fairq_pool_mode() {
 	local mode
 	mode=$(python3 /fairq/fairq-nl.py nfsd-pool-mode 2>/dev/null | sed -n 's/.*"mode": "\([a-z]*\)".*/\1/p')
 	[ -n "$mode" ] || mode=$(cat /sys/module/sunrpc/parameters/pool_mode)
 	echo "$mode"
 }
 
-fq_nr_pools() {
+fairq_nr_pools() {
 	grep -c '^[0-9]' /proc/fs/nfsd/pool_stats
 }
 
-# fq_expect_write_fails FILE VALUE: the write must be refused and the file unchanged.
-fq_expect_write_fails() {
+# fairq_expect_write_fails FILE VALUE: the write must be refused and the file unchanged.
+fairq_expect_write_fails() {
 	local before after
 	before=$(cat "$1")
 	if printf '%s' "$2" >"$1" 2>/dev/null; then
@@ -250,8 +250,8 @@ fq_expect_write_fails() {
 	[ "$before" = "$after" ] || fail "$1 changed after a refused write: '$before' -> '$after'"
 }
 
-# fq_nfsd_stacks: where each nfsd thread and every blocked task waits (for a stall report).
-fq_nfsd_stacks() {
+# fairq_nfsd_stacks: where each nfsd thread and every blocked task waits (for a stall report).
+fairq_nfsd_stacks() {
 	local t
 	for t in $(pgrep -x nfsd) $(ps -eo pid=,stat= | awk '$2 ~ /D/ { print $1 }'); do
 		echo "== $t $(cat /proc/$t/comm 2>/dev/null) $(cat /proc/$t/wchan 2>/dev/null)"

@@ -2,37 +2,37 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Runs in the guest after init: standard set-up, then the selected tests (TAP) or one script.
 # Every test is followed by a kernel health check: a warning, oops or new taint fails it.
-# Under systemd (fq_systemd=1, run by fairq-vmtest.service) the tests are those of
+# Under systemd (fairq_systemd=1, run by fairq-vmtest.service) the tests are those of
 # /fairq/systemd/ and the set-up leaves nfsd and fairq to the boot.
 cd /fairq
-FQ_TESTDIR=/fairq/tests
-FQ_SETUP=/fairq/setup.sh
+FAIRQ_TESTDIR=/fairq/tests
+FAIRQ_SETUP=/fairq/setup.sh
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
-	fq_tests=*) FQ_TESTS=${arg#fq_tests=} ;;
-	fq_clients=*) export FQ_CLIENTS=${arg#fq_clients=} ;;
-	fq_threads=*) export FQ_THREADS=${arg#fq_threads=} ;;
-	fq_script=*) FQ_SCRIPT=${arg#fq_script=} ;;
-	fq_systemd=1) FQ_TESTDIR=/fairq/systemd FQ_SETUP=/fairq/setup-systemd.sh ;;
-	fq_debug=1) FQ_DEBUG=1 ;;
-	fq_test_timeout=*) FQ_TEST_TIMEOUT=${arg#fq_test_timeout=} ;;
-	fq_pool_mode=*) export FQ_POOL_MODE=${arg#fq_pool_mode=} ;;
-	fq_clock=*) export FQ_CLOCK=${arg#fq_clock=} ;;
-	fq_online_cpus=*) FQ_ONLINE_CPUS=${arg#fq_online_cpus=} ;;
+	fairq_tests=*) FAIRQ_TESTS=${arg#fairq_tests=} ;;
+	fairq_clients=*) export FAIRQ_CLIENTS=${arg#fairq_clients=} ;;
+	fairq_threads=*) export FAIRQ_THREADS=${arg#fairq_threads=} ;;
+	fairq_script=*) FAIRQ_SCRIPT=${arg#fairq_script=} ;;
+	fairq_systemd=1) FAIRQ_TESTDIR=/fairq/systemd FAIRQ_SETUP=/fairq/setup-systemd.sh ;;
+	fairq_debug=1) FAIRQ_DEBUG=1 ;;
+	fairq_test_timeout=*) FAIRQ_TEST_TIMEOUT=${arg#fairq_test_timeout=} ;;
+	fairq_pool_mode=*) export FAIRQ_POOL_MODE=${arg#fairq_pool_mode=} ;;
+	fairq_clock=*) export FAIRQ_CLOCK=${arg#fairq_clock=} ;;
+	fairq_online_cpus=*) FAIRQ_ONLINE_CPUS=${arg#fairq_online_cpus=} ;;
 	esac
 done
 . /fairq/lib.sh
-export FQ_CLOCK=${FQ_CLOCK:-wall}
+export FAIRQ_CLOCK=${FAIRQ_CLOCK:-wall}
 
 # Booted with one CPU (maxcpus=1, see tests/vm/run): the others come online before anything
 # sizes itself by them (nfsd's pools, the tests' expectations).
-if [ -n "${FQ_ONLINE_CPUS:-}" ]; then
+if [ -n "${FAIRQ_ONLINE_CPUS:-}" ]; then
 	for c in /sys/devices/system/cpu/cpu[0-9]*/online; do
 		[ "$(cat "$c")" = 1 ] || echo 1 >"$c"
 	done
-	if [ "$(nproc)" != "$FQ_ONLINE_CPUS" ]; then
+	if [ "$(nproc)" != "$FAIRQ_ONLINE_CPUS" ]; then
 		echo "FQ-SETUP-FAILED"
-		echo "# $(nproc) CPUs online of the $FQ_ONLINE_CPUS asked for ($(cat /sys/devices/system/cpu/online))"
+		echo "# $(nproc) CPUs online of the $FAIRQ_ONLINE_CPUS asked for ($(cat /sys/devices/system/cpu/online))"
 		exit 0
 	fi
 fi
@@ -71,15 +71,15 @@ kmemleak_new() {
 	echo clear >/sys/kernel/debug/kmemleak
 }
 
-echo "FQ-BOOT kernel $(uname -r) clients $FQ_CLIENTS threads $FQ_THREADS"
-if ! bash -e "$FQ_SETUP" >/tmp/setup.log 2>&1; then
+echo "FQ-BOOT kernel $(uname -r) clients $FAIRQ_CLIENTS threads $FAIRQ_THREADS"
+if ! bash -e "$FAIRQ_SETUP" >/tmp/setup.log 2>&1; then
 	echo "FQ-SETUP-FAILED"
 	sed 's/^/# /' /tmp/setup.log
 	dmesg | tail -n 40 | sed 's/^/# dmesg: /'
 	exit 0
 fi
 
-if [ -n "${FQ_SCRIPT:-}" ]; then
+if [ -n "${FAIRQ_SCRIPT:-}" ]; then
 	bash /fairq/script
 	rc=$?
 	problems=$(dmesg | dmesg_problems)
@@ -94,21 +94,21 @@ fi
 
 # what the tests run on (not in script mode: a script's output is its own)
 echo "# topology: $(nproc) CPUs, $(ls -d /sys/devices/system/node/node* 2>/dev/null | wc -l) NUMA nodes," \
-	"pool mode $(fq_pool_mode), $(fq_nr_pools 2>/dev/null) nfsd pools"
+	"pool mode $(fairq_pool_mode), $(fairq_nr_pools 2>/dev/null) nfsd pools"
 
 tests=()
-if [ -n "${FQ_TESTS:-}" ]; then
-	IFS=, read -r -a names <<<"$FQ_TESTS"
+if [ -n "${FAIRQ_TESTS:-}" ]; then
+	IFS=, read -r -a names <<<"$FAIRQ_TESTS"
 	for n in "${names[@]}"; do
-		f=$(ls "$FQ_TESTDIR"/*-"$n".sh 2>/dev/null | head -n1)
-		[ -n "$f" ] || f=$FQ_TESTDIR/missing-$n
+		f=$(ls "$FAIRQ_TESTDIR"/*-"$n".sh 2>/dev/null | head -n1)
+		[ -n "$f" ] || f=$FAIRQ_TESTDIR/missing-$n
 		tests+=("$f")
 	done
 else
-	tests=("$FQ_TESTDIR"/*.sh)
+	tests=("$FAIRQ_TESTDIR"/*.sh)
 fi
 
-if [ -n "${FQ_DEBUG:-}" ]; then
+if [ -n "${FAIRQ_DEBUG:-}" ]; then
 	kmemleak_reset
 	echo "1..$((${#tests[@]} + 1))"
 else
@@ -126,17 +126,17 @@ for t in "${tests[@]}"; do
 	dmesg_lines=$(dmesg | wc -l)
 	taint0=$(cat /proc/sys/kernel/tainted)
 	start=$(date +%s)
-	# each test answers for the rescues during itself (fq_rescues): one rescue fails the test
+	# each test answers for the rescues during itself (fairq_rescues): one rescue fails the test
 	# it happened in, not every later test of the boot
-	rm -f /tmp/fq-rescues-expected
-	FQ_RESCUES_BASE=$(cat /sys/kernel/fairq/rescues 2>/dev/null || echo 0) \
-		timeout -k 10 "${FQ_TEST_TIMEOUT:-900}" bash "$t" >/tmp/out 2>&1
+	rm -f /tmp/fairq-rescues-expected
+	FAIRQ_RESCUES_BASE=$(cat /sys/kernel/fairq/rescues 2>/dev/null || echo 0) \
+		timeout -k 10 "${FAIRQ_TEST_TIMEOUT:-900}" bash "$t" >/tmp/out 2>&1
 	rc=$?
 	secs=$(($(date +%s) - start))
 	leaks=""
-	[ -n "${FQ_DEBUG:-}" ] && leaks=$(kmemleak_new)
+	[ -n "${FAIRQ_DEBUG:-}" ] && leaks=$(kmemleak_new)
 	dmesg | tail -n +$((dmesg_lines + 1)) >/tmp/dmesg-test
-	if [ -e /tmp/fq-rescues-expected ]; then
+	if [ -e /tmp/fairq-rescues-expected ]; then
 		problems=$(grep -v 'rescued a stalled transport' /tmp/dmesg-test | dmesg_problems)
 	else
 		problems=$(dmesg_problems </tmp/dmesg-test)
@@ -160,7 +160,7 @@ for t in "${tests[@]}"; do
 	echo "#   dmesg:"
 	dmesg | tail -n 40 | sed 's/^/#   /'
 done
-if [ -n "${FQ_DEBUG:-}" ]; then
+if [ -n "${FAIRQ_DEBUG:-}" ]; then
 	# the last test's own leaks: past kmemleak's minimum age, with fairq unloaded
 	rmmod fairq 2>/dev/null
 	sleep 6

@@ -4,4 +4,4 @@
 set -e
 . /fairq/lib.sh
 ip link set lo up
-fq_net_up
+fairq_net_up

@@ -1,17 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The standard guest set-up (run by main.sh with bash -e): nfsd in the init namespace exporting a tmpfs,
-# FQ_CLIENTS client namespaces c1..cN on a bridge (10.99.0.11 ...), fairq loaded.
+# FAIRQ_CLIENTS client namespaces c1..cN on a bridge (10.99.0.11 ...), fairq loaded.
 set -e
 . /fairq/lib.sh
 hostname fairq-guest
 ip link set lo up
 
-mkdir -p "$FQ_EXPORT" /run/rpcbind /var/lib/nfs/rpc_pipefs
-mount -t tmpfs -o size=768m tmpfs "$FQ_EXPORT"
-chmod 1777 "$FQ_EXPORT"
+mkdir -p "$FAIRQ_EXPORT" /run/rpcbind /var/lib/nfs/rpc_pipefs
+mount -t tmpfs -o size=768m tmpfs "$FAIRQ_EXPORT"
+chmod 1777 "$FAIRQ_EXPORT"
 modprobe nfsd
 mount -t nfsd nfsd /proc/fs/nfsd
-echo "$FQ_EXPORT *(rw,no_root_squash,insecure,no_subtree_check,fsid=1)" >/etc/exports
+echo "$FAIRQ_EXPORT *(rw,no_root_squash,insecure,no_subtree_check,fsid=1)" >/etc/exports
 rpcbind -w
 exportfs -ra
 rpc.mountd
@@ -21,11 +21,11 @@ rpc.mountd
 mount -t rpc_pipefs rpc_pipefs /var/lib/nfs/rpc_pipefs
 mkdir -p /var/lib/nfs/nfsdcld
 nfsdcld
-[ -z "${FQ_POOL_MODE:-}" ] || fq_pool_mode_set "$FQ_POOL_MODE"
-fq_nfsd_up "$FQ_THREADS"
+[ -z "${FAIRQ_POOL_MODE:-}" ] || fairq_pool_mode_set "$FAIRQ_POOL_MODE"
+fairq_nfsd_up "$FAIRQ_THREADS"
 
-fq_net_up
+fairq_net_up
 
-if [ -z "${FQ_NO_MODULE:-}" ]; then
+if [ -z "${FAIRQ_NO_MODULE:-}" ]; then
 	modprobe fairq
 fi

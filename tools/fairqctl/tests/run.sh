@@ -152,7 +152,7 @@ usage shares --interval 1 --sort speed
 usage weight --check 10.0.0 1
 usage weight --check fd00: 1
 usage weight --check 10.0.0.1
-usage weights fairq extra
+usage weights fq extra
 usage weights 0123456789abcdefXYZ
 usage weights prune 10.0.0.256
 usage weights prune foo
@@ -207,9 +207,9 @@ else
 	expect 3 "$nl" sched
 	expect 3 "$nl" sched --names
 	expect 3 "$nl" sched set qfifo
-	expect 3 "$nl" set fairq.quantum_us 5000
+	expect 3 "$nl" set fq.quantum_us 5000
 	expect 3 "$nl" set 0x10 0x10
-	expect 3 "$nl" set fairq.quantum_us default
+	expect 3 "$nl" set fq.quantum_us default
 	expect 3 "$nl" watch -i 0.5 -n 1
 	expect 3 "$nl" monitor -n 1 -t 1
 	expect 3 "$nl" metrics
@@ -221,7 +221,7 @@ else
 	expect 3 "$nl" shares --interval 0.5 --sort requests --top 2
 	expect 3 "$nl" showc
 	expect 3 "$nl" mon -n 1 -t 1
-	expect 3 "$nl" weights fairq
+	expect 3 "$nl" weights fq
 	expect 3 "$nl" weights prune 10.0.0.1 v4client:0123456789abcdef
 	expect 3 "$nl" showconf
 	# a textfile from before is removed, not left for a collector to export as current
@@ -292,6 +292,8 @@ want.update({"FAIRQ_A_POOL_" + up(k): v for k, v in nl["POOL"].items()})
 want.update({"FAIRQ_A_KEY_" + up(k): v for k, v in nl["KEY"].items()})
 want.update({"FAIRQ_A_KEY_ID_" + up(k): v for k, v in nl["KEY_ID"].items()})
 want.update({"FAIRQ_KEY_TYPE_" + up(k): v for k, v in nl["KEY_TYPE"].items()})
+want.update({"FAIRQ_A_SCHED_" + up(k): v for k, v in nl["SCHED"].items()})
+want.update({"FAIRQ_A_SCHED_INFO_" + up(k): v for k, v in nl["SCHED_INFO"].items()})
 bad = {k: (v, consts.get(k)) for k, v in want.items() if consts.get(k) != v}
 sys.exit("differ from the header: %r" % bad if bad else 0)
 PY
@@ -341,8 +343,8 @@ complete_test() {
 		. "$1"
 		fairqctl() {
 			case "$*" in
-			"sched --names") printf "fifo\nqfifo\nfairq\n" ;;
-			"sched --params") printf "fairq.key\nfairq.quantum_us\n" ;;
+			"sched --names") printf "fifo\nqfifo\nfq\n" ;;
+			"sched --params") printf "fq.key\nfq.quantum_us\n" ;;
 			esac
 		}
 		ip() { [ "$*" = "netns list" ] && printf "s1 (id: 0)\ns2\n"; }
@@ -357,12 +359,12 @@ complete_test "show pools shares sched set weight weights showconf watch monitor
 complete_test "--json" fairqctl -e --j
 complete_test "set --names --params --help" fairqctl sched ""
 complete_test "qfifo" fairqctl -j sched set q
-complete_test "fifo qfifo fairq" fairqctl sched set ""
-complete_test "fairq.quantum_us" fairqctl set fairq.q
+complete_test "fifo qfifo fq" fairqctl sched set ""
+complete_test "fq.quantum_us" fairqctl set fq.q
 complete_test "--pool --top --key --interval --sort --help" fairqctl shares --
 complete_test "requests" fairqctl shares --interval 2 --sort r
 complete_test "--top --textfile --help" fairqctl metrics --
-complete_test "prune fifo qfifo fairq --help" fairqctl weights ""
+complete_test "prune fifo qfifo fq --help" fairqctl weights ""
 complete_test "prune" fairqctl weights p
 complete_test "s1 s2" fairqctl -n ""
 complete_test "show shares showconf" fairqctl -n s2 sh

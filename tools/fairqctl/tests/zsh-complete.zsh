@@ -24,7 +24,7 @@ fairqctl() {
 	esac
 }
 ip() { [[ "\$*" == "netns list" ]] && print -l "s1 (id: 0)" s2 }
-typeset -ga fq_matches
+typeset -ga fc_matches
 # compadd as the functions call it, recording the words that match what is typed; calls that
 # only ask which words would match (-O, -A, -D) pass through
 compadd() {
@@ -35,11 +35,11 @@ compadd() {
 		return
 	fi
 	builtin compadd -O matched "\$@"
-	fq_matches+=(\$matched)
+	fc_matches+=(\$matched)
 	builtin compadd "\$@"
 }
-fq_report() { print -r -- "FQ-MATCHES:\${(j: :)\${(@ou)fq_matches}}:"; fq_matches=() }
-comppostfuncs=(fq_report)
+fc_report() { print -r -- "FQ-MATCHES:\${(j: :)\${(@ou)fc_matches}}:"; fc_matches=() }
+comppostfuncs=(fc_report)
 zstyle ':completion:*' insert-tab false
 bindkey '^I' complete-word
 print FQ-READY

@@ -6,7 +6,7 @@
 # (/proc/net/rpc/nfsd), are the calls each RPC costs.  The events stay off in the trace
 # buffer (tracing_on 0): a probe counts its hits all the same.  Functions a kernel or the
 # module does not have (inlined, renamed) are left out, and said so.
-# Booted with an instruction profile (tests/vm/run --profile: fq_profile=1 on the command
+# Booted with an instruction profile (tests/vm/run --profile: fairq_profile=1 on the command
 # line), each scheduler first gets a window of its own with the probes off, between two
 # marks; the RPCs of those windows, the profile's mapping (text symbols of /proc/kallsyms,
 # and the trampolines ftrace made for each scheduler's hooks) and the call counts go to the
@@ -17,7 +17,7 @@ TR=/sys/kernel/tracing
 mountpoint -q $TR || mount -t tracefs nodev $TR || fail "no tracefs"
 
 svctime_off
-rpc.nfsd "$FQ_THREADS"
+rpc.nfsd "$FAIRQ_THREADS"
 echo 0 >$TR/tracing_on
 : >$TR/kprobe_events
 probed=()
@@ -34,7 +34,7 @@ rpcs() { awk '$1 == "rpc" { print $2 }' /proc/net/rpc/nfsd; }
 hits() { awk '{ print $1, $2 }' $TR/kprobe_profile | sed 's|^budget/||'; }
 
 profiling=false
-grep -qw fq_profile=1 /proc/cmdline && profiling=true
+grep -qw fairq_profile=1 /proc/cmdline && profiling=true
 if $profiling; then
 	# The mark: one process, started before the windows, executes "xchg %bx,%bx" (which
 	# the profiling plugin watches for) each time it reads a line, and answers; starting a
@@ -64,7 +64,7 @@ load_start load 3 16 2
 out=$B_OUT/budget.txt
 : >"$out"
 for s in $(bench_scheds); do
-	fq_set_sched "$s"
+	fairq_set_sched "$s"
 	sleep "$(secs 0.5)"
 	if $profiling; then
 		mark
@@ -89,7 +89,7 @@ for s in $(bench_scheds); do
 		awk '{ printf "%s=%d ", $1, $3 - $2 }')" >>"$out"
 	log "budget: $s: $((r1 - r0)) RPCs"
 done
-fq_set_sched fifo
+fairq_set_sched fifo
 load_stop
 : >$TR/kprobe_events
 # the table: calls per RPC, each scheduler beside fifo

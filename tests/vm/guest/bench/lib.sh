@@ -9,7 +9,7 @@ B_OUT=${B_OUT:-/tmp/bench/out}
 B_SCALE=${B_SCALE:-1}
 B_REPS=${B_REPS:-2}
 FL=/usr/local/bin/fairq-load
-B_EXPORT=$FQ_SERVER:$FQ_EXPORT
+B_EXPORT=$FAIRQ_SERVER:$FAIRQ_EXPORT
 GREEDY_PID=""
 mkdir -p "$B_OUT"
 : >"$B_OUT/cells.jsonl"
@@ -18,7 +18,7 @@ mkdir -p "$B_OUT"
 # run, to measure a setting other than the defaults; meta.json records them as "tune"
 for b_tune in ${B_TUNE:-}; do
 	case $b_tune in
-	*/*=*) echo "${b_tune#*=}" >"$FQ_SYSFS/${b_tune%%=*}" || fail "B_TUNE: $b_tune refused" ;;
+	*/*=*) echo "${b_tune#*=}" >"$FAIRQ_SYSFS/${b_tune%%=*}" || fail "B_TUNE: $b_tune refused" ;;
 	*) fail "B_TUNE takes SCHEDULER/TUNABLE=VALUE, not '$b_tune'" ;;
 	esac
 done
@@ -29,11 +29,11 @@ secs() {
 }
 
 # the schedulers this kernel offers, fifo first; with B_SCHEDS, only those of them, and
-# variants of them as NAME:TUNABLE=VALUE[,TUNABLE=VALUE] (e.g. fairq:anticipate_us=3000)
+# variants of them as NAME:TUNABLE=VALUE[,TUNABLE=VALUE] (e.g. fq:anticipate_us=3000)
 bench_offered() {
 	local s v
 	echo fifo
-	for s in $(fq_scheds); do
+	for s in $(fairq_scheds); do
 		[ "$s" = fifo ] && continue
 		if [ -z "${B_SCHEDS:-}" ] || [[ " $B_SCHEDS " == *" $s "* ]]; then
 			echo "$s"
@@ -44,25 +44,25 @@ bench_offered() {
 	done
 }
 
-# fq_set_sched NAME or NAME:TUNABLE=VALUE,...: a variant's tunables hold only while it runs;
+# fairq_set_sched NAME or NAME:TUNABLE=VALUE,...: a variant's tunables hold only while it runs;
 # any switch first puts back the values they had before the first variant changed them.
-fq_set_sched() {
+fairq_set_sched() {
 	local name=${1%%:*} kv t f
-	for f in /tmp/fq-tunable-saved.*; do
+	for f in /tmp/fairq-tunable-saved.*; do
 		[ -e "$f" ] || continue
-		t=${f#/tmp/fq-tunable-saved.}
-		cat "$f" >"$FQ_SYSFS/${t//.//}" || fail "restoring $t refused"
+		t=${f#/tmp/fairq-tunable-saved.}
+		cat "$f" >"$FAIRQ_SYSFS/${t//.//}" || fail "restoring $t refused"
 	done
 	if [ "$name" != "$1" ]; then
 		local IFS=,
 		for kv in ${1#*:}; do
 			t=$name/${kv%%=*}
-			[ -e "/tmp/fq-tunable-saved.${t//\//.}" ] ||
-				cat "$FQ_SYSFS/$t" >"/tmp/fq-tunable-saved.${t//\//.}" || fail "no tunable $t"
-			echo "${kv#*=}" >"$FQ_SYSFS/$t" || fail "$t=${kv#*=} refused"
+			[ -e "/tmp/fairq-tunable-saved.${t//\//.}" ] ||
+				cat "$FAIRQ_SYSFS/$t" >"/tmp/fairq-tunable-saved.${t//\//.}" || fail "no tunable $t"
+			echo "${kv#*=}" >"$FAIRQ_SYSFS/$t" || fail "$t=${kv#*=} refused"
 		done
 	fi
-	echo "$name" >"$FQ_SYSFS/scheduler"
+	echo "$name" >"$FAIRQ_SYSFS/scheduler"
 }
 bench_scheds() {
 	bench_offered
@@ -81,13 +81,13 @@ bench_meta() {	# bench_meta SCENARIO KEY=VALUE... (numbers or strings)
 	shift
 	{
 		printf '{"scenario":%s,"kernel":"%s","abi":"%s","scale":%s,"reps":%s,"schedulers":[' \
-			"$sc" "$FQ_KERNEL" "$(uname -r)" "$B_SCALE" "$B_REPS"
+			"$sc" "$FAIRQ_KERNEL" "$(uname -r)" "$B_SCALE" "$B_REPS"
 		for s in $(bench_scheds); do
 			[ $first = 1 ] || printf ','
 			printf '"%s"' "$s"
 			first=0
 		done
-		printf '],"cpus":%s,"tune":"%s","clock":"%s"' "$(nproc)" "${B_TUNE:-}" "$FQ_CLOCK"
+		printf '],"cpus":%s,"tune":"%s","clock":"%s"' "$(nproc)" "${B_TUNE:-}" "$FAIRQ_CLOCK"
 		for kv in "$@"; do
 			case "${kv#*=}" in
 			'' | *[!0-9.]*) printf ',"%s":"%s"' "${kv%%=*}" "${kv#*=}" ;;
@@ -272,8 +272,8 @@ bench_expect() {
 bench_finish() {
 	greedy_stop
 	[ ${#LOAD_PIDS[@]} = 0 ] || load_stop
-	echo "{\"rescues\":$(fq_rescues)}" >"$B_OUT/end.json"
-	[ "$(fq_rescues)" = 0 ] || log "WARNING: the watchdog rescued $(fq_rescues) transports"
+	echo "{\"rescues\":$(fairq_rescues)}" >"$B_OUT/end.json"
+	[ "$(fairq_rescues)" = 0 ] || log "WARNING: the watchdog rescued $(fairq_rescues) transports"
 	echo "BENCH-TGZ-BEGIN"
 	tar czf - -C "$B_OUT" . | base64 -w 76
 	echo "BENCH-TGZ-END"

@@ -15,15 +15,15 @@ B1_WARM=$(secs 1)
 # scheduler's (at a longer D the same ceiling T/D costs the emulation less per second)
 D_US=${B1_D_US:-10000}
 
-rpc.nfsd "$FQ_THREADS"
+rpc.nfsd "$FAIRQ_THREADS"
 svctime_on $D_US
-bench_meta 1 threads="$FQ_THREADS" delay_us=$D_US greedy_window="$B1_GREEDY_W" secs="$B1_SECS" \
+bench_meta 1 threads="$FAIRQ_THREADS" delay_us=$D_US greedy_window="$B1_GREEDY_W" secs="$B1_SECS" \
 	warmup="$B1_WARM" ks="$B1_KS" windows="$B1_WINDOWS"
-log "scenario 1: T=$FQ_THREADS D=$((D_US / 1000)) ms, greedy K in {$B1_KS} x window $B1_GREEDY_W, interactive window {$B1_WINDOWS}, ${B1_SECS}s cells, $B_REPS reps, schedulers: $(bench_scheds | xargs)"
+log "scenario 1: T=$FAIRQ_THREADS D=$((D_US / 1000)) ms, greedy K in {$B1_KS} x window $B1_GREEDY_W, interactive window {$B1_WINDOWS}, ${B1_SECS}s cells, $B_REPS reps, schedulers: $(bench_scheds | xargs)"
 
 for w in $B1_WINDOWS; do
 	for s in $(bench_scheds); do
-		fq_set_sched "$s"
+		fairq_set_sched "$s"
 		client 2 -K 1 -W "$w" -w "$B1_WARM" -d "$B1_SECS" --label "alone/W$w/$s" "$B_EXPORT" >/tmp/i.json
 		cell "\"kind\":\"alone\",\"W\":$w,\"sched\":\"$s\"" /tmp/i.json
 		log "alone W=$w $s: $(jqv /tmp/i.json 'd["client"]["ops_per_s"]') ops/s"
@@ -31,12 +31,12 @@ for w in $B1_WINDOWS; do
 done
 
 for k in $B1_KS; do
-	fq_set_sched fifo
+	fairq_set_sched fifo
 	greedy_start "greedy-K$k" "$k" "$B1_GREEDY_W"
 	for rep in $(seq 1 "$B_REPS"); do
 		for w in $B1_WINDOWS; do
 			for s in $(rotated $((rep + w))); do
-				fq_set_sched "$s"
+				fairq_set_sched "$s"
 				client 2 -K 1 -W "$w" -w "$B1_WARM" -d "$B1_SECS" --label "K$k/W$w/$s/$rep" \
 					"$B_EXPORT" >/tmp/i.json
 				cell "\"kind\":\"contended\",\"K\":$k,\"W\":$w,\"sched\":\"$s\",\"rep\":$rep,\"greedy\":\"greedy-K$k\"" /tmp/i.json
@@ -46,7 +46,7 @@ for k in $B1_KS; do
 	done
 	greedy_stop
 done
-fq_set_sched fifo
+fairq_set_sched fifo
 svctime_off
 nsched=$(bench_scheds | wc -l)
 nw=$(echo $B1_WINDOWS | wc -w)

@@ -12,11 +12,11 @@ B2_GREEDY_W=${B2_GREEDY_W:-8}
 B2_SECS=$(secs "${B2_SECS:-2.5}")
 D_US=10000
 
-rpc.nfsd "$FQ_THREADS"
+rpc.nfsd "$FAIRQ_THREADS"
 svctime_on $D_US
-bench_meta 2 threads="$FQ_THREADS" delay_us=$D_US greedy_window="$B2_GREEDY_W" secs="$B2_SECS" \
+bench_meta 2 threads="$FAIRQ_THREADS" delay_us=$D_US greedy_window="$B2_GREEDY_W" secs="$B2_SECS" \
 	idle_ms=50 ks="$B2_KS" ns="$B2_NS"
-log "scenario 2: T=$FQ_THREADS D=$((D_US / 1000)) ms, bursts N in {$B2_NS} idle 50 ms vs greedy K in {$B2_KS}, ${B2_SECS}s cells, schedulers: $(bench_scheds | xargs)"
+log "scenario 2: T=$FAIRQ_THREADS D=$((D_US / 1000)) ms, bursts N in {$B2_NS} idle 50 ms vs greedy K in {$B2_KS}, ${B2_SECS}s cells, schedulers: $(bench_scheds | xargs)"
 
 burst() {	# burst LABEL N: one cell's interactive run into /tmp/i.json
 	client 2 -K 1 -B "$2" -I 50 -d "$B2_SECS" --label "$1" "$B_EXPORT" >/tmp/i.json
@@ -26,7 +26,7 @@ summary() {
 }
 
 for s in $(bench_scheds); do
-	fq_set_sched "$s"
+	fairq_set_sched "$s"
 	for n in $B2_NS; do
 		burst "floor/N$n/$s" "$n"
 		cell "\"kind\":\"floor\",\"N\":$n,\"sched\":\"$s\"" /tmp/i.json
@@ -35,11 +35,11 @@ for s in $(bench_scheds); do
 done
 
 for k in $B2_KS; do
-	fq_set_sched fifo
+	fairq_set_sched fifo
 	greedy_start "greedy-K$k" "$k" "$B2_GREEDY_W"
 	i=0
 	for s in $(bench_scheds); do
-		fq_set_sched "$s"
+		fairq_set_sched "$s"
 		for n in $B2_NS; do
 			burst "K$k/N$n/$s" "$n"
 			cell "\"kind\":\"contended\",\"K\":$k,\"N\":$n,\"sched\":\"$s\",\"greedy\":\"greedy-K$k\"" /tmp/i.json
@@ -48,7 +48,7 @@ for k in $B2_KS; do
 	done
 	greedy_stop
 done
-fq_set_sched fifo
+fairq_set_sched fifo
 svctime_off
 nsched=$(bench_scheds | wc -l)
 nn=$(echo $B2_NS | wc -w)

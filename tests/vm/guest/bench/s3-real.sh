@@ -16,20 +16,20 @@ B3_NCONNECT=${B3_NCONNECT:-16}
 B3_VERS=${B3_VERS:-3}
 B3_FIO="randread 4k direct libaio 2 jobs x depth 32"
 
-rpc.nfsd "$FQ_THREADS"
+rpc.nfsd "$FAIRQ_THREADS"
 svctime_off
 # the tree, made on the server's own filesystem
-rm -rf "$FQ_EXPORT/tree" "$FQ_EXPORT/fio"
-mkdir -p "$FQ_EXPORT/fio"
+rm -rf "$FAIRQ_EXPORT/tree" "$FAIRQ_EXPORT/fio"
+mkdir -p "$FAIRQ_EXPORT/fio"
 for d in $(seq 1 "$B3_DIRS"); do
-	mkdir -p "$FQ_EXPORT/tree/d$d"
-	(cd "$FQ_EXPORT/tree/d$d" && touch $(seq -f "f%g" 1 $((B3_FILES / B3_DIRS))))
+	mkdir -p "$FAIRQ_EXPORT/tree/d$d"
+	(cd "$FAIRQ_EXPORT/tree/d$d" && touch $(seq -f "f%g" 1 $((B3_FILES / B3_DIRS))))
 done
-chmod -R a+rwX "$FQ_EXPORT"
+chmod -R a+rwX "$FAIRQ_EXPORT"
 svctime_on "$B3_DELAY_US"
-bench_meta 3 threads="$FQ_THREADS" delay_us="$B3_DELAY_US" files="$B3_FILES" dirs="$B3_DIRS" \
+bench_meta 3 threads="$FAIRQ_THREADS" delay_us="$B3_DELAY_US" files="$B3_FILES" dirs="$B3_DIRS" \
 	nconnect="$B3_NCONNECT" vers="$B3_VERS" fio="$B3_FIO"
-log "scenario 3: T=$FQ_THREADS D=$((B3_DELAY_US / 1000)) ms, walk of $B3_FILES files vs fio on nconnect=$B3_NCONNECT, NFSv$B3_VERS, $B_REPS reps, schedulers: $(bench_scheds | xargs)"
+log "scenario 3: T=$FAIRQ_THREADS D=$((B3_DELAY_US / 1000)) ms, walk of $B3_FILES files vs fio on nconnect=$B3_NCONNECT, NFSv$B3_VERS, $B_REPS reps, schedulers: $(bench_scheds | xargs)"
 
 # rpc calls a client's namespace has sent so far
 client_calls() {
@@ -40,7 +40,7 @@ client_calls() {
 walk() {
 	local opts="vers=$B3_VERS,proto=tcp,hard"
 	[ "$B3_VERS" = 3 ] && opts="$opts,nolock"
-	ip netns exec c2 bash -c "mkdir -p /mnt/w && mount -t nfs -o $opts $FQ_SERVER:$FQ_EXPORT /mnt/w || exit 99
+	ip netns exec c2 bash -c "mkdir -p /mnt/w && mount -t nfs -o $opts $FAIRQ_SERVER:$FAIRQ_EXPORT /mnt/w || exit 99
 		c0=\$(awk '\$1 == \"rpc\" { print \$2 }' /proc/net/rpc/nfs)
 		t0=\$EPOCHREALTIME
 		find /mnt/w/tree -exec stat {} + >/dev/null || exit 98
@@ -61,11 +61,11 @@ walk() {
 }
 
 for s in $(bench_scheds); do
-	fq_set_sched "$s"
+	fairq_set_sched "$s"
 	walk alone "$s" 1
 done
 
-ip netns exec c1 sh -c "mkdir -p /mnt/g && mount -t nfs -o vers=$B3_VERS,proto=tcp,hard,nolock,nconnect=$B3_NCONNECT $FQ_SERVER:$FQ_EXPORT /mnt/g &&
+ip netns exec c1 sh -c "mkdir -p /mnt/g && mount -t nfs -o vers=$B3_VERS,proto=tcp,hard,nolock,nconnect=$B3_NCONNECT $FAIRQ_SERVER:$FAIRQ_EXPORT /mnt/g &&
 	fio --name=greedy --directory=/mnt/g/fio --size=4m --bs=4k --rw=randread --ioengine=libaio \
 	--iodepth=32 --direct=1 --numjobs=2 --time_based --runtime=3600 --minimal >/tmp/fio.out 2>&1; umount /mnt/g" &
 FIO_PID=$!
@@ -73,16 +73,16 @@ sleep "$(secs 5)"
 kill -0 $FIO_PID 2>/dev/null || fail "fio did not start: $(cat /tmp/fio.out)"
 for rep in $(seq 1 "$B_REPS"); do
 	for s in $(rotated "$rep"); do
-		fq_set_sched "$s"
+		fairq_set_sched "$s"
 		sleep 1
 		FIO_C0=$(client_calls 1)
 		FIO_T0=$EPOCHREALTIME
 		walk contended "$s" "$rep"
 	done
 done
-fq_set_sched fifo
+fairq_set_sched fifo
 pkill -INT -x fio
 wait $FIO_PID
 svctime_off
-rm -rf "$FQ_EXPORT/tree" "$FQ_EXPORT/fio"
+rm -rf "$FAIRQ_EXPORT/tree" "$FAIRQ_EXPORT/fio"
 bench_expect $(($(bench_scheds | wc -l) * (1 + B_REPS)))

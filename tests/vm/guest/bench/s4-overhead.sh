@@ -14,15 +14,15 @@ B4_SETTLE=$(secs 0.5)
 B4_ROUNDS=${B4_ROUNDS:-$((3 * B_REPS))}
 
 svctime_off
-rpc.nfsd "$FQ_THREADS"
-bench_meta 4 threads="$FQ_THREADS" connections="$B4_K" window="$B4_W" clients="$B4_CLIENTS" \
+rpc.nfsd "$FAIRQ_THREADS"
+bench_meta 4 threads="$FAIRQ_THREADS" connections="$B4_K" window="$B4_W" clients="$B4_CLIENTS" \
 	secs="$B4_SECS" settle="$B4_SETTLE" rounds="$B4_ROUNDS"
-log "scenario 4: D=0, T=$FQ_THREADS, $B4_CLIENTS clients x $B4_K connections x window $B4_W, ${B4_SECS}s windows, $B4_ROUNDS rounds, schedulers: $(bench_scheds | xargs)"
+log "scenario 4: D=0, T=$FAIRQ_THREADS, $B4_CLIENTS clients x $B4_K connections x window $B4_W, ${B4_SECS}s windows, $B4_ROUNDS rounds, schedulers: $(bench_scheds | xargs)"
 
 load_start load "$B4_CLIENTS" "$B4_K" "$B4_W"
 for rep in $(seq 1 "$B4_ROUNDS"); do
 	for s in $(rotated "$rep"); do
-		fq_set_sched "$s"
+		fairq_set_sched "$s"
 		sleep "$B4_SETTLE"
 		window_begin
 		sleep "$B4_SECS"
@@ -30,6 +30,6 @@ for rep in $(seq 1 "$B4_ROUNDS"); do
 		log "$s round $rep: $(window_rate)"
 	done
 done
-fq_set_sched fifo
+fairq_set_sched fifo
 load_stop
 bench_expect $((B4_ROUNDS * $(bench_scheds | wc -l)))

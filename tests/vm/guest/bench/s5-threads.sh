@@ -47,15 +47,15 @@ if [ -n "$B5_CAPS" ] && bench_offered | grep -qx capped; then
 	}
 fi
 # the default, put back at the end
-B5_CAP0=$(cat "$FQ_SYSFS/capped/max_waking" 2>/dev/null || true)
+B5_CAP0=$(cat "$FAIRQ_SYSFS/capped/max_waking" 2>/dev/null || true)
 # b5_set_sched NAME: a scheduler, or capped:N (capped with max_waking N)
 b5_set_sched() {
 	case $1 in
 	capped:*)
-		echo "${1#capped:}" >"$FQ_SYSFS/capped/max_waking" || fail "max_waking ${1#capped:} refused"
-		fq_set_sched capped
+		echo "${1#capped:}" >"$FAIRQ_SYSFS/capped/max_waking" || fail "max_waking ${1#capped:} refused"
+		fairq_set_sched capped
 		;;
-	*) fq_set_sched "$1" ;;
+	*) fairq_set_sched "$1" ;;
 	esac
 }
 
@@ -87,7 +87,7 @@ rpcinfo_time() {
 	local t0=$EPOCHREALTIME
 	# nsenter, not ip netns exec + setpriv: one program start fewer, which costs 100 ms here
 	nsenter --net=/run/netns/c1 --setuid 65534 --setgid 65534 \
-		rpcinfo -p "$FQ_SERVER" >/dev/null 2>&1 || log "rpcinfo failed" >&2
+		rpcinfo -p "$FAIRQ_SERVER" >/dev/null 2>&1 || log "rpcinfo failed" >&2
 	awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", (b - a) * 1000 }'
 }
 RPCINFO_IDLE=$(for i in 1 2 3; do rpcinfo_time; echo; done | sort -n | sed -n 2p)
@@ -160,9 +160,9 @@ rpc.nfsd "$B5_BOUND_THREADS"
 svctime_on "$B5_BOUND_US"
 b5_part threads_bound "$B5_BOUND_ROUNDS"
 svctime_off
-fq_set_sched fifo
-[ -n "${B5_CAP0:-}" ] && echo "$B5_CAP0" >"$FQ_SYSFS/capped/max_waking"
+fairq_set_sched fifo
+[ -n "${B5_CAP0:-}" ] && echo "$B5_CAP0" >"$FAIRQ_SYSFS/capped/max_waking"
 load_stop
-rpc.nfsd "$FQ_THREADS"
+rpc.nfsd "$FAIRQ_THREADS"
 rmmod fairq_qtime
 bench_expect $(((B5_ROUNDS + B5_SLOW_ROUNDS + B5_BOUND_ROUNDS) * $(bench_scheds | wc -l)))

@@ -2,19 +2,19 @@
 # Scenario 6, keys and reports: T=8, D=10 ms (fairq_svctime) as in scenario 1, except (d).
 #  (a) Ten clients, each from its own address (secondary addresses on the client namespaces'
 #      eth0), of 1, 2, 4, 8, 16, 32, 1, 2, 4, 8 connections of window 8: all backlogged, so
-#      each one's max-min fair share is 1/10 (fairq keyed by address).  The load runs
+#      each one's max-min fair share is 1/10 (fq keyed by address).  The load runs
 #      throughout and the scheduler is switched live under it; each window of B6_SECS measures
 #      every client's completed RPCs (their --series), B6_ROUNDS rounds in rotated order.
-#  (b) Two subnets under saturation, fairq keyed by subnet (/24) and the subnet with fewer
-#      connections weighted 4 (fairqctl weight): its share against 4/5 under fairq, and what the
+#  (b) Two subnets under saturation, fq keyed by subnet (/24) and the subnet with fewer
+#      connections weighted 4 (fairqctl weight): its share against 4/5 under fq, and what the
 #      connection counts give under the others.  The second subnet, 10.98.0.0/24, is on the
 #      same bridge: br0 gets 10.98.0.1 so that the server reaches it.
-#  (c) Many keys: fairq keyed by connection; B6_KEYS connections of NULL calls of window 1 from
+#  (c) Many keys: fq keyed by connection; B6_KEYS connections of NULL calls of window 1 from
 #      the client namespaces (at most 4096 per fairq-load), raised in steps, each step waiting
 #      until the pools hold that many keys (debugfs).  Per step: the time `fairqctl -j shares`
 #      takes (wall, user and system CPU) under the load and with the clients stopped, that its
 #      JSON has one key per established connection (ss), and the slab memory per key: with the
-#      clients stopped and the server drained, rewriting fairq's key tunable frees every key at
+#      clients stopped and the server drained, rewriting fq's key tunable frees every key at
 #      once (the pools are rebuilt) while every socket stays: the fall of the slab caches'
 #      active bytes over the keys freed.  A step the guest's memory cannot take (projected
 #      from the previous one) is skipped and recorded as such.
@@ -44,12 +44,12 @@ B6_WATCH_ROUNDS=${B6_WATCH_ROUNDS:-$B_REPS}
 B6_PARTS=${B6_PARTS:-a b c d}
 D_US=10000
 PER_PROC=4000	# connections per fairq-load in (c): its limit is 4096, and file descriptors
-FQ_FAIRQ=$FQ_SYSFS/fairq
+FQ_TUNABLES=$FAIRQ_SYSFS/fq
 
 has_part() { case " $B6_PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
-has_fairq() { bench_scheds | grep -qx fairq; }
+has_fairq() { bench_scheds | grep -qx fq; }
 elapsed() { awk -v a="$1" -v b="${2:-$EPOCHREALTIME}" 'BEGIN { printf "%.3f", b - a }'; }
-ns_of() { echo $((($1 - 1) % FQ_CLIENTS + 1)); }	# client I's namespace
+ns_of() { echo $((($1 - 1) % FAIRQ_CLIENTS + 1)); }	# client I's namespace
 # slab: active objects times object size over every cache, and the active objects of the
 # kmalloc-192 caches, where a struct fq_key (152 bytes) lives (one cache, or with
 # CONFIG_RANDOM_KMALLOC_CACHES one of kmalloc-rnd-NN-192)
@@ -121,16 +121,16 @@ json_list() {	# json_list WORD...: [w1,w2,...] (whole numbers, or strings)
 	echo "[$out]"
 }
 
-rpc.nfsd "$FQ_THREADS"
-idle0=$(cat "$FQ_FAIRQ/idle_secs" 2>/dev/null || echo 10)
-key0=$(cat "$FQ_FAIRQ/key" 2>/dev/null || echo 1)
-prefix0=$(cat "$FQ_FAIRQ/prefix4" 2>/dev/null || echo 24)
-bench_meta 6 threads="$FQ_THREADS" delay_us=$D_US window="$B6_W" secs="$B6_SECS" settle="$B6_SETTLE" \
+rpc.nfsd "$FAIRQ_THREADS"
+idle0=$(cat "$FQ_TUNABLES/idle_secs" 2>/dev/null || echo 10)
+key0=$(cat "$FQ_TUNABLES/key" 2>/dev/null || echo 1)
+prefix0=$(cat "$FQ_TUNABLES/prefix4" 2>/dev/null || echo 24)
+bench_meta 6 threads="$FAIRQ_THREADS" delay_us=$D_US window="$B6_W" secs="$B6_SECS" settle="$B6_SETTLE" \
 	rounds="$B6_ROUNDS" conns="$B6_CONNS" subnet_w="$B6_SUBNET_W" subnet_o="$B6_SUBNET_O" \
 	weight="$B6_WEIGHT" keys="$B6_KEYS" dumps="$B6_DUMPS" watch_k="$B6_WATCH_K" \
 	watch_w="$B6_WATCH_W" watch_secs="$B6_WATCH_SECS" watch_settle="$B6_WATCH_SETTLE" \
-	watch_rounds="$B6_WATCH_ROUNDS" watch_pairs="$B6_WATCH_PAIRS" watch_clients="$FQ_CLIENTS" parts="$B6_PARTS"
-log "scenario 6: T=$FQ_THREADS D=$((D_US / 1000)) ms, parts {$B6_PARTS}, schedulers: $(bench_scheds | xargs)"
+	watch_rounds="$B6_WATCH_ROUNDS" watch_pairs="$B6_WATCH_PAIRS" watch_clients="$FAIRQ_CLIENTS" parts="$B6_PARTS"
+log "scenario 6: T=$FAIRQ_THREADS D=$((D_US / 1000)) ms, parts {$B6_PARTS}, schedulers: $(bench_scheds | xargs)"
 ncells=0
 
 # ---- (a) ten clients, 1 to 32 connections each ----
@@ -142,14 +142,14 @@ if has_part a; then
 		specs+=("$(ns_of $i) 10.99.0.$((100 + i)) $k")
 		addrs+=("10.99.0.$((100 + i))")
 	done
-	has_fairq && { echo 1 >"$FQ_FAIRQ/key"; echo 3600 >"$FQ_FAIRQ/idle_secs"; }
+	has_fairq && { echo 1 >"$FQ_TUNABLES/key"; echo 3600 >"$FQ_TUNABLES/idle_secs"; }
 	svctime_on $D_US
-	fq_set_sched fifo
+	fairq_set_sched fifo
 	s6_load_start fair "$B6_W" "${specs[@]}"
 	ones=$(json_list $(for _ in $B6_CONNS; do echo 1; done))
 	for rep in $(seq 1 "$B6_ROUNDS"); do
 		for s in $(rotated "$rep"); do
-			fq_set_sched "$s"
+			fairq_set_sched "$s"
 			sleep "$B6_SETTLE"
 			window_begin
 			sleep "$B6_SECS"
@@ -158,7 +158,7 @@ if has_part a; then
 			log "(a) $s round $rep: $(share_line)"
 		done
 	done
-	fq_set_sched fifo
+	fairq_set_sched fifo
 	load_stop
 	svctime_off
 fi
@@ -185,19 +185,19 @@ if has_part b; then
 	done
 	weighted=0
 	if has_fairq; then
-		echo 2 >"$FQ_FAIRQ/key"
-		echo 24 >"$FQ_FAIRQ/prefix4"
-		echo 3600 >"$FQ_FAIRQ/idle_secs"
-		fq_set_sched fairq
+		echo 2 >"$FQ_TUNABLES/key"
+		echo 24 >"$FQ_TUNABLES/prefix4"
+		echo 3600 >"$FQ_TUNABLES/idle_secs"
+		fairq_set_sched fq
 		fairqctl weight 10.98.0.0/24 "$B6_WEIGHT" || fail "fairqctl weight 10.98.0.0/24 $B6_WEIGHT refused"
 		weighted=1
 	fi
 	svctime_on $D_US
-	fq_set_sched fifo
+	fairq_set_sched fifo
 	s6_load_start subnet "$B6_W" "${specs[@]}"
 	for rep in $(seq 1 "$B6_ROUNDS"); do
 		for s in $(rotated "$rep"); do
-			fq_set_sched "$s"
+			fairq_set_sched "$s"
 			sleep "$B6_SETTLE"
 			window_begin
 			sleep "$B6_SECS"
@@ -217,13 +217,13 @@ PY
 )"
 		done
 	done
-	fq_set_sched fifo
+	fairq_set_sched fifo
 	load_stop
 	svctime_off
 	if [ $weighted = 1 ]; then
-		fq_set_sched fairq
+		fairq_set_sched fq
 		fairqctl weight 10.98.0.0/24 0 || fail "clearing the weight of 10.98.0.0/24 refused"
-		fq_set_sched fifo
+		fairq_set_sched fifo
 	fi
 fi
 del_addrs
@@ -239,8 +239,8 @@ dumps() {
 		times=$( { TIMEFORMAT='%U %S'; time fairqctl -j shares >"$out" 2>/tmp/s6-shares.err; } 2>&1) ||
 			fail "fairqctl -j shares: $(cat /tmp/s6-shares.err)"
 		wall=$(elapsed "$t0")
-		keys_now=$(fq_pool_sum keys)
-		# the JSON against the server's established connections, as fairq keys them
+		keys_now=$(fairq_pool_sum keys)
+		# the JSON against the server's established connections, as fq keys them
 		ss -Htn state established '( sport = :2049 )' | awk '{ print $4 }' >/tmp/s6-conns
 		check=$(python3 - "$out" /tmp/s6-conns <<'PY'
 import json, sys
@@ -253,7 +253,7 @@ PY
 ) || fail "fairqctl -j shares printed no JSON"
 		read -r jkeys dup missing extra nconns bytes <<<"$check"
 		read -r user sys <<<"$times"
-		echo "{\"kind\":\"dump\",\"sched\":\"fairq\",\"target\":$target,\"state\":\"$state\",\"n\":$i,\"dump_start\":$t0,\"wall_s\":$wall,\"user_s\":$user,\"sys_s\":$sys,\"json_keys\":$jkeys,\"debugfs_keys\":$keys_now,\"duplicates\":$dup,\"conns\":$nconns,\"conns_missing\":$missing,\"keys_not_conns\":$extra,\"json_bytes\":$bytes}" >>"$B_OUT/cells.jsonl"
+		echo "{\"kind\":\"dump\",\"sched\":\"fq\",\"target\":$target,\"state\":\"$state\",\"n\":$i,\"dump_start\":$t0,\"wall_s\":$wall,\"user_s\":$user,\"sys_s\":$sys,\"json_keys\":$jkeys,\"debugfs_keys\":$keys_now,\"duplicates\":$dup,\"conns\":$nconns,\"conns_missing\":$missing,\"keys_not_conns\":$extra,\"json_bytes\":$bytes}" >>"$B_OUT/cells.jsonl"
 		ncells=$((ncells + 1))
 		log "(c) $target $state dump $i: ${wall}s (user $user, sys $sys), $jkeys keys in the JSON, $missing of $nconns connections missing, $dup duplicates"
 		spent=$(awk -v a="$spent" -v b="$wall" 'BEGIN { print a + b }')
@@ -265,7 +265,7 @@ PY
 drained() {
 	local n
 	for n in $(seq 1 600); do
-		[ "$(fq_pool_sum queued)" = 0 ] && return 0
+		[ "$(fairq_pool_sum queued)" = 0 ] && return 0
 		sleep 0.1
 	done
 	return 1
@@ -278,7 +278,7 @@ if has_part c && has_fairq; then
 	# nfsd closes the oldest connections beyond max_connections (default (threads + 3) * 20),
 	# and takes the limit when it starts
 	t0=$EPOCHREALTIME
-	fq_nfsd_down
+	fairq_nfsd_down
 	echo $((max + 1000)) >/proc/fs/nfsd/max_connections
 	# thousands of connections arrive at once while the emulated server accepts slowly: room
 	# for them in the listener's queues (nfsd's listen backlog is capped by somaxconn when it
@@ -286,7 +286,7 @@ if has_part c && has_fairq; then
 	somaxconn0=$(sysctl -n net.core.somaxconn)
 	synbacklog0=$(sysctl -n net.ipv4.tcp_max_syn_backlog)
 	sysctl -qw net.core.somaxconn=65535 net.ipv4.tcp_max_syn_backlog=65535
-	fq_nfsd_up "$FQ_THREADS"
+	fairq_nfsd_up "$FAIRQ_THREADS"
 	log "(c) nfsd restarted with max_connections $(cat /proc/fs/nfsd/max_connections) in $(elapsed "$t0") s"
 	ulimit -n $((PER_PROC + 64))
 	# a tick every 0.2 s: a gap of a second or more in it is a stall of the emulation
@@ -299,9 +299,9 @@ if has_part c && has_fairq; then
 		read -r -t 0.2 -u 3 _
 	done) >"$B_OUT/keys-ticks.series" &
 	ticker=$!
-	echo 3 >"$FQ_FAIRQ/key"
-	echo 3600 >"$FQ_FAIRQ/idle_secs"
-	fq_set_sched fairq
+	echo 3 >"$FQ_TUNABLES/key"
+	echo 3600 >"$FQ_TUNABLES/idle_secs"
+	fairq_set_sched fq
 	svctime_on $D_US
 	KPIDS=()
 	opened=0 proc=0
@@ -309,7 +309,7 @@ if has_part c && has_fairq; then
 	per_conn_kb=0
 	for target in $(echo $B6_KEYS | tr ' ' '\n' | sort -n); do
 		if [ "$target" -le "$opened" ]; then
-			echo "{\"kind\":\"keys\",\"sched\":\"fairq\",\"target\":$target,\"skipped\":\"$opened connections are open already\"}" >>"$B_OUT/cells.jsonl"
+			echo "{\"kind\":\"keys\",\"sched\":\"fq\",\"target\":$target,\"skipped\":\"$opened connections are open already\"}" >>"$B_OUT/cells.jsonl"
 			ncells=$((ncells + 1))
 			continue
 		fi
@@ -318,7 +318,7 @@ if has_part c && has_fairq; then
 			per_conn_kb=$(((mem0 - avail) / opened + 1))
 			need=$(((target - opened) * per_conn_kb / 1024))
 			if [ $((avail / 1024 - need)) -lt "$B6_MEM_FLOOR_MB" ]; then
-				echo "{\"kind\":\"keys\",\"sched\":\"fairq\",\"target\":$target,\"skipped\":\"memory: $((target - opened)) more connections at $per_conn_kb kB each need $need MB, $((avail / 1024)) MB available\"}" >>"$B_OUT/cells.jsonl"
+				echo "{\"kind\":\"keys\",\"sched\":\"fq\",\"target\":$target,\"skipped\":\"memory: $((target - opened)) more connections at $per_conn_kb kB each need $need MB, $((avail / 1024)) MB available\"}" >>"$B_OUT/cells.jsonl"
 				ncells=$((ncells + 1))
 				log "(c) $target connections skipped: $need MB more needed, $((avail / 1024)) MB available"
 				continue
@@ -333,14 +333,14 @@ if has_part c && has_fairq; then
 			[ "$k" -gt $PER_PROC ] && k=$PER_PROC
 			proc=$((proc + 1))
 			ip netns exec "c$(ns_of $proc)" $FL -j -O null -K "$k" -W 1 -d 0 --timeout 120 \
-				--label "keys-$proc" "$FQ_SERVER" >"/tmp/s6-keys-$proc.json" 2>"/tmp/s6-keys-$proc.err" &
+				--label "keys-$proc" "$FAIRQ_SERVER" >"/tmp/s6-keys-$proc.json" 2>"/tmp/s6-keys-$proc.err" &
 			KPIDS+=($!)
 			opened=$((opened + k))
 		done
 		error=""
 		for n in $(seq 1 $((B6_KEYS_WAIT * 2))); do
 			sleep 0.5
-			keys=$(fq_pool_sum keys)
+			keys=$(fairq_pool_sum keys)
 			[ "$keys" -ge "$target" ] && break
 			for p in "${KPIDS[@]}"; do
 				kill -0 "$p" 2>/dev/null || error="a load client exited: $(cat /tmp/s6-keys-*.err | sort | uniq -c | head -n 3 | xargs)"
@@ -349,10 +349,10 @@ if has_part c && has_fairq; then
 			[ $((n % 20)) = 0 ] && log "(c) $target: $(elapsed "$t0") s, $keys keys, $(ss -Htn state established '( sport = :2049 )' | wc -l) connections"
 		done
 		setup=$(elapsed "$t0")
-		keys=$(fq_pool_sum keys)
+		keys=$(fairq_pool_sum keys)
 		[ "$keys" -ge "$target" ] || error=${error:-"$keys keys after ${setup} s"}
 		slab1=$(slab_snap)
-		buckets=$(fq_pool_sum key_buckets)
+		buckets=$(fairq_pool_sum key_buckets)
 		avail1=$(meminfo MemAvailable)
 		log "(c) $target connections: $keys keys in $buckets buckets after $setup s${error:+ ($error)}, MemAvailable $((avail1 / 1024)) MB"
 		[ -n "$error" ] || dumps busy "$target"
@@ -364,16 +364,16 @@ if has_part c && has_fairq; then
 		[ -n "$error" ] || dumps idle "$target"
 		# every key freed at once (the pools are rebuilt), every socket kept
 		sleep 0.5
-		k0=$(fq_pool_sum keys)
+		k0=$(fairq_pool_sum keys)
 		avail2=$(meminfo MemAvailable)
 		read -r sb0 kc0 <<<"$(slab_snap)"
 		slabkb0=$(meminfo Slab)
-		echo 3 >"$FQ_FAIRQ/key"
+		echo 3 >"$FQ_TUNABLES/key"
 		read -r sb1 kc1 <<<"$(slab_snap)"
 		slabkb1=$(meminfo Slab)
-		k1=$(fq_pool_sum keys)
+		k1=$(fairq_pool_sum keys)
 		freed=$((k0 - k1))
-		echo "{\"kind\":\"keys\",\"sched\":\"fairq\",\"target\":$target,\"connections\":$opened,\"processes\":$proc,\"keys\":$keys,\"key_buckets\":$buckets,\"setup_s\":$setup,\"error\":\"$error\",\"mem_available_kb_before\":$mem0,\"mem_available_kb\":$avail1,\"mem_available_kb_stopped\":$avail2,\"slab_bytes_at_start\":${slab0% *},\"slab_bytes_at_keys\":${slab1% *},\"keys_before_free\":$k0,\"keys_after_free\":$k1,\"slab_bytes_freed\":$((sb0 - sb1)),\"kmalloc192_freed\":$((kc0 - kc1)),\"slab_kb_freed\":$((slabkb0 - slabkb1))}" >>"$B_OUT/cells.jsonl"
+		echo "{\"kind\":\"keys\",\"sched\":\"fq\",\"target\":$target,\"connections\":$opened,\"processes\":$proc,\"keys\":$keys,\"key_buckets\":$buckets,\"setup_s\":$setup,\"error\":\"$error\",\"mem_available_kb_before\":$mem0,\"mem_available_kb\":$avail1,\"mem_available_kb_stopped\":$avail2,\"slab_bytes_at_start\":${slab0% *},\"slab_bytes_at_keys\":${slab1% *},\"keys_before_free\":$k0,\"keys_after_free\":$k1,\"slab_bytes_freed\":$((sb0 - sb1)),\"kmalloc192_freed\":$((kc0 - kc1)),\"slab_kb_freed\":$((slabkb0 - slabkb1))}" >>"$B_OUT/cells.jsonl"
 		ncells=$((ncells + 1))
 		log "(c) $target: freeing $freed keys freed $((sb0 - sb1)) slab bytes ($((freed ? (sb0 - sb1) / freed : 0)) per key), kmalloc-192 objects $((kc0 - kc1))"
 		echo $D_US >/sys/module/fairq_svctime/parameters/delay_us
@@ -389,16 +389,16 @@ if has_part c && has_fairq; then
 	kill "$ticker"
 	wait "$ticker" 2>/dev/null
 	svctime_off
-	fq_set_sched fifo
-	echo "$key0" >"$FQ_FAIRQ/key"
+	fairq_set_sched fifo
+	echo "$key0" >"$FQ_TUNABLES/key"
 	t0=$EPOCHREALTIME
-	fq_nfsd_down
+	fairq_nfsd_down
 	echo "$maxconn0" >/proc/fs/nfsd/max_connections
 	sysctl -qw net.core.somaxconn="$somaxconn0" net.ipv4.tcp_max_syn_backlog="$synbacklog0"
-	fq_nfsd_up "$FQ_THREADS"
+	fairq_nfsd_up "$FAIRQ_THREADS"
 	log "(c) nfsd restarted with max_connections $(cat /proc/fs/nfsd/max_connections) in $(elapsed "$t0") s"
 elif has_part c; then
-	log "(c) skipped: no keyed scheduler (fairq) on this kernel"
+	log "(c) skipped: no keyed scheduler (fq) on this kernel"
 fi
 
 # ---- (d) the cost of fairqctl watch -i 0.1 ----
@@ -407,13 +407,13 @@ fi
 # (with, without, without, with, ...) so that a steady drift of the emulation's speed cancels.
 if has_part d; then
 	svctime_off
-	load_start watchload "$FQ_CLIENTS" "$B6_WATCH_K" "$B6_WATCH_W"
+	load_start watchload "$FAIRQ_CLIENTS" "$B6_WATCH_K" "$B6_WATCH_W"
 	fairqctl watch -i 0.1 >/dev/null 2>/tmp/s6-watch.err &
 	wpid=$!
 	kill -STOP "$wpid"
 	for rep in $(seq 1 "$B6_WATCH_ROUNDS"); do
 		for s in $(rotated "$rep"); do
-			fq_set_sched "$s"
+			fairq_set_sched "$s"
 			sleep "$B6_WATCH_SETTLE"
 			for pair in $(seq 1 "$B6_WATCH_PAIRS"); do
 				order="1 0"
@@ -450,13 +450,13 @@ PY
 	kill -CONT "$wpid"
 	kill -INT "$wpid"
 	wait "$wpid" || fail "fairqctl watch: $(cat /tmp/s6-watch.err)"
-	fq_set_sched fifo
+	fairq_set_sched fifo
 	load_stop
 fi
 
-echo "$idle0" >"$FQ_FAIRQ/idle_secs" 2>/dev/null || true
-echo "$key0" >"$FQ_FAIRQ/key" 2>/dev/null || true
-echo "$prefix0" >"$FQ_FAIRQ/prefix4" 2>/dev/null || true
+echo "$idle0" >"$FQ_TUNABLES/idle_secs" 2>/dev/null || true
+echo "$key0" >"$FQ_TUNABLES/key" 2>/dev/null || true
+echo "$prefix0" >"$FQ_TUNABLES/prefix4" 2>/dev/null || true
 # every window of (a), (b) and (d), and one record per step of (c) (its dumps vary in number)
 nsched=$(bench_scheds | wc -l)
 want=0

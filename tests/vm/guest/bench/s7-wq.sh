@@ -26,20 +26,20 @@ B7_SIZE=${B7_SIZE:-8m}
 # fifo, and the two queueing paths that differ only in who runs the request
 B_SCHEDS=${B_SCHEDS:-qfifo wq}
 
-if ! fq_scheds | grep -qw wq; then
-	log "scenario 7: wq is not offered on $FQ_KERNEL (docs/wq.md): nothing to compare"
+if ! fairq_scheds | grep -qw wq; then
+	log "scenario 7: wq is not offered on $FAIRQ_KERNEL (docs/wq.md): nothing to compare"
 	bench_meta 7 skipped="wq not offered"
 	return 0 2>/dev/null || exit 0
 fi
 svctime_off
-rpc.nfsd "$FQ_THREADS"
+rpc.nfsd "$FAIRQ_THREADS"
 QTIME=/sys/kernel/debug/fairq_qtime/hist
 # afresh: an earlier scenario may have left it loaded without the histogram
 rmmod fairq_qtime 2>/dev/null || true
 insmod /fairq/extra/fairq_qtime.ko || fail "cannot load the queue-to-pickup helper"
-bench_meta 7 threads="$FQ_THREADS" clients="$FQ_CLIENTS" jobs="$B7_JOBS" depth="$B7_DEPTH" \
+bench_meta 7 threads="$FAIRQ_THREADS" clients="$FAIRQ_CLIENTS" jobs="$B7_JOBS" depth="$B7_DEPTH" \
 	secs="$B7_RUNTIME" slow_us="$B7_SLOW_US" size="$B7_SIZE" parts="$B7_PARTS"
-log "scenario 7: fio from $FQ_CLIENTS clients x $B7_JOBS jobs x depth $B7_DEPTH, ${B7_RUNTIME}s windows, parts $B7_PARTS, $B_REPS reps, schedulers: $(bench_scheds | xargs)"
+log "scenario 7: fio from $FAIRQ_CLIENTS clients x $B7_JOBS jobs x depth $B7_DEPTH, ${B7_RUNTIME}s windows, parts $B7_PARTS, $B_REPS reps, schedulers: $(bench_scheds | xargs)"
 
 # served RPCs so far: the first number of /proc/net/rpc/nfsd's rpc line (bash builtins only)
 rpc_calls() {
@@ -68,11 +68,11 @@ soak_stop() {
 # window PART SCHED REP: one fio run per client at once, one line of cells.jsonl
 window() {
 	local part=$1 s=$2 rep=$3 i v pids=() files=() c0 c1 w0 w1
-	for i in $(seq 1 "$FQ_CLIENTS"); do
+	for i in $(seq 1 "$FAIRQ_CLIENTS"); do
 		v=3
-		[ "$i" = "$FQ_CLIENTS" ] && [ "$FQ_CLIENTS" -gt 1 ] && v=4.1
+		[ "$i" = "$FAIRQ_CLIENTS" ] && [ "$FAIRQ_CLIENTS" -gt 1 ] && v=4.1
 		rm -f "/tmp/s7-c$i.json" "/tmp/s7-go-c$i"
-		fq_nfs "$i" "$v" "touch /tmp/s7-go-c$i && fio --name=s7 --size=$B7_SIZE --bs=4k --rw=randrw --rwmixread=50 \
+		fairq_nfs "$i" "$v" "touch /tmp/s7-go-c$i && fio --name=s7 --size=$B7_SIZE --bs=4k --rw=randrw --rwmixread=50 \
 			--ioengine=libaio --iodepth=$B7_DEPTH --direct=1 --numjobs=$B7_JOBS --group_reporting \
 			--time_based --runtime=$B7_RUNTIME --ramp_time=1 --output-format=json" \
 			>"/tmp/s7-c$i.json" 2>"/tmp/s7-c$i.err" &
@@ -82,7 +82,7 @@ window() {
 	# the server's counters over the middle of the runs: from when every client's fio is past
 	# its ramp (mounting takes a varying while under emulation) to before the first one ends
 	for i in $(seq 1 300); do
-		[ "$(ls /tmp/s7-go-c* 2>/dev/null | wc -l)" = "$FQ_CLIENTS" ] && break
+		[ "$(ls /tmp/s7-go-c* 2>/dev/null | wc -l)" = "$FAIRQ_CLIENTS" ] && break
 		sleep 0.1
 	done
 	sleep 1.5
@@ -152,7 +152,7 @@ for part in $B7_PARTS; do
 	esac
 	for rep in $(seq 1 "$B_REPS"); do
 		for s in $(rotated "$rep"); do
-			fq_set_sched "$s"
+			fairq_set_sched "$s"
 			window "$part" "$s" "$rep"
 		done
 	done
@@ -161,7 +161,7 @@ for part in $B7_PARTS; do
 	c) soak_stop ;;
 	esac
 done
-fq_set_sched fifo
+fairq_set_sched fifo
 rmmod fairq_qtime
-rm -f "$FQ_EXPORT"/c*/s7.*
+rm -f "$FAIRQ_EXPORT"/c*/s7.*
 bench_expect $(($(echo $B7_PARTS | wc -w) * B_REPS * $(bench_scheds | wc -l)))

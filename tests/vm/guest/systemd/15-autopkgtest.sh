@@ -38,4 +38,4 @@ done
 restore
 trap - EXIT
 [ "$failed" = 0 ] || fail "$failed of ${#tests[@]} autopkgtests failed"
-[ "$(fq_sched)" = fairq ] || fail "fairq.service did not apply fairq.conf again: $(fq_sched)"
+[ "$(fairq_sched)" = fq ] || fail "fairq.service did not apply fairq.conf again: $(fairq_sched)"

@@ -8,7 +8,7 @@ old=$(cat /fairq/pkg/version)
 new=$(cat /fairq/pkg/version-next)
 [ -n "$new" ] || fail "the guest has no next release (FAIRQ_DEBS_NEXT)"
 [ "$(cat /sys/module/fairq/version)" = "$old" ] || fail "loaded fairq is $(cat /sys/module/fairq/version), not $old"
-[ "$(fq_sched)" = fairq ] || fail "scheduler is $(fq_sched) before the upgrade, expected fairq (fairq.conf)"
+[ "$(fairq_sched)" = fq ] || fail "scheduler is $(fairq_sched) before the upgrade, expected fq (fairq.conf)"
 since=$(systemctl show -p InactiveExitTimestampMonotonic --value fairq.service)
 nfs_since=$(systemctl show -p InactiveExitTimestampMonotonic --value nfs-server.service)
 
@@ -24,11 +24,11 @@ fio_job() {
 		--numjobs=1 --rate_iops=10 --time_based --runtime=3600 --verify=crc32c --do_verify=1 \
 		--verify_fatal=1 --minimal --exitall_on_error"
 }
-base1=$(fq_retrans 1)
-base2=$(fq_retrans 2)
-fq_nfs 1 3 "$(fio_job 1)" >/tmp/fio1 2>&1 &
+base1=$(fairq_retrans 1)
+base2=$(fairq_retrans 2)
+fairq_nfs 1 3 "$(fio_job 1)" >/tmp/fio1 2>&1 &
 p1=$!
-fq_nfs 2 3 "$(fio_job 2)" >/tmp/fio2 2>&1 &
+fairq_nfs 2 3 "$(fio_job 2)" >/tmp/fio2 2>&1 &
 p2=$!
 sleep 5
 start=$(date +%s)
@@ -55,13 +55,13 @@ for c in 1 2; do
 	errs=$(grep '^3;' /tmp/fio$c | cut -d';' -f5 | sort -u | tr '\n' ' ')
 	[ "$errs" = "0 " ] || { cat /tmp/fio$c; fail "client $c: fio error code(s) $errs"; }
 done
-r=$(($(fq_retrans 1) - base1 + $(fq_retrans 2) - base2))
+r=$(($(fairq_retrans 1) - base1 + $(fairq_retrans 2) - base2))
 [ "$r" = 0 ] || fail "$r RPC retransmissions during the upgrade"
 rm -r /usr/share/fairq-dkms
 
 # nothing of the running server was touched
-[ "$(fq_sched)" = fairq ] || fail "the upgrade switched the scheduler to $(fq_sched)"
-[ "$(cat $FQ_SYSFS/fairq/quantum_us)" = 2500 ] || fail "the upgrade reset fairq.quantum_us"
+[ "$(fairq_sched)" = fq ] || fail "the upgrade switched the scheduler to $(fairq_sched)"
+[ "$(cat $FAIRQ_SYSFS/fq/quantum_us)" = 2500 ] || fail "the upgrade reset fq.quantum_us"
 [ "$(cat /sys/module/fairq/version)" = "$old" ] || fail "the loaded module changed to $(cat /sys/module/fairq/version)"
 [ "$(systemctl show -p InactiveExitTimestampMonotonic --value fairq.service)" = "$since" ] ||
 	fail "the upgrade restarted fairq.service"
@@ -75,15 +75,15 @@ dkms status -m fairq -v "$new" -k "$(uname -r)" | grep -q ': installed' || fail 
 
 # a restart of the unit alone re-applies the file to the loaded (old) module
 systemctl restart fairq.service || fail "systemctl restart fairq failed"
-[ "$(fq_sched)" = fairq ] && [ "$(cat /sys/module/fairq/version)" = "$old" ] ||
-	fail "after a restart: $(fq_sched), module $(cat /sys/module/fairq/version)"
+[ "$(fairq_sched)" = fq ] && [ "$(cat /sys/module/fairq/version)" = "$old" ] ||
+	fail "after a restart: $(fairq_sched), module $(cat /sys/module/fairq/version)"
 # the explicit reload: the new module, with the configuration applied again
 systemctl stop fairq.service || fail "systemctl stop fairq failed"
-[ "$(fq_sched)" = fifo ] || fail "stopping fairq.service left $(fq_sched)"
+[ "$(fairq_sched)" = fifo ] || fail "stopping fairq.service left $(fairq_sched)"
 rmmod fairq || fail "rmmod fairq failed with nfsd running under fifo"
 systemctl start fairq.service || { journalctl -b -u fairq.service -o cat | tail -5; fail "start fairq failed"; }
 [ "$(cat /sys/module/fairq/version)" = "$new" ] || fail "after the reload fairq is $(cat /sys/module/fairq/version)"
-[ "$(fq_sched)" = fairq ] && [ "$(cat $FQ_SYSFS/fairq/quantum_us)" = 2500 ] ||
-	fail "after the reload: scheduler $(fq_sched), quantum_us $(cat $FQ_SYSFS/fairq/quantum_us)"
-fq_nfs 1 3 'dd if=/dev/zero of=f bs=64k count=16 conv=fsync 2>/dev/null && rm f' || fail "NFS I/O after the reload failed"
-log "module $old -> $new; scheduler $(fq_sched) throughout"
+[ "$(fairq_sched)" = fq ] && [ "$(cat $FAIRQ_SYSFS/fq/quantum_us)" = 2500 ] ||
+	fail "after the reload: scheduler $(fairq_sched), quantum_us $(cat $FAIRQ_SYSFS/fq/quantum_us)"
+fairq_nfs 1 3 'dd if=/dev/zero of=f bs=64k count=16 conv=fsync 2>/dev/null && rm f' || fail "NFS I/O after the reload failed"
+log "module $old -> $new; scheduler $(fairq_sched) throughout"

@@ -10,16 +10,16 @@ ls -d /var/lib/dkms/fairq /etc/fairq /lib/modules/"$abi"/updates/dkms/fairq.ko* 
 DEBIAN_FRONTEND=noninteractive apt-get purge -y -q fairq-dkms fairqctl >/tmp/apt.log 2>&1 ||
 	{ cat /tmp/apt.log; fail "apt-get purge failed"; }
 grep -E 'Deleting|Removing|Purging' /tmp/apt.log | sed 's/^/#   /'
-[ "$(fq_sched 2>/dev/null || echo unloaded)" != fairq ] || fail "purge left the scheduler at fairq"
+[ "$(fairq_sched 2>/dev/null || echo unloaded)" != fq ] || fail "purge left the scheduler at fq"
 for p in /var/lib/dkms/fairq /usr/src/fairq-* /etc/fairq /lib/modules/"$abi"/updates/dkms/fairq.ko* \
 	/usr/sbin/fairq-apply /usr/sbin/fairqctl /etc/systemd/system/multi-user.target.wants/fairq.service; do
 	[ ! -e "$p" ] && [ ! -L "$p" ] || fail "$p is left after the purge"
 done
 modinfo fairq >/dev/null 2>&1 && fail "modprobe still finds fairq: $(modinfo -n fairq)"
-# what the boot (systemd-update-done's .updated), the tests (/mnt/fq) and the harness itself
+# what the boot (systemd-update-done's .updated), the tests (/mnt/nfs) and the harness itself
 # create (fairq-load, installed after the listing), runtime state, and / (listed as "")
 find / -xdev -path /proc -prune -o -print | sort >/tmp/after
-grep -vE '^/(fairq|srv|root|tmp|run|var/(log|cache|tmp|lib/(apt|dpkg|systemd|nfs|dbus|private)))(/|$)|^/etc/systemd/system/fairq-vmtest.service$|^/usr/local/(bin/fairq-load|share/(bash-completion|man/man1)(/.*)?)$|^/mnt/fq(/.*)?$|^/(etc|var)/\.updated$|^/$|^/etc/(machine-id|mtab|ld.so.cache)$|^/(dev|sys|proc)$' /tmp/after |
+grep -vE '^/(fairq|srv|root|tmp|run|var/(log|cache|tmp|lib/(apt|dpkg|systemd|nfs|dbus|private)))(/|$)|^/etc/systemd/system/fairq-vmtest.service$|^/usr/local/(bin/fairq-load|share/(bash-completion|man/man1)(/.*)?)$|^/mnt/nfs(/.*)?$|^/(etc|var)/\.updated$|^/$|^/etc/(machine-id|mtab|ld.so.cache)$|^/(dev|sys|proc)$' /tmp/after |
 	comm -13 /fairq/pkg/files-before - >/tmp/left
 if [ -s /tmp/left ]; then
 	sed 's/^/#   left: /' /tmp/left | head -n 30

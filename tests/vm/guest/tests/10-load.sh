@@ -3,8 +3,8 @@
 . /fairq/lib.sh
 grep -q '^fairq ' /proc/modules || fail "fairq is not loaded"
 dmesg | grep -q 'fairq: version .* loaded, scheduler fifo' || fail "no load message in dmesg"
-[ "$(fq_sched)" = fifo ] || fail "active scheduler is $(fq_sched), expected fifo"
+[ "$(fairq_sched)" = fifo ] || fail "active scheduler is $(fairq_sched), expected fifo"
 for s in fifo qfifo; do
-	fq_scheds | tr ' ' '\n' | grep -qx "$s" || fail "scheduler $s not offered: $(cat "$FQ_SYSFS/scheduler")"
+	fairq_scheds | tr ' ' '\n' | grep -qx "$s" || fail "scheduler $s not offered: $(cat "$FAIRQ_SYSFS/scheduler")"
 done
-log "offered: $(cat "$FQ_SYSFS/scheduler")"
+log "offered: $(cat "$FAIRQ_SYSFS/scheduler")"

@@ -2,13 +2,13 @@
 # 1,000 scheduler switches while fio runs over NFSv3 and NFSv4.1 from three clients: no I/O
 # error, no RPC retransmission, no rescue, nothing lost (fio verifies what it reads back).
 . /fairq/lib.sh
-SWITCHES=${FQ_SWITCHES:-1000}
-RUNTIME=${FQ_RUNTIME:-3600}
-scheds=($(fq_scheds))
+SWITCHES=${FAIRQ_SWITCHES:-1000}
+RUNTIME=${FAIRQ_RUNTIME:-3600}
+scheds=($(fairq_scheds))
 [ ${#scheds[@]} -ge 2 ] || fail "fewer than two schedulers offered"
 
 declare -A base
-for c in 1 2 3; do base[$c]=$(fq_retrans "$c"); done
+for c in 1 2 3; do base[$c]=$(fairq_retrans "$c"); done
 
 fio_job() {
 	# randrw with verification: any lost, duplicated or misordered request shows as an error
@@ -17,11 +17,11 @@ fio_job() {
 		--verify_fatal=1 --minimal --exitall_on_error"
 }
 pids=()
-fq_nfs 1 3 "$(fio_job 1)" >/tmp/fio1 2>&1 &
+fairq_nfs 1 3 "$(fio_job 1)" >/tmp/fio1 2>&1 &
 pids+=($!)
-fq_nfs 2 4.1 "$(fio_job 2)" >/tmp/fio2 2>&1 &
+fairq_nfs 2 4.1 "$(fio_job 2)" >/tmp/fio2 2>&1 &
 pids+=($!)
-fq_nfs 3 4.1 "$(fio_job 3)" >/tmp/fio3 2>&1 &
+fairq_nfs 3 4.1 "$(fio_job 3)" >/tmp/fio3 2>&1 &
 pids+=($!)
 sleep 15	# let the mounts and the v4 grace period settle
 
@@ -44,7 +44,7 @@ to_fifo=0
 for i in $(seq 1 "$SWITCHES"); do
 	pick_target
 	[ "$target" = fifo ] && to_fifo=$((to_fifo + 1))
-	echo "$target" >"$FQ_SYSFS/scheduler" || fail "switch $i to $target refused"
+	echo "$target" >"$FAIRQ_SYSFS/scheduler" || fail "switch $i to $target refused"
 	for p in "${pids[@]}"; do
 		kill -0 "$p" 2>/dev/null || { cat /tmp/fio*; fail "a fio client died during switch $i"; }
 	done
@@ -52,13 +52,13 @@ done
 log "$SWITCHES switches ($to_fifo to fifo) in $(($(date +%s) - start))s"
 # one more full round with every scheduler under load, so each is seen carrying traffic
 for s in "${scheds[@]}"; do
-	fq_set_sched "$s"
+	fairq_set_sched "$s"
 	sleep 3
 done
-echo qfifo >"$FQ_SYSFS/scheduler"
+echo qfifo >"$FAIRQ_SYSFS/scheduler"
 sleep 3
-grep -q 'enqueued [1-9]' "$FQ_DEBUGFS/pools" || fail "qfifo carried no traffic: $(cat "$FQ_DEBUGFS/pools")"
-echo fifo >"$FQ_SYSFS/scheduler"
+grep -q 'enqueued [1-9]' "$FAIRQ_DEBUGFS/pools" || fail "qfifo carried no traffic: $(cat "$FAIRQ_DEBUGFS/pools")"
+echo fifo >"$FAIRQ_SYSFS/scheduler"
 
 # fio runs until told to stop: SIGINT makes it finish and report cleanly
 pkill -INT -x fio
@@ -73,8 +73,8 @@ for c in 1 2 3; do
 	fi
 	errs=$(grep '^3;' /tmp/fio$c | cut -d';' -f5 | sort -u | tr '\n' ' ')
 	[ "$errs" = "0 " ] || fail "client $c: fio error code(s) $errs"
-	r=$(($(fq_retrans "$c") - ${base[$c]}))
+	r=$(($(fairq_retrans "$c") - ${base[$c]}))
 	[ "$r" = 0 ] || fail "client $c: $r RPC retransmissions"
 done
-[ "$(fq_rescues)" = 0 ] || fail "the watchdog rescued $(fq_rescues) transports"
+[ "$(fairq_rescues)" = 0 ] || fail "the watchdog rescued $(fairq_rescues) transports"
 log "fio read KiB/s per job: $(grep -h '^3;' /tmp/fio1 /tmp/fio2 /tmp/fio3 | cut -d';' -f3,7 | tr '\n' ' ')"

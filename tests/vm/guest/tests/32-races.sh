@@ -14,7 +14,7 @@
 #     (the hooks go meanwhile, and unload waits for the wrapper) and then spends 2 s in its own
 #     tail after saying it is done; unload must wait for that tail too (the race build warns
 #     if it does not).
-#  4. fairq's key type, quantum, prefix, cap and a weight rewritten for 12 s from sysfs and
+#  4. fq's key type, quantum, prefix, cap and a weight rewritten for 12 s from sysfs and
 #     netlink at once under load: each rewrite rebuilds the pools' keys under live traffic.
 #  5. nfsd stopping under wq (where it is offered) just after the switch, with wq's manager
 #     sleeping 4 s before each run and 8 s in each worker start, and the service's teardown
@@ -34,11 +34,11 @@
 #     policy meanwhile: a hook that reads it a second time finds none (a NULL dereference,
 #     first seen in a benchmark run).
 # Clients keep I/O going through all of it (fio with verification): no error, and no
-# retransmission while nfsd stays up (1, 2, 4, 6 and 7).  FQ_RACES="writers readers tunables
+# retransmission while nfsd stays up (1, 2, 4, 6 and 7).  FAIRQ_RACES="writers readers tunables
 # teardown wq-teardown wq-gap request-hooks" picks parts.
 . /fairq/lib.sh
-FQ_RACES=${FQ_RACES:-writers readers tunables wq-gap request-hooks teardown wq-teardown}
-part() { [[ " $FQ_RACES " == *" $1 "* ]]; }
+FAIRQ_RACES=${FAIRQ_RACES:-writers readers tunables wq-gap request-hooks teardown wq-teardown}
+part() { [[ " $FAIRQ_RACES " == *" $1 "* ]]; }
 R=/fairq/extra/fairq-races.ko
 TR=/sys/kernel/tracing
 [ -f $R ] || fail "no race build $R"
@@ -58,7 +58,7 @@ cleanup() {
 	pkill -INT -x fio
 	rmmod fairq 2>/dev/null
 	modprobe fairq
-	[ "$(cat /proc/fs/nfsd/threads)" != 0 ] || fq_nfsd_up
+	[ "$(cat /proc/fs/nfsd/threads)" != 0 ] || fairq_nfsd_up
 }
 trap cleanup EXIT
 
@@ -92,7 +92,7 @@ no_hooks() {
 	! grep -q '^fairq ' /proc/modules || fail "$1: the module is still loaded"
 }
 
-fq_fio_start
+fairq_fio_start
 sleep 12
 
 # 1. writers racing unload
@@ -100,18 +100,18 @@ if part writers; then
 races 20000,0,0,0,0
 writer() {
 	while :; do
-		for s in qfifo fairq fifo capped qfifo; do
+		for s in qfifo fq fifo capped qfifo; do
 			# the files come and go with the module
-			{ echo "$s" >"$FQ_SYSFS/scheduler"; } 2>/dev/null
-			{ echo 5000 >"$FQ_SYSFS/fairq/quantum_us"; } 2>/dev/null
+			{ echo "$s" >"$FAIRQ_SYSFS/scheduler"; } 2>/dev/null
+			{ echo 5000 >"$FAIRQ_SYSFS/fq/quantum_us"; } 2>/dev/null
 		done
 	done
 }
 nl_writer() {
 	while :; do
 		fairqctl sched set qfifo >/dev/null 2>&1
-		fairqctl set fairq.quantum_us 8000 >/dev/null 2>&1
-		fairqctl sched set fairq >/dev/null 2>&1
+		fairqctl set fq.quantum_us 8000 >/dev/null 2>&1
+		fairqctl sched set fq >/dev/null 2>&1
 	done
 }
 writer &
@@ -136,7 +136,7 @@ races 0,0,0,20000,0
 # the service
 reader() {
 	local x
-	while :; do read -r -d '' x <"$FQ_DEBUGFS/pools"; done 2>/dev/null
+	while :; do read -r -d '' x <"$FAIRQ_DEBUGFS/pools"; done 2>/dev/null
 }
 nl_reader() {
 	while :; do
@@ -151,22 +151,22 @@ loops+=($!)
 nl_reader &
 loops+=($!)
 for i in $(seq 1 10); do
-	fq_set_sched fairq || fail "readers: switch $i to fairq refused"
+	fairq_set_sched fq || fail "readers: switch $i to fairq refused"
 	sleep 0.3
 	# a reader that walked off the list keeps the switch in synchronize_rcu() for good
-	timeout 60 sh -c "echo fifo >$FQ_SYSFS/scheduler" || fail "readers: switch $i to fifo hung"
+	timeout 60 sh -c "echo fifo >$FAIRQ_SYSFS/scheduler" || fail "readers: switch $i to fifo hung"
 	sleep 0.1
 done
 stop_loops
 log "readers: 10 switches to fifo under debugfs and netlink readers"
 fi
-# 4. fairq's keying and its quantum rewritten under load, from sysfs and netlink at once: every
+# 4. fq's keying and its quantum rewritten under load, from sysfs and netlink at once: every
 # rewrite rebuilds each pool's keys with transports queued and requests on threads
 if part tunables; then
 grep -q '^fairq ' /proc/modules && unload "loading the real module"
 modprobe fairq || fail "tunables: the real module did not load"
-fq_set_sched fairq || fail "tunables: switch to fairq refused"
-F=$FQ_SYSFS/fairq
+fairq_set_sched fq || fail "tunables: switch to fq refused"
+F=$FAIRQ_SYSFS/fq
 rewriter() {
 	while :; do
 		for v in "2 100 16" "3 1000000 32" "1 10000 24" "4 500 24"; do
@@ -179,10 +179,10 @@ rewriter() {
 }
 nl_rewriter() {
 	while :; do
-		fairqctl set fairq.max_inflight 2
+		fairqctl set fq.max_inflight 2
 		fairqctl weight 10.99.0.0/24 3
-		fairqctl set fairq.quantum_us 2000
-		fairqctl set fairq.max_inflight 0
+		fairqctl set fq.quantum_us 2000
+		fairqctl set fq.max_inflight 0
 		fairqctl weight 10.99.0.0/24 0
 	done >/dev/null 2>&1
 }
@@ -195,70 +195,70 @@ stop_loops
 echo 1 >$F/key
 echo 10000 >$F/quantum_us
 echo 24 >$F/prefix4
-fairqctl set fairq.max_inflight 0 >/dev/null
+fairqctl set fq.max_inflight 0 >/dev/null
 sleep 2
-fq_set_sched fifo || fail "tunables: back to fifo refused"
+fairq_set_sched fifo || fail "tunables: back to fifo refused"
 log "tunables: key, quantum_us, prefix4, max_inflight and a weight rewritten for 12 s under load"
 fi
 
-# 7. request hooks resting between reading the pool's policy and using it, fairq <-> fifo
+# 7. request hooks resting between reading the pool's policy and using it, fq <-> fifo
 if part request-hooks; then
 	races 0,0,0,0,0,0,0,0,0,1000
 	t0=$SECONDS
 	n=0
 	while [ $((SECONDS - t0)) -lt 10 ]; do
-		fq_set_sched fairq || fail "request-hooks: switch to fairq refused"
+		fairq_set_sched fq || fail "request-hooks: switch to fq refused"
 		sleep 0.3
-		fq_set_sched fifo || fail "request-hooks: switch to fifo refused"
+		fairq_set_sched fifo || fail "request-hooks: switch to fifo refused"
 		n=$((n + 1))
 	done
-	log "request-hooks: $n switches fairq -> fifo with the request hooks resting 1 ms each"
+	log "request-hooks: $n switches fq -> fifo with the request hooks resting 1 ms each"
 fi
 
 # 6. wq's workers slow between deciding to run and looking, then their starts failing.  fio
 # is paused: a lost wakeup shows only when no other call comes to wake a worker.
-if part wq-gap && fq_scheds | grep -qw wq; then
+if part wq-gap && fairq_scheds | grep -qw wq; then
 	FL=/usr/local/bin/fairq-load
 	pkill -STOP -x fio
 	# (a) a worker is woken for each call and rests 500 ms before it looks
 	races 0,0,0,0,0,0,0,500000
-	echo 60000 >"$FQ_SYSFS/wq/idle_ms"	# the workers a load started stay, idle
-	fq_set_sched wq || fail "wq-gap: switch to wq refused"
-	ip netns exec c3 $FL -K 2 -W 2 -d 3 "$FQ_SERVER:$FQ_EXPORT" >/tmp/gap0.out 2>&1 ||
+	echo 60000 >"$FAIRQ_SYSFS/wq/idle_ms"	# the workers a load started stay, idle
+	fairq_set_sched wq || fail "wq-gap: switch to wq refused"
+	ip netns exec c3 $FL -K 2 -W 2 -d 3 "$FAIRQ_SERVER:$FAIRQ_EXPORT" >/tmp/gap0.out 2>&1 ||
 		fail "wq-gap: the load failed: $(cat /tmp/gap0.out)"
 	# all of them idle: a worker still passing by the queue would take the calls early
 	for i in $(seq 1 30); do
-		[ "$(fq_pool_sum idle_workers)" = "$(fq_pool_sum workers)" ] && break
+		[ "$(fairq_pool_sum idle_workers)" = "$(fairq_pool_sum workers)" ] && break
 		sleep 0.5
 	done
-	workers=$(fq_pool_sum workers)
-	ip netns exec c3 $FL -j -K 1 -W 1 -d 10 "$FQ_SERVER:$FQ_EXPORT" >/tmp/gap1.json 2>/tmp/gap1.err ||
+	workers=$(fairq_pool_sum workers)
+	ip netns exec c3 $FL -j -K 1 -W 1 -d 10 "$FAIRQ_SERVER:$FAIRQ_EXPORT" >/tmp/gap1.json 2>/tmp/gap1.err ||
 		fail "wq-gap: one call at a time failed: $(cat /tmp/gap1.err)"
 	calls=$(python3 -c 'import json, sys; print(json.load(sys.stdin)["client"]["ops"])' </tmp/gap1.json)
-	rescued=$(cat "$FQ_SYSFS/rescues")	# since the race build was loaded
-	fq_set_sched fifo || fail "wq-gap: back to fifo refused"
+	rescued=$(cat "$FAIRQ_SYSFS/rescues")	# since the race build was loaded
+	fairq_set_sched fifo || fail "wq-gap: back to fifo refused"
 	[ "$workers" -ge 2 ] || fail "wq-gap: $workers workers after the load (the race needs one idle)"
 	[ "$rescued" = 0 ] ||
 		fail "wq-gap: the watchdog rescued $rescued transports (queued work beside an idle worker, none counted as coming)"
 	# (b) every other worker start fails, after 300 ms: work left to it must get an idle one
 	races 0,0,0,0,300000,0,0,0 0,0,0,2
-	fq_set_sched wq || fail "wq-gap: switch to wq refused"
-	ip netns exec c3 $FL -j -K 2 -W 1 -d 15 "$FQ_SERVER:$FQ_EXPORT" >/tmp/gap2.json 2>/tmp/gap2.err ||
+	fairq_set_sched wq || fail "wq-gap: switch to wq refused"
+	ip netns exec c3 $FL -j -K 2 -W 1 -d 15 "$FAIRQ_SERVER:$FAIRQ_EXPORT" >/tmp/gap2.json 2>/tmp/gap2.err ||
 		fail "wq-gap: two connections failed: $(cat /tmp/gap2.err)"
-	rescued=$(cat "$FQ_SYSFS/rescues")
-	failed=$(fq_pool_sum start_failures)
-	fq_set_sched fifo || fail "wq-gap: back to fifo refused"
+	rescued=$(cat "$FAIRQ_SYSFS/rescues")
+	failed=$(fairq_pool_sum start_failures)
+	fairq_set_sched fifo || fail "wq-gap: back to fifo refused"
 	[ "$rescued" = 0 ] ||
 		fail "wq-gap: the watchdog rescued $rescued transports after failed worker starts"
 	[ "$failed" -gt 0 ] || fail "wq-gap: no worker start failed (the race was not run)"
 	# (c) no worker can start at all: nfsd's threads serve the work, one call at a time
 	races 0,0,0,0,300000,0,0,0 0,0,0,1
-	fq_set_sched wq || fail "wq-gap: switch to wq refused"
-	ip netns exec c3 $FL -j -K 1 -W 1 -n 20 --timeout 20 "$FQ_SERVER:$FQ_EXPORT" >/tmp/gap3.json 2>/tmp/gap3.err ||
+	fairq_set_sched wq || fail "wq-gap: switch to wq refused"
+	ip netns exec c3 $FL -j -K 1 -W 1 -n 20 --timeout 20 "$FAIRQ_SERVER:$FAIRQ_EXPORT" >/tmp/gap3.json 2>/tmp/gap3.err ||
 		fail "wq-gap: with no worker able to start, calls were left waiting: $(cat /tmp/gap3.err)"
-	started=$(fq_pool_sum started)
-	nofail=$(fq_pool_sum start_failures)
-	fq_set_sched fifo || fail "wq-gap: back to fifo refused"
+	started=$(fairq_pool_sum started)
+	nofail=$(fairq_pool_sum start_failures)
+	fairq_set_sched fifo || fail "wq-gap: back to fifo refused"
 	unload "wq-gap"
 	modprobe fairq
 	pkill -CONT -x fio
@@ -268,14 +268,14 @@ if part wq-gap && fq_scheds | grep -qw wq; then
 fi
 
 # nfsd stays up until here: the clients have not retransmitted
-fq_fio_retrans
+fairq_fio_retrans
 
 # 3. nfsd teardown racing unload
 if part teardown; then
 waited=0
 for i in 1 2 3; do
 	races 0,6000000,2000000,0,0
-	fq_set_sched qfifo || fail "teardown: switch to qfifo refused"
+	fairq_set_sched qfifo || fail "teardown: switch to qfifo refused"
 	sleep 1
 	rpc.nfsd 0 &
 	nfsd_pid=$!
@@ -288,7 +288,7 @@ for i in 1 2 3; do
 	# an unload that overlapped the wrapper waited for its sleep and its tail
 	[ $(($(date +%s) - t)) -ge 3 ] && waited=$((waited + 1))
 	wait $nfsd_pid || fail "teardown: rpc.nfsd 0 failed in round $i"
-	fq_nfsd_up || fail "teardown: nfsd restart failed in round $i"
+	fairq_nfsd_up || fail "teardown: nfsd restart failed in round $i"
 	sleep 2
 done
 modprobe fairq
@@ -298,20 +298,20 @@ fi
 
 # 5. nfsd stopping right after a switch to wq, while the manager run the first enqueues asked
 # for has not looked at the pools yet
-if part wq-teardown && fq_scheds | grep -qw wq; then
+if part wq-teardown && fairq_scheds | grep -qw wq; then
 	asked=0
 	for i in 1 2 3; do
 		races 0,0,0,0,8000000,4000000,6000000
 		# work waits for workers that are slow to come: slow, not lost (the watchdog would
 		# rescue it)
-		echo 10000 >"$FQ_SYSFS/watchdog_ms"
-		fq_set_sched wq || fail "wq-teardown: switch to wq refused"
+		echo 10000 >"$FAIRQ_SYSFS/watchdog_ms"
+		fairq_set_sched wq || fail "wq-teardown: switch to wq refused"
 		sleep 0.$((i * 3))
 		# the manager was asked for (wq_start() may be inlined into wq_manage())
 		grep -lsE 'wq_start|wq_manage' /proc/[0-9]*/stack >/dev/null && asked=$((asked + 1))
 		timeout 90 rpc.nfsd 0 || fail "wq-teardown: nfsd stop did not finish in round $i"
 		pgrep -x "fairq-wq/[0-9]*" >/dev/null && fail "wq-teardown: workers outlived nfsd: $(pgrep -a fairq-wq)"
-		fq_nfsd_up || fail "wq-teardown: nfsd restart failed in round $i"
+		fairq_nfsd_up || fail "wq-teardown: nfsd restart failed in round $i"
 		sleep 2
 	done
 	unload "wq-teardown"
@@ -323,5 +323,5 @@ if part wq-teardown && fq_scheds | grep -qw wq; then
 fi
 
 sleep 12	# the last grace period ends, so the clients finish with I/O, not reclaims
-fq_fio_stop
+fairq_fio_stop
 log "clients: no I/O error"

@@ -16,56 +16,56 @@ cleanup() {
 }
 trap cleanup EXIT
 pool_stat() {
-	awk -v f="$1" '{ for (i = 1; i < NF; i++) if ($i == f) print $(i + 1) }' "$FQ_DEBUGFS/pools" | tail -n 1
+	awk -v f="$1" '{ for (i = 1; i < NF; i++) if ($i == f) print $(i + 1) }' "$FAIRQ_DEBUGFS/pools" | tail -n 1
 }
 
 rmmod fairq
 insmod $R test_fail_every=1,0,0 || fail "cannot load the race build"
-fq_fio_start
+fairq_fio_start
 sleep 10
 
 # the service's state cannot be had
-fq_set_sched qfifo || fail "switch to qfifo refused"
+fairq_set_sched qfifo || fail "switch to qfifo refused"
 sleep 4
 fails=$(pool_stat serv_alloc_failures)
-grep -q '^serv ' "$FQ_DEBUGFS/pools" && fail "a service was tracked although its state could not be allocated"
+grep -q '^serv ' "$FAIRQ_DEBUGFS/pools" && fail "a service was tracked although its state could not be allocated"
 [ "$fails" -ge 2 ] && [ "$fails" -le 7 ] ||
 	fail "$fails failed service allocations in 4 s: retried once a second, not per enqueue"
 dmesg | grep -q 'fairq: no memory for the state of an nfsd service' || fail "the failure was not logged"
 echo 0,0,0 >$F
 sleep 3
-grep -q '^serv .* enqueued [1-9]' "$FQ_DEBUGFS/pools" || fail "fairq did not take over once memory was back: $(cat "$FQ_DEBUGFS/pools")"
+grep -q '^serv .* enqueued [1-9]' "$FAIRQ_DEBUGFS/pools" || fail "fairq did not take over once memory was back: $(cat "$FAIRQ_DEBUGFS/pools")"
 log "service state: $fails failures in 4 s (one a second), then tracked"
 
 # thread records, under the per-key cap
-if fq_scheds | tr ' ' '\n' | grep -qx fairq; then
+if fairq_scheds | tr ' ' '\n' | grep -qx fq; then
 	# armed first: a thread keeps its record for life once it has one
 	echo 0,1,0 >$F
-	fq_set_sched fairq || fail "switch to fairq refused"
-	echo 2 >$FQ_SYSFS/fairq/max_inflight || fail "max_inflight refused"
+	fairq_set_sched fq || fail "switch to fq refused"
+	echo 2 >$FAIRQ_SYSFS/fq/max_inflight || fail "max_inflight refused"
 	sleep 5
-	untracked=$(fq_pool_sum untracked_threads)
-	[ "$untracked" -gt 0 ] || fail "no untracked thread counted: $(cat "$FQ_DEBUGFS/pools")"
+	untracked=$(fairq_pool_sum untracked_threads)
+	[ "$untracked" -gt 0 ] || fail "no untracked thread counted: $(cat "$FAIRQ_DEBUGFS/pools")"
 	echo 0,0,0 >$F
-	echo 0 >$FQ_SYSFS/fairq/max_inflight
+	echo 0 >$FAIRQ_SYSFS/fq/max_inflight
 	log "thread records: $untracked threads untracked, requests served"
 
 	# NFSv4.1 bindings
-	skipped0=$(awk '/^v4client_bound/ { print $4 }' "$FQ_DEBUGFS/pools")
-	echo 4 >$FQ_SYSFS/fairq/key || fail "key 4 refused"
+	skipped0=$(awk '/^v4client_bound/ { print $4 }' "$FAIRQ_DEBUGFS/pools")
+	echo 4 >$FAIRQ_SYSFS/fq/key || fail "key 4 refused"
 	echo 0,0,1 >$F
 	# a new connection's first SEQUENCE asks for a binding
-	fq_nfs 3 4.1 "dd if=/dev/zero of=f bs=64k count=16 conv=fsync 2>/dev/null && cat f >/dev/null" ||
+	fairq_nfs 3 4.1 "dd if=/dev/zero of=f bs=64k count=16 conv=fsync 2>/dev/null && cat f >/dev/null" ||
 		fail "client 3: I/O failed while bindings could not be allocated"
-	skipped=$(awk '/^v4client_bound/ { print $4 }' "$FQ_DEBUGFS/pools")
-	[ "$skipped" -gt "$skipped0" ] || fail "no skipped binding counted: $(tail -n 1 "$FQ_DEBUGFS/pools")"
+	skipped=$(awk '/^v4client_bound/ { print $4 }' "$FAIRQ_DEBUGFS/pools")
+	[ "$skipped" -gt "$skipped0" ] || fail "no skipped binding counted: $(tail -n 1 "$FAIRQ_DEBUGFS/pools")"
 	echo 0,0,0 >$F
-	echo 1 >$FQ_SYSFS/fairq/key
+	echo 1 >$FAIRQ_SYSFS/fq/key
 	log "v4.1 bindings: $((skipped - skipped0)) skipped, client 3 served by address"
 fi
 
-fq_set_sched fifo
-fq_fio_stop
-fq_fio_retrans
-[ "$(fq_rescues)" = 0 ] || fail "the watchdog rescued $(fq_rescues) transports"
+fairq_set_sched fifo
+fairq_fio_stop
+fairq_fio_retrans
+[ "$(fairq_rescues)" = 0 ] || fail "the watchdog rescued $(fairq_rescues) transports"
 log "no I/O error, no retransmission"

@@ -4,8 +4,8 @@
 # returns into freed module text.  With 5 s per request, an unload started as soon as one is
 # asleep there and over in less than 1.5 s left it behind.
 . /fairq/lib.sh
-fq_bench_lib /tmp/helper-unload
-trap 'pkill -INT -x fairq-load; svctime_off; rpc.nfsd "$FQ_THREADS"' EXIT
+fairq_bench_lib /tmp/helper-unload
+trap 'pkill -INT -x fairq-load; svctime_off; rpc.nfsd "$FAIRQ_THREADS"' EXIT
 rpc.nfsd 4
 svctime_on 5000000
 ip netns exec c1 $FL -K 4 -W 1 -d 0 --timeout 60 "$B_EXPORT" >/tmp/helper-unload.out 2>&1 &

@@ -5,7 +5,7 @@
 # request is still served (no I/O error, no retransmission), each rescue is counted and logged
 # (rate-limited, not only the first); with the fault off again, no rescue.  A burst faster than
 # the log's rate limit is counted whole.  The rescues here are expected, so this test
-# tells the harness (fq_expect_rescues), which otherwise fails a test on any of them.
+# tells the harness (fairq_expect_rescues), which otherwise fails a test on any of them.
 . /fairq/lib.sh
 R=/fairq/extra/fairq-races.ko
 F=/sys/module/fairq/parameters/test_fail_every
@@ -15,26 +15,26 @@ cleanup() {
 	modprobe fairq
 }
 trap cleanup EXIT
-fq_expect_rescues
+fairq_expect_rescues
 
 rmmod fairq
 insmod $R || fail "cannot load the race build"
-FQ_RESCUES_BASE=0	# a fresh module counts from 0, whatever the one before had counted
+FAIRQ_RESCUES_BASE=0	# a fresh module counts from 0, whatever the one before had counted
 # these rescues are the watchdog's own test, not a policy stranding work (the failsafe test)
-echo 0 >"$FQ_SYSFS/failsafe_rescues"
-wd=$(cat "$FQ_SYSFS/watchdog_ms")
-fq_set_sched qfifo || fail "switch to qfifo refused"
+echo 0 >"$FAIRQ_SYSFS/failsafe_rescues"
+wd=$(cat "$FAIRQ_SYSFS/watchdog_ms")
+fairq_set_sched qfifo || fail "switch to qfifo refused"
 # one client, one request at a time, with pauses in which every thread goes idle
 io="for i in \$(seq $ROUNDS); do dd if=/dev/zero of=f bs=4k count=1 conv=fsync 2>/dev/null && cat f >/dev/null || exit 1; sleep 0.3; done"
-retrans0=$(fq_retrans 1)
+retrans0=$(fairq_retrans 1)
 
 lines=$(dmesg | wc -l)
 echo 0,0,0,0,1 >$F || fail "cannot arm the lost wakeups"
 t0=$SECONDS
-fq_nfs 1 3 "$io" || fail "I/O failed while every wakeup was lost"
+fairq_nfs 1 3 "$io" || fail "I/O failed while every wakeup was lost"
 lost_secs=$((SECONDS - t0))
 echo 0,0,0,0,0 >$F
-rescues=$(fq_rescues)
+rescues=$(fairq_rescues)
 [ "$rescues" -ge "$ROUNDS" ] ||
 	fail "$rescues rescues for $ROUNDS rounds of requests whose wakeups were all lost"
 logged=$(dmesg | tail -n +$((lines + 1)) | grep -c 'fairq: rescued a stalled transport in pool [0-9]* ([0-9]* since load' || true)
@@ -42,9 +42,9 @@ logged=$(dmesg | tail -n +$((lines + 1)) | grep -c 'fairq: rescued a stalled tra
 	fail "$logged rescue lines in the kernel log for $rescues rescues (each is logged, rate-limited)"
 log "every wakeup lost: $ROUNDS rounds served in ${lost_secs}s through $rescues rescues, $logged logged (watchdog ${wd} ms)"
 
-fq_nfs 1 3 "$io" || fail "I/O failed with the fault off"
-[ "$(fq_rescues)" = "$rescues" ] || fail "$(($(fq_rescues) - rescues)) rescues with no wakeup lost"
-[ "$(fq_retrans 1)" = "$retrans0" ] || fail "the client retransmitted: $(($(fq_retrans 1) - retrans0))"
+fairq_nfs 1 3 "$io" || fail "I/O failed with the fault off"
+[ "$(fairq_rescues)" = "$rescues" ] || fail "$(($(fairq_rescues) - rescues)) rescues with no wakeup lost"
+[ "$(fairq_retrans 1)" = "$retrans0" ] || fail "the client retransmitted: $(($(fairq_retrans 1) - retrans0))"
 log "fault off: no rescue; no retransmission"
 
 # A burst of lost wakeups, faster than the log's rate limit (10 lines in 5 s): every rescue is
@@ -60,22 +60,22 @@ fairqctl -j monitor >/tmp/rescue-events.json 2>/tmp/rescue-events.err &
 mon=$!
 # the monitor listens once it has seen a change: watchdog_ms set, again until it is seen
 for i in $(seq 1 60); do
-	echo $((10 + i % 2)) >"$FQ_SYSFS/watchdog_ms"
+	echo $((10 + i % 2)) >"$FAIRQ_SYSFS/watchdog_ms"
 	sleep 0.5
 	grep -q '"tunable":"watchdog_ms"' /tmp/rescue-events.json && break
 done
 grep -q '"tunable":"watchdog_ms"' /tmp/rescue-events.json ||
 	fail "fairqctl monitor saw no change in 30 s: $(cat /tmp/rescue-events.err)"
-echo 10 >"$FQ_SYSFS/watchdog_ms"
-before=$(cat "$FQ_SYSFS/rescues")
+echo 10 >"$FAIRQ_SYSFS/watchdog_ms"
+before=$(cat "$FAIRQ_SYSFS/rescues")
 echo 0,0,0,0,1 >$F
-ip netns exec c1 /usr/local/bin/fairq-load -K 4 -W 1 -d 4 "$FQ_SERVER:$FQ_EXPORT" >/tmp/burst.out 2>&1 ||
+ip netns exec c1 /usr/local/bin/fairq-load -K 4 -W 1 -d 4 "$FAIRQ_SERVER:$FAIRQ_EXPORT" >/tmp/burst.out 2>&1 ||
 	fail "the burst with every wakeup lost failed: $(tail -n 3 /tmp/burst.out)"
 echo 0,0,0,0,0 >$F
-echo "$wd" >"$FQ_SYSFS/watchdog_ms"
-total=$(cat "$FQ_SYSFS/rescues")
+echo "$wd" >"$FAIRQ_SYSFS/watchdog_ms"
+total=$(cat "$FAIRQ_SYSFS/rescues")
 echo 0 >$TR/events/fairq/fairq_rescue/enable
-pools=$(fq_pool_sum rescues)
+pools=$(fairq_pool_sum rescues)
 traced=$(grep -c ': fairq_rescue: serv=[0-9]* pool=[0-9]* total=' $TR/trace || true)
 : >$TR/trace
 echo "$buf0" >$TR/buffer_size_kb

@@ -8,61 +8,61 @@
 . /fairq/lib.sh
 . /fairq/fairqctl-lib.sh
 M=/fairq/extra/fairq_extsched.ko
-T=$FQ_SYSFS/extfifo/max_waking
+T=$FAIRQ_SYSFS/extfifo/max_waking
 cleanup() {
 	pkill -INT -x fio
-	fq_set_sched fifo 2>/dev/null
+	fairq_set_sched fifo 2>/dev/null
 	rmmod fairq_extsched 2>/dev/null
 }
 trap cleanup EXIT
-offered() { fq_scheds | tr ' ' '\n' | grep -qx extfifo; }
+offered() { fairq_scheds | tr ' ' '\n' | grep -qx extfifo; }
 
 insmod $M || fail "the policy module did not load"
-offered || fail "extfifo is not offered once its module loaded: $(fq_scheds)"
+offered || fail "extfifo is not offered once its module loaded: $(fairq_scheds)"
 dmesg | grep -q 'scheduler extfifo offered by module fairq_extsched' || fail "no log line for the registration"
 [ "$(cat $T)" = 0 ] || fail "extfifo's max_waking is $(cat $T), not its default 0"
-fq_expect_write_fails "$T" 33
-fairqctl -j sched | fq_json '[t["name"] for s in d["schedulers"] if s["name"] == "extfifo" for t in s["tunables"]]' |
+fairq_expect_write_fails "$T" 33
+fairqctl -j sched | fairq_json '[t["name"] for s in d["schedulers"] if s["name"] == "extfifo" for t in s["tunables"]]' |
 	grep -q max_waking || fail "fairqctl sched does not list extfifo's tunable: $(fairqctl sched)"
 
-fq_fio_start
+fairq_fio_start
 sleep 10
-fq_set_sched extfifo || fail "extfifo could not be selected"
-[ "$(fq_sched)" = extfifo ] || fail "the scheduler is $(fq_sched), not extfifo"
+fairq_set_sched extfifo || fail "extfifo could not be selected"
+[ "$(fairq_sched)" = extfifo ] || fail "the scheduler is $(fairq_sched), not extfifo"
 echo 2 >"$T" || fail "extfifo's tunable refused 2 through sysfs"
 fairqctl set extfifo.max_waking 3 || fail "fairqctl set extfifo.max_waking 3 failed"
 [ "$(cat $T)" = 3 ] || fail "max_waking is $(cat $T) after fairqctl set 3"
 sleep 5
-picked=$(fq_pool_sum picked)
-[ "$picked" -gt 0 ] || fail "extfifo handed out nothing under load: $(cat "$FQ_DEBUGFS/pools")"
-fairqctl -j pools | fq_json 'sum(p["sched_counters"].get("picked", 0) for p in d["pools"])' >/tmp/ext-picked ||
+picked=$(fairq_pool_sum picked)
+[ "$picked" -gt 0 ] || fail "extfifo handed out nothing under load: $(cat "$FAIRQ_DEBUGFS/pools")"
+fairqctl -j pools | fairq_json 'sum(p["sched_counters"].get("picked", 0) for p in d["pools"])' >/tmp/ext-picked ||
 	fail "fairqctl pools failed under extfifo"
 [ "$(cat /tmp/ext-picked)" -gt 0 ] || fail "fairqctl pools shows no picked counter under extfifo"
 
 # active: its module stays, and so does fairq
 rmmod fairq_extsched 2>/tmp/ext-rmmod && fail "the active policy's module unloaded"
-[ "$(fq_sched)" = extfifo ] || fail "a refused unload changed the scheduler to $(fq_sched)"
+[ "$(fairq_sched)" = extfifo ] || fail "a refused unload changed the scheduler to $(fairq_sched)"
 [ -e "$T" ] || fail "a refused unload removed extfifo's tunables"
 rmmod fairq 2>/dev/null && fail "fairq unloaded under a loaded policy module"
 sleep 3
-[ "$(fq_pool_sum picked)" -gt "$picked" ] || fail "extfifo stopped handing out work after the refused unload"
+[ "$(fairq_pool_sum picked)" -gt "$picked" ] || fail "extfifo stopped handing out work after the refused unload"
 
 # switched away under load: it unloads, and is gone from every interface
-fq_set_sched qfifo || fail "could not switch from extfifo to qfifo"
+fairq_set_sched qfifo || fail "could not switch from extfifo to qfifo"
 rmmod fairq_extsched || fail "extfifo's module did not unload once switched away"
-offered && fail "extfifo is still offered after its module unloaded: $(fq_scheds)"
-[ -e "$FQ_SYSFS/extfifo" ] && fail "extfifo's sysfs directory outlived its module"
-fairqctl -j sched | fq_json '[s["name"] for s in d["schedulers"]]' | grep -q extfifo &&
+offered && fail "extfifo is still offered after its module unloaded: $(fairq_scheds)"
+[ -e "$FAIRQ_SYSFS/extfifo" ] && fail "extfifo's sysfs directory outlived its module"
+fairqctl -j sched | fairq_json '[s["name"] for s in d["schedulers"]]' | grep -q extfifo &&
 	fail "fairqctl sched still lists extfifo"
-fq_expect_write_fails "$FQ_SYSFS/scheduler" extfifo
+fairq_expect_write_fails "$FAIRQ_SYSFS/scheduler" extfifo
 sleep 3
-fq_fio_stop
-fq_fio_retrans
+fairq_fio_stop
+fairq_fio_retrans
 
 # once more, unloaded while not active, and with the hooks off
 insmod $M || fail "the policy module did not load a second time"
 offered || fail "extfifo is not offered after the second load"
-fq_set_sched fifo
+fairq_set_sched fifo
 rmmod fairq_extsched || fail "extfifo's module did not unload while fifo was active"
 offered && fail "extfifo is still offered after the second unload"
 log "extfifo handed out $picked transports; unload refused while active, clean after a switch"

@@ -11,52 +11,52 @@
 . /fairq/lib.sh
 . /fairq/fairqctl-lib.sh
 M=/fairq/extra/fairq_extsched.ko
-FS=$FQ_SYSFS/failsafe_rescues
+FS=$FAIRQ_SYSFS/failsafe_rescues
 cleanup() {
 	pkill -INT -x fio
 	[ -n "${mon:-}" ] && kill -INT "$mon" 2>/dev/null
-	fq_set_sched fifo 2>/dev/null
+	fairq_set_sched fifo 2>/dev/null
 	rmmod fairq_extsched 2>/dev/null
-	# the next tests count rescues from 0 (fq_rescues), as a fresh module does
+	# the next tests count rescues from 0 (fairq_rescues), as a fresh module does
 	rmmod fairq && modprobe fairq
 }
 trap cleanup EXIT
-fq_expect_rescues
-switches() { fairqctl -j pools | fq_json 'd["module"]["failsafe_switches"]'; }
+fairq_expect_rescues
+switches() { fairqctl -j pools | fairq_json 'd["module"]["failsafe_switches"]'; }
 
 [ "$(cat "$FS")" = 20 ] || fail "failsafe_rescues is $(cat "$FS") at load, not 20"
-fq_expect_write_fails "$FS" -1
-fq_expect_write_fails "$FS" abc
-fq_expect_write_fails "$FS" 100001
+fairq_expect_write_fails "$FS" -1
+fairq_expect_write_fails "$FS" abc
+fairq_expect_write_fails "$FS" 100001
 insmod $M || fail "the policy module did not load"
 before=$(switches) || fail "fairqctl pools has no module counters"
 
 # off: the policy strands work, the watchdog rescues it, fairq keeps it
 echo 0 >"$FS"
-fq_fio_start
+fairq_fio_start
 sleep 10	# the mounts and the v4 grace period
-fq_set_sched extfifo || fail "extfifo could not be selected"
-echo 50 >"$FQ_SYSFS/extfifo/strand_ms" || fail "extfifo refused strand_ms"
-r0=$(fq_rescues)
+fairq_set_sched extfifo || fail "extfifo could not be selected"
+echo 50 >"$FAIRQ_SYSFS/extfifo/strand_ms" || fail "extfifo refused strand_ms"
+r0=$(fairq_rescues)
 sleep 10
-stranded=$(($(fq_rescues) - r0))
+stranded=$(($(fairq_rescues) - r0))
 [ "$stranded" -ge 5 ] || fail "only $stranded rescues in 10 s of stranded work: the test cannot show the fail-safe"
-[ "$(fq_sched)" = extfifo ] || fail "fairq left extfifo with the fail-safe off (now $(fq_sched))"
+[ "$(fairq_sched)" = extfifo ] || fail "fairq left extfifo with the fail-safe off (now $(fairq_sched))"
 log "fail-safe off: $stranded rescues in 10 s, extfifo kept"
 
 # the count is the active policy's: a switch starts it again
 rescued_since() {	# rescued_since BASE N: wait (20 s at most) for N rescues after BASE
 	local t0=$SECONDS
-	while [ $(($(fq_rescues) - $1)) -lt "$2" ] && [ $((SECONDS - t0)) -lt 20 ]; do sleep 0.2; done
-	echo $(($(fq_rescues) - $1))
+	while [ $(($(fairq_rescues) - $1)) -lt "$2" ] && [ $((SECONDS - t0)) -lt 20 ]; do sleep 0.2; done
+	echo $(($(fairq_rescues) - $1))
 }
 echo 1000 >"$FS"	# counting, far from tripping
-n1=$(rescued_since "$(fq_rescues)" 4)
+n1=$(rescued_since "$(fairq_rescues)" 4)
 [ "$n1" -ge 4 ] || fail "only $n1 rescues in 20 s of stranded work"
 echo $((n1 + 3)) >"$FS"	# three more of the same policy's would trip it
-fq_set_sched qfifo && fq_set_sched extfifo || fail "could not switch away and back"
-n2=$(rescued_since "$(fq_rescues)" 4)
-[ "$(fq_sched)" = extfifo ] ||
+fairq_set_sched qfifo && fairq_set_sched extfifo || fail "could not switch away and back"
+n2=$(rescued_since "$(fairq_rescues)" 4)
+[ "$(fairq_sched)" = extfifo ] ||
 	fail "the fail-safe tripped after $n2 rescues: it counted the $n1 from before the switch"
 echo 0 >"$FS"
 log "a switch starts the count again: $n1 rescues, a switch, $n2 more, no trip at $((n1 + 3))"
@@ -64,19 +64,19 @@ log "a switch starts the count again: $n1 rescues, a switch, $n2 more, no trip a
 # on, at 5: fairq switches to fifo by itself, and says so everywhere
 fairqctl -j monitor >/tmp/failsafe-events.json 2>/tmp/failsafe-events.err &
 mon=$!
-wd=$(cat "$FQ_SYSFS/watchdog_ms")
+wd=$(cat "$FAIRQ_SYSFS/watchdog_ms")
 for i in $(seq 1 60); do	# the monitor listens once it has seen a change (not the fail-safe's)
-	echo $((wd + i % 2)) >"$FQ_SYSFS/watchdog_ms"
+	echo $((wd + i % 2)) >"$FAIRQ_SYSFS/watchdog_ms"
 	sleep 0.5
 	grep -q '"tunable":"watchdog_ms"' /tmp/failsafe-events.json && break
 done
 grep -q '"tunable":"watchdog_ms"' /tmp/failsafe-events.json ||
 	fail "fairqctl monitor saw no change in 30 s: $(cat /tmp/failsafe-events.err)"
-echo "$wd" >"$FQ_SYSFS/watchdog_ms"
+echo "$wd" >"$FAIRQ_SYSFS/watchdog_ms"
 echo 5 >"$FS"
 t0=$SECONDS
-while [ "$(fq_sched)" != fifo ] && [ $((SECONDS - t0)) -lt 60 ]; do sleep 0.5; done
-[ "$(fq_sched)" = fifo ] || fail "fairq kept extfifo for 60 s of stranded work with failsafe_rescues 5"
+while [ "$(fairq_sched)" != fifo ] && [ $((SECONDS - t0)) -lt 60 ]; do sleep 0.5; done
+[ "$(fairq_sched)" = fifo ] || fail "fairq kept extfifo for 60 s of stranded work with failsafe_rescues 5"
 took=$((SECONDS - t0))
 sleep 2
 kill -INT $mon
@@ -90,7 +90,7 @@ sw = [j for j in map(json.loads, open(sys.argv[1])) if j["event"] == "sched-swit
 assert sw and sw[-1]["previous"] == "extfifo" and sw[-1]["active"] == "fifo" and \
     sw[-1].get("reason") == "failsafe", sw' /tmp/failsafe-events.json ||
 	fail "fairqctl monitor did not see the fail-safe switch: $(cat /tmp/failsafe-events.json)"
-fq_validate /tmp/failsafe-events.json
+fairq_validate /tmp/failsafe-events.json
 [ "$(switches)" = $((before + 1)) ] || fail "failsafe_switches is $(switches), not $((before + 1))"
 fairqctl metrics | grep -qx "fairq_failsafe_switches_total $((before + 1))" ||
 	fail "fairqctl metrics: $(fairqctl metrics | grep failsafe)"
@@ -98,6 +98,6 @@ fairqctl pools | grep -q "failsafe_switches $((before + 1))" || fail "fairqctl p
 
 # the clients were served throughout, and the policy's module is no longer held
 sleep 3
-fq_fio_stop
+fairq_fio_stop
 rmmod fairq_extsched || fail "extfifo's module is still held after the fail-safe switch"
 log "fail-safe on at 5: fifo after ${took}s, announced, logged, counted"

@@ -3,13 +3,13 @@
 # connected and busy.  Shutdown must not wait on anything fairq holds.
 . /fairq/lib.sh
 job="fio --name=r --size=2m --bs=4k --rw=randrw --ioengine=psync --direct=1 --numjobs=2 --time_based --runtime=3600 --verify=crc32c --verify_fatal=1 --minimal"
-fq_nfs 1 3 "$job" >/tmp/fio1 2>&1 &
+fairq_nfs 1 3 "$job" >/tmp/fio1 2>&1 &
 p1=$!
-fq_nfs 2 4.1 "$job" >/tmp/fio2 2>&1 &
+fairq_nfs 2 4.1 "$job" >/tmp/fio2 2>&1 &
 p2=$!
 sleep 15
-for s in $(fq_scheds); do
-	fq_set_sched "$s" || fail "switch to $s refused"
+for s in $(fairq_scheds); do
+	fairq_set_sched "$s" || fail "switch to $s refused"
 	for t in 2 16 1 8; do
 		rpc.nfsd "$t" || fail "$s: rpc.nfsd $t failed"
 		sleep 1
@@ -22,17 +22,17 @@ for s in $(fq_scheds); do
 	timeout 60 rpc.nfsd 0 || fail "$s: nfsd shutdown did not finish within 60s"
 	[ "$(cat /proc/fs/nfsd/threads)" = 0 ] || fail "$s: threads remain after shutdown"
 	sleep 1
-	fq_nfsd_up 8 || fail "$s: nfsd restart failed"
+	fairq_nfsd_up 8 || fail "$s: nfsd restart failed"
 	sleep 2	# the next round starts inside the v4 grace period: clients wait, as they should
 	kill -0 $p1 $p2 2>/dev/null || fail "$s: a client died"
 done
 sleep 12	# the last grace period ends, so the clients finish with I/O, not reclaims
-fq_set_sched fifo
+fairq_set_sched fifo
 pkill -INT -x fio
 wait $p1 $p2
 for c in 1 2; do
 	grep -q '^3;' /tmp/fio$c || { cat /tmp/fio$c; fail "client $c: fio did not report"; }
 	grep -qiE 'verify|bad magic|io_u error|error=' /tmp/fio$c && { cat /tmp/fio$c; fail "client $c: I/O error"; }
 done
-[ "$(fq_rescues)" = 0 ] || fail "the watchdog rescued $(fq_rescues) transports"
-log "restarts and thread changes under: $(fq_scheds)"
+[ "$(fairq_rescues)" = 0 ] || fail "the watchdog rescued $(fairq_rescues) transports"
+log "restarts and thread changes under: $(fairq_scheds)"

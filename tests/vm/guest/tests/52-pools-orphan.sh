@@ -14,19 +14,19 @@ PT=/proc/fs/nfsd/pool_threads
 R=/fairq/extra/fairq-races.ko
 cleanup() {
 	pkill -INT -x fairq-load
-	fq_set_sched fifo
+	fairq_set_sched fifo
 	if [ -e /sys/module/fairq/parameters/test_delay_us ]; then
 		rmmod fairq
 		modprobe fairq
 	fi
-	fq_nfsd_restore_mode
+	fairq_nfsd_restore_mode
 }
 trap cleanup EXIT
-fq_nfsd_restart_in percpu 8 ||
+fairq_nfsd_restart_in percpu 8 ||
 	fail "nfsd did not start again in pool mode percpu: $(cat /tmp/nfsd-pool-mode.out)"
-if [ "$(fq_nr_pools)" != 2 ]; then
+if [ "$(fairq_nr_pools)" != 2 ]; then
 	# 7.3's sunrpc keeps pernode whatever mode is written: two pools need two NUMA nodes
-	echo "$(fq_nr_pools) pools in pool mode $(fq_pool_mode) on $(ls -d /sys/devices/system/node/node* | wc -l)" \
+	echo "$(fairq_nr_pools) pools in pool mode $(fairq_pool_mode) on $(ls -d /sys/devices/system/node/node* | wc -l)" \
 		"NUMA nodes (percpu asked for); two nodes give two (tests/vm/run --numa 2, make deep-check)"
 	exit 4
 fi
@@ -51,7 +51,7 @@ clients() {
 	for c in 1 2 3; do
 		taskset -c "${2:-0-$(($(nproc) - 1))}" ip netns exec "c$c" $FL -p nfs3 -K 6 -W "${1:-4}" \
 			-d 0 --timeout 60 --series /tmp/orphan$c.series --interval 0.5 \
-			"$FQ_SERVER:$FQ_EXPORT" >/tmp/orphan$c.out 2>&1 &
+			"$FAIRQ_SERVER:$FAIRQ_EXPORT" >/tmp/orphan$c.out 2>&1 &
 		pids+=($!)
 	done
 }
@@ -82,11 +82,11 @@ PY
 		fail "$1: a connection waited while pool 1 had no thread"
 }
 
-for s in qfifo fairq capped; do
-	fq_scheds | tr ' ' '\n' | grep -qx "$s" || continue
-	fq_set_sched "$s" || fail "switch to $s refused"
+for s in qfifo fq capped; do
+	fairq_scheds | tr ' ' '\n' | grep -qx "$s" || continue
+	fairq_set_sched "$s" || fail "switch to $s refused"
 	pool_threads_set "4 4"
-	migrated0=$(fq_pool_sum migrated)
+	migrated0=$(fairq_pool_sum migrated)
 	clients
 	sleep 5
 	for i in 1 2 3 4; do
@@ -97,11 +97,11 @@ for s in qfifo fairq capped; do
 	done
 	served_while_empty "$s"
 	pool_threads_set "4 4"
-	moved=$(($(fq_pool_sum migrated) - migrated0))
+	moved=$(($(fairq_pool_sum migrated) - migrated0))
 	[ "$moved" -gt 0 ] || fail "$s: nothing was moved off pool 1: did it ever lose its last thread?"
 	log "$s: 5 times without pool 1's threads, every connection served; moved $moved transports"
 done
-[ "$(fq_rescues)" = 0 ] || fail "the watchdog rescued $(fq_rescues) transports"
+[ "$(fairq_rescues)" = 0 ] || fail "the watchdog rescued $(fairq_rescues) transports"
 
 # An enqueue that chose pool 1 just before its last thread left, and takes the pool's lock just
 # after that thread moved pool 1's work away, must not queue there.  The race build holds every
@@ -113,7 +113,7 @@ done
 s="race build"	# for pool_threads_set's messages
 rmmod fairq || fail "cannot unload fairq for the race build"
 insmod $R test_delay_us=0,0,0,0,0,0,0,0,5000 || fail "cannot load the race build"
-fq_set_sched qfifo || fail "race build: switch to qfifo refused"
+fairq_set_sched qfifo || fail "race build: switch to qfifo refused"
 for round in 1 2 3; do
 	pool_threads_set "4 1"
 	for p in $(pgrep -x nfsd); do
@@ -126,4 +126,4 @@ for round in 1 2 3; do
 	served_while_empty "last thread, round $round"
 done
 log "race build: 3 times an enqueue held at pool 1's last thread, every connection served"
-[ "$(fq_rescues)" = 0 ] || fail "the watchdog rescued $(fq_rescues) transports (race build)"
+[ "$(fairq_rescues)" = 0 ] || fail "the watchdog rescued $(fairq_rescues) transports (race build)"

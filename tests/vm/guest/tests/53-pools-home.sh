@@ -20,24 +20,24 @@ if [ "$(nproc)" -lt 4 ] || [ "$with_cpus" != 2 ] || [ "$cpuless" = 0 ]; then
 fi
 cleanup() {
 	pkill -INT -x fairq-load
-	fq_set_sched fifo
-	fq_nfsd_restore_mode
+	fairq_set_sched fifo
+	fairq_nfsd_restore_mode
 }
 trap cleanup EXIT
-fq_nfsd_restart_in pernode 8 ||
+fairq_nfsd_restart_in pernode 8 ||
 	fail "nfsd did not start again in pool mode pernode: $(cat /tmp/nfsd-pool-mode.out)"
-[ "$(fq_nr_pools)" = 2 ] || fail "$(fq_nr_pools) pools in pool mode pernode with two nodes that have CPUs"
+[ "$(fairq_nr_pools)" = 2 ] || fail "$(fairq_nr_pools) pools in pool mode pernode with two nodes that have CPUs"
 sleep 11	# the grace period
-fq_set_sched qfifo || fail "switch to qfifo refused"
+fairq_set_sched qfifo || fail "switch to qfifo refused"
 
 # pool_enqueued POOL: enqueues into that pool of the (one) service so far
 pool_enqueued() {
 	awk -v p="$1" '$1 == "serv" && $4 == p { for (i = 1; i < NF; i++) if ($i == "enqueued") print $(i + 1) }' \
-		"$FQ_DEBUGFS/pools"
+		"$FAIRQ_DEBUGFS/pools"
 }
 # load CPU SECONDS: a closed-loop client on that CPU only
 load() {
-	ip netns exec c1 taskset -c "$1" $FL -p nfs3 -K 2 -W 4 -d "$2" "$FQ_SERVER:$FQ_EXPORT" \
+	ip netns exec c1 taskset -c "$1" $FL -p nfs3 -K 2 -W 4 -d "$2" "$FAIRQ_SERVER:$FAIRQ_EXPORT" \
 		>/tmp/home.out 2>&1 || fail "client on CPU $1: $(tail -n 3 /tmp/home.out)"
 }
 # the threads of each pool run on their node's CPUs: a few seconds of load from every CPU lets
@@ -58,4 +58,4 @@ for cpu in 0 1 2 3; do
 	[ $((own * 100)) -ge $(((d0 + d1) * 80)) ] ||
 		fail "CPU $cpu is on node $node, but its pool got $own of $((d0 + d1)) enqueues"
 done
-[ "$(fq_rescues)" = 0 ] || fail "the watchdog rescued $(fq_rescues) transports"
+[ "$(fairq_rescues)" = 0 ] || fail "the watchdog rescued $(fairq_rescues) transports"

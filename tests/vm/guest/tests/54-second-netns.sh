@@ -11,7 +11,7 @@ S2=10.99.0.2
 cleanup() {
 	pkill -INT -x fio
 	sleep 1
-	fq_set_sched fifo 2>/dev/null
+	fairq_set_sched fifo 2>/dev/null
 	s2 'rpc.nfsd 0' 2>/dev/null
 	ip netns pids s2 2>/dev/null | xargs -r kill 2>/dev/null
 	sleep 1
@@ -22,8 +22,8 @@ cleanup() {
 	# the count wraps and every later NFSv4.1 session gets a single slot, too few for the
 	# shares the later tests measure.  Restarting the first server with no session left
 	# anywhere starts the count afresh.
-	fq_nfsd_down
-	fq_nfsd_up
+	fairq_nfsd_down
+	fairq_nfsd_up
 	sleep 11	# its grace period
 }
 trap cleanup EXIT
@@ -60,49 +60,49 @@ ip netns exec s2 sh -c '
 	rpc.nfsd -N 3 4' >/tmp/s2/setup.out 2>&1 || fail "the second nfsd did not start: $(cat /tmp/s2/setup.out)"
 sleep 11	# its grace period
 
-fq_set_sched qfifo || fail "switch to qfifo refused"
+fairq_set_sched qfifo || fail "switch to qfifo refused"
 # fio with verification: clients 1 and 2 on the first server, client 3 on the second
-fq_fio_start 1:3 2:4.1 3:4.1:$S2:/srv/nfs2
+fairq_fio_start 1:3 2:4.1 3:4.1:$S2:/srv/nfs2
 # fairq takes a service over at its first enqueue: wait for client 3's mount and fio
-services() { fairqctl -j -a pools | fq_json 'len({p["serv"] for p in d["pools"]})'; }
+services() { fairqctl -j -a pools | fairq_json 'len({p["serv"] for p in d["pools"]})'; }
 for i in $(seq 1 60); do
 	[ "$(services)" = 2 ] && break
 	sleep 0.5
 done
 [ "$(services)" = 2 ] || fail "fairq tracks $(services) services with two nfsd serving: $(fairqctl -a pools)"
-n=$(ip netns exec s2 fairqctl -j pools | fq_json 'len({p["serv"] for p in d["pools"]})')
+n=$(ip netns exec s2 fairqctl -j pools | fairq_json 'len({p["serv"] for p in d["pools"]})')
 [ "$n" = 1 ] || fail "a caller in s2 sees $n services: $(ip netns exec s2 fairqctl pools)"
-mine=$(ip netns exec s2 fairqctl -j pools | fq_json 'd["pools"][0]["serv"]')
-theirs=$(fairqctl -j pools | fq_json 'd["pools"][0]["serv"]')
+mine=$(ip netns exec s2 fairqctl -j pools | fairq_json 'd["pools"][0]["serv"]')
+theirs=$(fairqctl -j pools | fairq_json 'd["pools"][0]["serv"]')
 [ "$mine" != "$theirs" ] || fail "s2 and the init namespace see the same service $mine"
-busy=$(ip netns exec s2 fairqctl -j pools | fq_json 'sum(p["enqueued"] for p in d["pools"])')
+busy=$(ip netns exec s2 fairqctl -j pools | fairq_json 'sum(p["enqueued"] for p in d["pools"])')
 [ "$busy" -gt 0 ] || fail "nothing of the second server went through fairq"
 log "two services (init $theirs, s2 $mine); s2's own view shows one, -a both"
 
 # -n: s2's view from outside it, as ip -n gives it, before or after the command.  nfsd's own
 # counters are left out: fairqctl cannot tell whose nfsd file system it would read
-[ "$(fairqctl -n s2 -j pools | fq_json 'd["pools"][0]["serv"]')" = "$mine" ] ||
+[ "$(fairqctl -n s2 -j pools | fairq_json 'd["pools"][0]["serv"]')" = "$mine" ] ||
 	fail "fairqctl -n s2 does not show s2's service $mine: $(fairqctl -n s2 pools)"
-[ "$(fairqctl pools --netns s2 -j | fq_json 'len({p["serv"] for p in d["pools"]})')" = 1 ] ||
+[ "$(fairqctl pools --netns s2 -j | fairq_json 'len({p["serv"] for p in d["pools"]})')" = 1 ] ||
 	fail "fairqctl pools --netns s2: $(fairqctl pools --netns s2)"
-[ "$(fairqctl -n s2 -j pools | fq_json '"nfsd_pools" in d')" = False ] ||
+[ "$(fairqctl -n s2 -j pools | fairq_json '"nfsd_pools" in d')" = False ] ||
 	fail "fairqctl -n s2 shows nfsd counters of an unknown namespace: $(fairqctl -n s2 -j pools)"
-fq_expect 5 "no network namespace 'nosuch'" fairqctl -n nosuch pools
-fq_expect 4 'needs CAP_SYS_ADMIN' fq_as_nobody fairqctl -n s2 pools
-fq_expect 2 'one network namespace, or all' fairqctl -a pools --netns s2
+fairq_expect 5 "no network namespace 'nosuch'" fairqctl -n nosuch pools
+fairq_expect 4 'needs CAP_SYS_ADMIN' fairq_as_nobody fairqctl -n s2 pools
+fairq_expect 2 'one network namespace, or all' fairqctl -a pools --netns s2
 log "fairqctl -n s2: service $mine, and no nfsd counters"
 
 # live switches across both services
-fq_switch_storm 8
+fairq_switch_storm 8
 sleep 3
-keys=$(fairqctl -j -a shares | fq_json 'len({k["serv"] for k in d["keys"]})')
-[ "$keys" = 2 ] || fail "fairq keeps keys in $keys services with both loaded: $(fairqctl -a shares)"
+keys=$(fairqctl -j -a shares | fairq_json 'len({k["serv"] for k in d["keys"]})')
+[ "$keys" = 2 ] || fail "fq keeps keys in $keys services with both loaded: $(fairqctl -a shares)"
 
 # unload and reload under a queueing scheduler
-fq_set_sched qfifo
+fairq_set_sched qfifo
 rmmod fairq || fail "unload under both services failed"
 modprobe fairq || fail "reload failed"
-fq_set_sched qfifo || fail "switch to qfifo after the reload refused"
+fairq_set_sched qfifo || fail "switch to qfifo after the reload refused"
 sleep 3
 
 # the second nfsd stopped and started again under qfifo, while the first keeps serving
@@ -111,11 +111,11 @@ sleep 2
 [ "$(services)" = 1 ] || fail "fairq still tracks $(services) services with the second nfsd stopped"
 s2_up 4 || fail "the second nfsd did not start again: $(cat /tmp/s2/nfsd.out)"
 # the second server's stop and start left the first one's registrations alone
-fq_nfs 1 3 true || fail "the first server no longer answers NFSv3 mounts after the second one's restart"
+fairq_nfs 1 3 true || fail "the first server no longer answers NFSv3 mounts after the second one's restart"
 sleep 15	# its grace period, and client 3's reclaim
 
-fq_set_sched fifo
-fq_fio_stop
-[ "$(fq_pool_sum queued)" = 0 ] || fail "transports left queued: $(cat "$FQ_DEBUGFS/pools")"
-[ "$(fq_rescues)" = 0 ] || fail "the watchdog rescued $(fq_rescues) transports"
+fairq_set_sched fifo
+fairq_fio_stop
+[ "$(fairq_pool_sum queued)" = 0 ] || fail "transports left queued: $(cat "$FAIRQ_DEBUGFS/pools")"
+[ "$(fairq_rescues)" = 0 ] || fail "the watchdog rescued $(fairq_rescues) transports"
 log "8 switches, an unload and a restart of the second nfsd with both loaded: no I/O error"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# fairq's per-key cap holds whichever CPU a thread runs on.  A pool per CPU (pool mode
+# fq's per-key cap holds whichever CPU a thread runs on.  A pool per CPU (pool mode
 # percpu), and each nfsd thread moved to the next pool's CPU, as an admin's taskset can leave
 # them: the enqueues of a CPU then go to a pool whose threads run elsewhere, and a client's
 # key in one pool can sit quiet for seconds while its work goes to the other.  On 6.1 fairq
@@ -11,20 +11,20 @@
 # (fairq_svctime): no hand-off is lost while they run, and never more than two requests per
 # pool are in processing at once.
 . /fairq/lib.sh
-fq_need_sched fairq
-fq_bench_lib /tmp/unpinned
+fairq_need_sched fq
+fairq_bench_lib /tmp/unpinned
 cleanup() {
 	pkill -INT -x fairq-load
-	echo 0 >"$FQ_SYSFS/fairq/max_inflight"
+	echo 0 >"$FAIRQ_SYSFS/fq/max_inflight"
 	svctime_off
-	fq_set_sched fifo
-	fq_nfsd_restore_mode
+	fairq_set_sched fifo
+	fairq_nfsd_restore_mode
 }
 trap cleanup EXIT
-fq_nfsd_restart_in percpu 4 ||
+fairq_nfsd_restart_in percpu 4 ||
 	fail "nfsd did not start again in pool mode percpu: $(cat /tmp/nfsd-pool-mode.out)"
-if [ "$(fq_nr_pools)" -lt 2 ]; then
-	echo "$(fq_nr_pools) pool in pool mode $(fq_pool_mode) with $(nproc) CPUs (percpu asked for): this needs two or more"
+if [ "$(fairq_nr_pools)" -lt 2 ]; then
+	echo "$(fairq_nr_pools) pool in pool mode $(fairq_pool_mode) with $(nproc) CPUs (percpu asked for): this needs two or more"
 	exit 4
 fi
 n=$(nproc)
@@ -36,9 +36,9 @@ for p in $(pgrep -x nfsd); do
 done
 sleep 11	# the grace period
 svctime_on 20000
-fq_set_sched fairq
-echo 1 >"$FQ_SYSFS/fairq/max_inflight" || fail "max_inflight 1 refused"
-lost0=$(fq_pool_sum lost_handoffs)
+fairq_set_sched fq
+echo 1 >"$FAIRQ_SYSFS/fq/max_inflight" || fail "max_inflight 1 refused"
+lost0=$(fairq_pool_sum lost_handoffs)
 pids=()
 for c in 1 2; do
 	ip netns exec c$c $FL -j -K 4 -W 2 -d 10 --label "c$c" "$B_EXPORT" >/tmp/up$c.json 2>/tmp/up$c.err &
@@ -53,7 +53,7 @@ lost=""
 while kill -0 "${pids[0]}" 2>/dev/null; do
 	n=$(cat /sys/module/fairq_svctime/parameters/inside)
 	[ "$n" -gt "$max" ] && max=$n
-	[ -z "$lost" ] && [ $((SECONDS - start)) -ge 9 ] && lost=$(($(fq_pool_sum lost_handoffs) - lost0))
+	[ -z "$lost" ] && [ $((SECONDS - start)) -ge 9 ] && lost=$(($(fairq_pool_sum lost_handoffs) - lost0))
 	sleep 0.05
 done
 for p in "${pids[@]}"; do
@@ -61,10 +61,10 @@ for p in "${pids[@]}"; do
 done
 [ -n "$lost" ] || fail "the clients ended before 9 s"
 sleep 1.5
-at_exit=$(($(fq_pool_sum lost_handoffs) - lost0 - lost))
+at_exit=$(($(fairq_pool_sum lost_handoffs) - lost0 - lost))
 ops=$(python3 -c 'import json,sys; print(" ".join(str(json.load(open(f))["client"]["ops"]) for f in sys.argv[1:]))' /tmp/up1.json /tmp/up2.json)
-log "$(fq_nr_pools) pools, threads moved a CPU on: calls per client $ops; at most $max in processing; $lost hand-offs lost in 9 s ($at_exit more as the clients exited)"
+log "$(fairq_nr_pools) pools, threads moved a CPU on: calls per client $ops; at most $max in processing; $lost hand-offs lost in 9 s ($at_exit more as the clients exited)"
 [ "$lost" = 0 ] || fail "$lost hand-offs were never seen on a thread"
-[ "$max" -le $((2 * $(fq_nr_pools))) ] ||
-	fail "$max requests in processing with two keys capped at 1 in each of $(fq_nr_pools) pools"
-echo 0 >"$FQ_SYSFS/fairq/max_inflight"
+[ "$max" -le $((2 * $(fairq_nr_pools))) ] ||
+	fail "$max requests in processing with two keys capped at 1 in each of $(fairq_nr_pools) pools"
+echo 0 >"$FAIRQ_SYSFS/fq/max_inflight"

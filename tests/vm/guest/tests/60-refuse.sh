@@ -11,7 +11,7 @@ if insmod /fairq/extra/fairq-badpull.ko 2>/tmp/err; then
 fi
 dmesg | tail -n +$((seen + 1)) | grep -q 'fairq: cannot hook fairq_no_such_function on this kernel (error -[0-9]*): refusing to load' ||
 	fail "no clear refusal line: $(dmesg | tail -n 5)"
-[ ! -e "$FQ_SYSFS" ] || fail "sysfs left behind"
+[ ! -e "$FAIRQ_SYSFS" ] || fail "sysfs left behind"
 grep -q '^fairq ' /proc/modules && fail "module still listed"
 modprobe fairq || fail "the real module no longer loads"
 log "refused: $(dmesg | grep refusing | sed 's/^\[[^]]*\] //')"

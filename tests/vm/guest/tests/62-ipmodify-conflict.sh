@@ -11,30 +11,30 @@ H=/fairq/extra/fairq_ipmodify.ko
 CALLS=/sys/module/fairq_ipmodify/parameters/calls
 cleanup() {
 	echo 1 >/proc/sys/kernel/ftrace_enabled
-	fq_set_sched fifo 2>/dev/null
+	fairq_set_sched fifo 2>/dev/null
 	rmmod fairq_ipmodify 2>/dev/null
 }
 trap cleanup EXIT
 traffic() {	# traffic WHAT: client 1 writes 2 MiB over NFSv3, lists and removes it
-	fq_nfs 1 3 'dd if=/dev/urandom of=f bs=64k count=32 conv=fsync 2>/dev/null && ls -l f >/dev/null &&
+	fairq_nfs 1 3 'dd if=/dev/urandom of=f bs=64k count=32 conv=fsync 2>/dev/null && ls -l f >/dev/null &&
 		rm -f f' || fail "$1: NFS traffic failed"
 }
 
-fq_set_sched fifo
+fairq_set_sched fifo
 insmod $H || fail "the stand-in for a live patch did not load beside fairq in fifo"
-for s in $(fq_scheds); do
+for s in $(fairq_scheds); do
 	[ "$s" = fifo ] && continue
 	lines=$(dmesg | wc -l)
-	if echo "$s" >"$FQ_SYSFS/scheduler" 2>/tmp/err; then
+	if echo "$s" >"$FAIRQ_SYSFS/scheduler" 2>/tmp/err; then
 		fail "sysfs: $s was accepted with another IPMODIFY user of svc_xprt_enqueue"
 	fi
-	[ "$(fq_sched)" = fifo ] || fail "sysfs: the refused $s left the scheduler at $(fq_sched)"
+	[ "$(fairq_sched)" = fifo ] || fail "sysfs: the refused $s left the scheduler at $(fairq_sched)"
 	dmesg | tail -n +$((lines + 1)) | grep -q 'cannot enable the svc_xprt_enqueue hooks (error -16): a live patch or tracer already modifies it$' ||
 		fail "sysfs: no reason for refusing $s in the kernel log: $(dmesg | tail -n 3)"
 	if fairqctl sched set "$s" >/tmp/out 2>&1; then
 		fail "netlink: $s was accepted with another IPMODIFY user of svc_xprt_enqueue"
 	fi
-	[ "$(fq_sched)" = fifo ] || fail "netlink: the refused $s left the scheduler at $(fq_sched)"
+	[ "$(fairq_sched)" = fifo ] || fail "netlink: the refused $s left the scheduler at $(fairq_sched)"
 	grep -q 'a live patch or tracer already modifies svc_xprt_enqueue: nothing changed' /tmp/out ||
 		fail "netlink: fairqctl did not say why $s was refused: $(cat /tmp/out)"
 	log "$s refused: sysfs '$(sed 's/.*: //' /tmp/err)', fairqctl '$(cat /tmp/out)'"
@@ -46,16 +46,16 @@ after=$(cat $CALLS)
 log "the other user saw $((after - before)) enqueues of the traffic"
 
 rmmod fairq_ipmodify || fail "the stand-in did not unload"
-fq_set_sched qfifo || fail "qfifo refused once the other user was gone"
+fairq_set_sched qfifo || fail "qfifo refused once the other user was gone"
 traffic "qfifo after the other user left"
 
 # the other way round: fairq hooks svc_xprt_enqueue first
 if insmod $H 2>/tmp/err; then
 	fail "another IPMODIFY user of svc_xprt_enqueue loaded while fairq ran qfifo"
 fi
-[ "$(fq_sched)" = qfifo ] || fail "the refused other user moved fairq to $(fq_sched)"
+[ "$(fairq_sched)" = qfifo ] || fail "the refused other user moved fairq to $(fairq_sched)"
 traffic "qfifo after refusing the other user"
-fq_set_sched fifo || fail "back to fifo refused"
+fairq_set_sched fifo || fail "back to fifo refused"
 log "with fairq out of fifo the other user was refused: $(sed 's/.*: //' /tmp/err)"
 
 # kernel.ftrace_enabled: fairq's hooks are permanent, so tracing cannot be turned off under them
@@ -67,19 +67,19 @@ if ! echo 0 2>/tmp/fe.err >/proc/sys/kernel/ftrace_enabled; then
 	exit 0
 fi
 echo 1 >/proc/sys/kernel/ftrace_enabled
-fq_set_sched qfifo || fail "qfifo refused before the ftrace_enabled part"
+fairq_set_sched qfifo || fail "qfifo refused before the ftrace_enabled part"
 if echo 0 2>/dev/null >/proc/sys/kernel/ftrace_enabled; then
 	fail "kernel.ftrace_enabled=0 was accepted while fairq's hooks were on"
 fi
 [ "$(cat /proc/sys/kernel/ftrace_enabled)" = 1 ] || fail "kernel.ftrace_enabled reads 0 after a refusal"
 traffic "qfifo after refusing ftrace_enabled=0"
-fq_set_sched fifo || fail "back to fifo refused"
+fairq_set_sched fifo || fail "back to fifo refused"
 echo 0 >/proc/sys/kernel/ftrace_enabled || fail "kernel.ftrace_enabled=0 refused with fairq in fifo"
 lines=$(dmesg | wc -l)
-if echo qfifo >"$FQ_SYSFS/scheduler" 2>/dev/null; then
+if echo qfifo >"$FAIRQ_SYSFS/scheduler" 2>/dev/null; then
 	fail "qfifo was accepted with kernel.ftrace_enabled=0"
 fi
-[ "$(fq_sched)" = fifo ] || fail "the refused qfifo left the scheduler at $(fq_sched)"
+[ "$(fairq_sched)" = fifo ] || fail "the refused qfifo left the scheduler at $(fairq_sched)"
 dmesg | tail -n +$((lines + 1)) | grep -q 'cannot enable the thread-side hooks (error -16): kernel.ftrace_enabled is 0' ||
 	fail "no reason naming ftrace_enabled in the kernel log: $(dmesg | tail -n 3)"
 if fairqctl sched set qfifo >/tmp/out 2>&1; then
@@ -88,7 +88,7 @@ fi
 grep -q 'kernel.ftrace_enabled is 0: nothing changed' /tmp/out ||
 	fail "netlink: fairqctl did not name ftrace_enabled: $(cat /tmp/out)"
 echo 1 >/proc/sys/kernel/ftrace_enabled
-fq_set_sched qfifo || fail "qfifo refused once kernel.ftrace_enabled was 1 again"
+fairq_set_sched qfifo || fail "qfifo refused once kernel.ftrace_enabled was 1 again"
 traffic "qfifo after ftrace_enabled came back"
-fq_set_sched fifo || fail "back to fifo refused"
+fairq_set_sched fifo || fail "back to fifo refused"
 log "kernel.ftrace_enabled=0 refused under qfifo; in fifo it made switches fail with the reason"

@@ -1,20 +1,20 @@
 #!/bin/bash
 # fairq's tracepoints fire, exactly once per event they stand for, and carry the right key.
-# Two clients load the fairq scheduler (key = address) with tracing on: every enqueue and every
+# Two clients load the fq scheduler (key = address) with tracing on: every enqueue and every
 # dispatch is an event (the counts equal the pools' counters), each dispatch names the key of
 # its client's address and a measured wait; a switch is an event; a key at its in-flight cap is
 # a hold event per hold counted; a connection key reads as the client's address and port.  The
 # same events are read with trace-cmd (its parser, perf's libtraceevent, formats every field)
 # and counted per key by a bpftrace one-liner, which has no BTF for the module to go by.
 . /fairq/lib.sh
-fq_need_sched fairq
-fq_bench_lib /tmp/trace
+fairq_need_sched fq
+fairq_bench_lib /tmp/trace
 T=/sys/kernel/tracing
 [ -d $T/events ] || mount -t tracefs nodev $T || fail "cannot mount tracefs"
 E=$T/events/fairq
 buf0=$(cat $T/buffer_size_kb)
-trap 'echo 0 >$E/enable; : >$T/trace; echo $buf0 >$T/buffer_size_kb; echo 0 >$FQ_SYSFS/fairq/max_inflight;
-	echo 1 >$FQ_SYSFS/fairq/key; pkill -INT -x fairq-load; pkill -x bpftrace; fq_set_sched fifo' EXIT
+trap 'echo 0 >$E/enable; : >$T/trace; echo $buf0 >$T/buffer_size_kb; echo 0 >$FAIRQ_SYSFS/fq/max_inflight;
+	echo 1 >$FAIRQ_SYSFS/fq/key; pkill -INT -x fairq-load; pkill -x bpftrace; fairq_set_sched fifo' EXIT
 
 for ev in enqueue dispatch hold lost_handoff rescue switch; do
 	[ -f "$E/fairq_$ev/format" ] || fail "no tracepoint fairq:fairq_$ev"
@@ -37,15 +37,15 @@ overruns() {
 }
 
 echo 16384 >$T/buffer_size_kb
-fq_set_sched fifo
+fairq_set_sched fifo
 trace_start
-fq_set_sched fairq
+fairq_set_sched fq
 echo 0 >$E/enable
-trace_lines switch | grep -q 'from=fifo to=fairq err=0' || fail "no switch event: $(trace_lines switch)"
-fq_nfs 1 3 "true" || fail "mount failed"	# the service and its pools exist from here
+trace_lines switch | grep -q 'from=fifo to=fq err=0' || fail "no switch event: $(trace_lines switch)"
+fairq_nfs 1 3 "true" || fail "mount failed"	# the service and its pools exist from here
 # no call but the load's between the counters' reads: the events must add up exactly
-enq0=$(fq_pool_sum enqueued)
-disp0=$(($(fq_pool_sum fed_pull) + $(fq_pool_sum fed_push)))
+enq0=$(fairq_pool_sum enqueued)
+disp0=$(($(fairq_pool_sum fed_pull) + $(fairq_pool_sum fed_push)))
 trace_start
 # a bounded number of calls, so that the trace buffer holds every event however fast the host
 ip netns exec c1 $FL -K 2 -W 2 -n 6000 "$B_EXPORT" >/tmp/trace/c1.out 2>&1 &
@@ -53,8 +53,8 @@ ip netns exec c2 $FL -K 1 -W 1 -n 3000 "$B_EXPORT" >/tmp/trace/c2.out 2>&1 ||
 	fail "client 2: $(tail -n 3 /tmp/trace/c2.out)"
 wait $! || fail "client 1: $(tail -n 3 /tmp/trace/c1.out)"
 echo 0 >$E/enable
-enq=$(($(fq_pool_sum enqueued) - enq0))
-disp=$(($(fq_pool_sum fed_pull) + $(fq_pool_sum fed_push) - disp0))
+enq=$(($(fairq_pool_sum enqueued) - enq0))
+disp=$(($(fairq_pool_sum fed_pull) + $(fairq_pool_sum fed_push) - disp0))
 [ "$(overruns)" = 0 ] || fail "the trace buffer overran: the counts below would not add up"
 n_enq=$(trace_lines enqueue | wc -l)
 n_disp=$(trace_lines dispatch | wc -l)
@@ -76,22 +76,22 @@ done
 log "every dispatch names its client's key; waits $(trace_lines dispatch | grep -o 'wait_us=[0-9]*' | cut -d= -f2 | sort -n | awk '{ a[NR] = $1 } END { print "median " a[int((NR + 1) / 2)] " us, max " a[NR] " us" }')"
 
 # a key at its cap: one hold event per hold counted
-echo 1 >$FQ_SYSFS/fairq/max_inflight
-holds0=$(fq_pool_sum holds)
+echo 1 >$FAIRQ_SYSFS/fq/max_inflight
+holds0=$(fairq_pool_sum holds)
 trace_start
 ip netns exec c1 $FL -K 4 -W 1 -n 4000 "$B_EXPORT" >/tmp/trace/c1.out 2>&1 ||
 	fail "client 1 (capped): $(tail -n 3 /tmp/trace/c1.out)"
-holds=$(($(fq_pool_sum holds) - holds0))
+holds=$(($(fairq_pool_sum holds) - holds0))
 echo 0 >$E/enable
 [ "$(overruns)" = 0 ] || fail "the trace buffer overran"
 n=$(trace_lines hold | grep -c ' key=10\.99\.0\.11 in_flight=' || true)
 log "cap 1: $holds holds counted, $n hold events of key 10.99.0.11"
 [ "$holds" -ge 5 ] || fail "only $holds holds at a cap of 1 with 4 connections"
 [ "$n" = "$holds" ] || fail "$n hold events for $holds holds"
-echo 0 >$FQ_SYSFS/fairq/max_inflight
+echo 0 >$FAIRQ_SYSFS/fq/max_inflight
 
 # a connection key is the client's address and port, as fairqctl writes it
-echo 3 >$FQ_SYSFS/fairq/key || fail "key 3 refused"
+echo 3 >$FAIRQ_SYSFS/fq/key || fail "key 3 refused"
 trace_start
 ip netns exec c1 $FL -K 2 -W 1 -n 2000 "$B_EXPORT" >/tmp/trace/c1.out 2>&1 ||
 	fail "client 1 (key conn): $(tail -n 3 /tmp/trace/c1.out)"
@@ -102,13 +102,13 @@ bad=$(trace_lines dispatch | grep 'client=10\.99\.0\.11:' | awk '{
 }')
 [ -z "$bad" ] || fail "a connection key that is not the client's address and port: $bad"
 [ "$(trace_lines dispatch | grep -c 'client=10\.99\.0\.11:' || true)" -ge 10 ] || fail "too few dispatches with key 3"
-echo 1 >$FQ_SYSFS/fairq/key
+echo 1 >$FAIRQ_SYSFS/fq/key
 log "key 3: every dispatch's key is its connection"
 
 # trace-cmd: libtraceevent parses every field of the format
-trace-cmd record -q -e fairq -o /tmp/trace/fq.dat ip netns exec c2 $FL -K 1 -W 1 -d 1 "$B_EXPORT" \
+trace-cmd record -q -e fairq -o /tmp/trace/fairq.dat ip netns exec c2 $FL -K 1 -W 1 -d 1 "$B_EXPORT" \
 	>/tmp/trace/tc.out 2>&1 || fail "trace-cmd record failed: $(tail -n 3 /tmp/trace/tc.out)"
-trace-cmd report -i /tmp/trace/fq.dat >/tmp/trace/report 2>&1 || fail "trace-cmd report failed: $(tail -n 3 /tmp/trace/report)"
+trace-cmd report -i /tmp/trace/fairq.dat >/tmp/trace/report 2>&1 || fail "trace-cmd report failed: $(tail -n 3 /tmp/trace/report)"
 grep -q 'FAILED TO PARSE\|\[UNKNOWN' /tmp/trace/report && fail "trace-cmd could not parse: $(grep -m1 'FAILED TO PARSE\|\[UNKNOWN' /tmp/trace/report)"
 n=$(grep -c 'fairq_dispatch:.* client=10\.99\.0\.12:[0-9]* key=10\.99\.0\.12 wait_us=[0-9]' /tmp/trace/report || true)
 [ "$n" -ge 10 ] || fail "trace-cmd reported $n dispatches of client 2: $(grep -m2 fairq_ /tmp/trace/report)"

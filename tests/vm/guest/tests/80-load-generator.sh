@@ -69,14 +69,14 @@ for spec in sys.argv[4:]:
 PY
 }
 
-srv=$FQ_SERVER
+srv=$FAIRQ_SERVER
 b=$(counters)
 run v3null -O null -K 2 -W 4 -n 3000 $srv
 a=$(counters)
 check v3null "$b" "$a" v3null:total
 
 b=$a
-run v3getattr -p nfs3 -K 3 -W 2 -d 3 $srv:$FQ_EXPORT
+run v3getattr -p nfs3 -K 3 -W 2 -d 3 $srv:$FAIRQ_EXPORT
 a=$(counters)
 check v3getattr "$b" "$a" v3getattr:total
 
@@ -99,7 +99,7 @@ python3 -c 'import json; d = json.load(open("v4seq.1")); assert d["session"]["co
 assert all(p["ops"] > 0 for p in d["per_connection"]), d' || fail "v4seq: a connection did no work"
 
 # bursts: every burst completes, and takes at least as long as its calls' median latency
-ip netns exec c1 $FL -j -B 16 -I 20 -K 2 -d 3 $srv:$FQ_EXPORT >burst.json || fail "burst run failed"
+ip netns exec c1 $FL -j -B 16 -I 20 -K 2 -d 3 $srv:$FAIRQ_EXPORT >burst.json || fail "burst run failed"
 python3 - <<'PY' || fail "burst report"
 import json
 d = json.load(open("burst.json"))

@@ -15,16 +15,16 @@ export B3_FILES=24 B3_DIRS=2 B3_DELAY_US=10000
 # for the rest), so that the smoke test stays within the CI budget.
 smoke_sched() {
 	case $1 in
-	s5-threads) if fq_scheds | grep -qw capped; then echo capped; else echo fairq; fi ;;
+	s5-threads) if fairq_scheds | grep -qw capped; then echo capped; else echo fairq; fi ;;
 	s7-wq) echo wq ;;
-	*) echo fairq ;;
+	*) echo fq ;;
 	esac
 }
 trap 'echo 0 >/sys/module/fairq_svctime/parameters/delay_us 2>/dev/null; rmmod fairq_svctime 2>/dev/null
-	pkill -INT -x fairq-load; pkill -INT -x fio; fq_set_sched fifo; rpc.nfsd $FQ_THREADS' EXIT
+	pkill -INT -x fairq-load; pkill -INT -x fio; fairq_set_sched fifo; rpc.nfsd $FAIRQ_THREADS' EXIT
 # scenario 7 compares wq with nfsd's threads: where wq is offered, wq beside fifo, part (a)
 scenarios="s1-greedy s2-burst s3-real s4-overhead s5-threads"
-fq_scheds | grep -qw wq && scenarios="$scenarios s7-wq"
+fairq_scheds | grep -qw wq && scenarios="$scenarios s7-wq"
 for sc in $scenarios; do
 	t0=$(date +%s)
 	(
@@ -70,4 +70,4 @@ print("# %s: %d cells" % (os.path.basename(out), len(cells)), end="")
 PY
 	echo " in $(($(date +%s) - t0)) s"
 done
-[ "$(fq_rescues)" = 0 ] || fail "the watchdog rescued transports"
+[ "$(fairq_rescues)" = 0 ] || fail "the watchdog rescued transports"

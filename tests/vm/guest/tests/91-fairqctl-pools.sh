@@ -5,16 +5,16 @@
 # otherwise, and stops cleanly on SIGINT.
 . /fairq/lib.sh
 . /fairq/fairqctl-lib.sh
-trap 'fq_set_sched fifo' EXIT
+trap 'fairq_set_sched fifo' EXIT
 
 # the same numbers as debugfs, taken while nothing moves (read until two debugfs reads agree);
-# a scheduler's own counters (fairq's keys) are the pairs debugfs prints after the core's
+# a scheduler's own counters (fq's keys) are the pairs debugfs prints after the core's
 agree_with_debugfs() {	# agree_with_debugfs SCHED
 	local try
 	for try in 1 2 3 4 5; do
-		cat "$FQ_DEBUGFS/pools" >/tmp/dbg1
+		cat "$FAIRQ_DEBUGFS/pools" >/tmp/dbg1
 		fairqctl -j pools >/tmp/pools.json || fail "fairqctl -j pools failed"
-		cat "$FQ_DEBUGFS/pools" >/tmp/dbg2
+		cat "$FAIRQ_DEBUGFS/pools" >/tmp/dbg2
 		cmp -s /tmp/dbg1 /tmp/dbg2 && break
 		sleep 1
 	done
@@ -43,25 +43,25 @@ for p in pools:
     assert p["sched_counters"] == own, (p["sched_counters"], own)
     assert p["sched"] == sys.argv[3], p["sched"]
     assert 0 <= p["threads_idle"] <= p["threads"], p
-    if sys.argv[3] == "fairq":
+    if sys.argv[3] == "fq":
         assert p["sched_counters"]["keys"] >= 1, p
 print("# %s: %d pool(s) agree with debugfs, scheduler counters %s" %
       (sys.argv[3], len(pools), pools[0]["sched_counters"]))
 PY
 }
-fq_set_sched fairq
-fq_traffic 1 || fail "NFS traffic failed"
-agree_with_debugfs fairq
+fairq_set_sched fq
+fairq_traffic 1 || fail "NFS traffic failed"
+agree_with_debugfs fq
 fairqctl -e pools >/tmp/pools.txt || fail "fairqctl -e pools failed"
-grep -qE '^ +fairq: keys [0-9]+ key_alloc_failures [0-9]+ key_buckets [0-9]+ split_failures [0-9]+ holds [0-9]+ lost_handoffs [0-9]+ untracked_threads [0-9]+ bursts [0-9]+ anticipations [0-9]+ anticipation_hits [0-9]+ hold_skips [0-9]+ turns_overspent [0-9]+$' /tmp/pools.txt ||
-	fail "fairqctl pools does not list fairq's counters: $(cat /tmp/pools.txt)"
-fq_set_sched qfifo
-fq_traffic 1 || fail "NFS traffic failed"
+grep -qE '^ +fq: keys [0-9]+ key_alloc_failures [0-9]+ key_buckets [0-9]+ split_failures [0-9]+ holds [0-9]+ lost_handoffs [0-9]+ untracked_threads [0-9]+ bursts [0-9]+ anticipations [0-9]+ anticipation_hits [0-9]+ hold_skips [0-9]+ turns_overspent [0-9]+$' /tmp/pools.txt ||
+	fail "fairqctl pools does not list fq's counters: $(cat /tmp/pools.txt)"
+fairq_set_sched qfifo
+fairq_traffic 1 || fail "NFS traffic failed"
 agree_with_debugfs qfifo
 
 # the pool-get do request (fairqctl dumps) answers the same for one pool
 # (no process substitution: the guest has no /dev/fd)
-read -r serv pool <<<"$(fq_json '"%d %d" % (d["pools"][0]["serv"], d["pools"][0]["pool"])' </tmp/pools.json)"
+read -r serv pool <<<"$(fairq_json '"%d %d" % (d["pools"][0]["serv"], d["pools"][0]["pool"])' </tmp/pools.json)"
 python3 /fairq/fairq-nl.py pool-get "$serv" "$pool" >/tmp/one.json || fail "pool-get $serv $pool: $(cat /tmp/one.json)"
 python3 - /tmp/pools.json /tmp/one.json <<'PY' || fail "pool-get of one pool disagrees with the dump"
 import json, sys
@@ -87,7 +87,7 @@ PY
 
 # under load, what fairq hands to the kernel's queue is counted there too (sockets-enqueued)
 fairqctl -j pools >/tmp/before.json
-fq_traffic 2 || fail "NFS traffic failed"
+fairq_traffic 2 || fail "NFS traffic failed"
 fairqctl -j pools >/tmp/after.json
 python3 - /tmp/before.json /tmp/after.json <<'PY' || fail "fairq's hand-offs are not in nfsd's sockets-enqueued"
 import json, sys
@@ -100,12 +100,12 @@ print("# under load: fairq handed over %d, nfsd queued %d" % (fed(a) - fed(b), k
 PY
 
 # network namespaces: nfsd runs in the initial one
-n=$(ip netns exec c1 fairqctl -j pools | fq_json 'len(d["pools"])')
+n=$(ip netns exec c1 fairqctl -j pools | fairq_json 'len(d["pools"])')
 [ "$n" = 0 ] || fail "a client namespace sees $n nfsd pools of another namespace"
-n=$(ip netns exec c1 fairqctl -j -a pools | fq_json 'len(d["pools"])')
+n=$(ip netns exec c1 fairqctl -j -a pools | fairq_json 'len(d["pools"])')
 [ "$n" -ge 1 ] || fail "root with -a does not see the initial namespace's pools"
-fq_expect 4 'all-netns needs CAP_NET_ADMIN' fq_as_nobody fairqctl -a pools
-n=$(fq_as_nobody fairqctl -j pools | fq_json 'len(d["pools"])')
+fairq_expect 4 'all-netns needs CAP_NET_ADMIN' fairq_as_nobody fairqctl -a pools
+n=$(fairq_as_nobody fairqctl -j pools | fairq_json 'len(d["pools"])')
 [ "$n" -ge 1 ] || fail "an unprivileged caller cannot read its own namespace's pools"
 
 # watch: plain lines when piped, redrawn in place on a terminal, clean stop on SIGINT
@@ -121,7 +121,7 @@ kill -INT $pid
 wait $pid
 rc=$?
 [ $rc = 0 ] || fail "watch exited $rc on SIGINT: $(cat /tmp/watch.int)"
-fq_set_sched fifo
+fairq_set_sched fifo
 fairqctl watch -i 0.5 -n 2 | cat >/tmp/watch-idle.txt || fail "watch under fifo failed"
 grep -q 'fairq idle' /tmp/watch-idle.txt || fail "watch under fifo: $(cat /tmp/watch-idle.txt)"
 log "watch: $(head -n 1 /tmp/watch.txt)"
@@ -134,8 +134,8 @@ log "watch: $(head -n 1 /tmp/watch.txt)"
 } >/tmp/pool_stats.100
 unshare -m sh -c 'mount --bind /tmp/pool_stats.100 /proc/fs/nfsd/pool_stats && fairqctl -j pools &&
 	fairqctl pools' >/tmp/pools.100 2>&1 || fail "fairqctl over 100 nfsd pools: $(tail -n 3 /tmp/pools.100)"
-n=$(head -n 1 /tmp/pools.100 | fq_json 'len(d["nfsd_pools"])')
-last=$(head -n 1 /tmp/pools.100 | fq_json 'd["nfsd_pools"][-1]["packets_arrived"]')
+n=$(head -n 1 /tmp/pools.100 | fairq_json 'len(d["nfsd_pools"])')
+last=$(head -n 1 /tmp/pools.100 | fairq_json 'd["nfsd_pools"][-1]["packets_arrived"]')
 [ "$n" = 100 ] && [ "$last" = 693 ] || fail "100 nfsd pools shown as $n, the last with $last packets"
 [ "$(grep -cE '^ +[0-9]+ +[0-9]+ +[0-9]+ +0 +0$' /tmp/pools.100)" = 100 ] ||
 	fail "the text view of 100 nfsd pools: $(tail -n 5 /tmp/pools.100)"

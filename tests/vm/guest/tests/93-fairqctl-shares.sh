@@ -1,37 +1,37 @@
 #!/bin/bash
-# Under the keyed fairq scheduler, fairqctl shares lists one key per client address with the
+# Under the keyed fq scheduler, fairqctl shares lists one key per client address with the
 # dispatches the load put in, filters by pool and key, keeps --top, and validates as JSON;
 # under a keyless scheduler it says there are no per-key accounts.  fairqctl metrics gives the
 # same numbers in the Prometheus text format.  weights and showconf list the state, and
 # fairq-apply of showconf's output restores it.
 . /fairq/lib.sh
 . /fairq/fairqctl-lib.sh
-fq_scheds | tr ' ' '\n' | grep -qx fairq || { echo "no keyed scheduler (fairq) on this kernel"; exit 4; }
-idle=$(cat "$FQ_SYSFS/fairq/idle_secs")
-wd0=$(cat $FQ_SYSFS/watchdog_ms)
-trap 'fq_set_sched fifo; echo $idle >$FQ_SYSFS/fairq/idle_secs; echo $wd0 >$FQ_SYSFS/watchdog_ms' EXIT
-fq_set_sched qfifo
+fairq_scheds | tr ' ' '\n' | grep -qx fq || { echo "no keyed scheduler (fq) on this kernel"; exit 4; }
+idle=$(cat "$FAIRQ_SYSFS/fq/idle_secs")
+wd0=$(cat $FAIRQ_SYSFS/watchdog_ms)
+trap 'fairq_set_sched fifo; echo $idle >$FAIRQ_SYSFS/fq/idle_secs; echo $wd0 >$FAIRQ_SYSFS/watchdog_ms' EXIT
+fairq_set_sched qfifo
 fairqctl shares >/tmp/keyless.txt || fail "shares under qfifo failed"
 grep -q 'keeps no per-key accounts' /tmp/keyless.txt || fail "shares under qfifo: $(cat /tmp/keyless.txt)"
-[ "$(fairqctl -j shares | fq_json 'len(d["keys"])')" = 0 ] || fail "keys under a keyless scheduler"
+[ "$(fairqctl -j shares | fairq_json 'len(d["keys"])')" = 0 ] || fail "keys under a keyless scheduler"
 
-fairqctl set fairq.idle_secs 3600 || fail "set fairq.idle_secs failed"	# keys outlive slow TCG
-fq_set_sched fairq
+fairqctl set fq.idle_secs 3600 || fail "set fq.idle_secs failed"	# keys outlive slow TCG
+fairq_set_sched fq
 # client 1 sends more than client 2; client 3 nothing
-fq_nfs 1 3 'for i in $(seq 1 4); do dd if=/dev/zero of=f$i bs=64k count=32 conv=fsync 2>/dev/null; done; cat f* >/dev/null; rm -f f*' ||
+fairq_nfs 1 3 'for i in $(seq 1 4); do dd if=/dev/zero of=f$i bs=64k count=32 conv=fsync 2>/dev/null; done; cat f* >/dev/null; rm -f f*' ||
 	fail "client 1's traffic failed"
-fq_nfs 2 3 'dd if=/dev/zero of=f bs=64k count=8 conv=fsync 2>/dev/null; rm -f f' || fail "client 2's traffic failed"
+fairq_nfs 2 3 'dd if=/dev/zero of=f bs=64k count=8 conv=fsync 2>/dev/null; rm -f f' || fail "client 2's traffic failed"
 
 fairqctl -j shares >/tmp/shares.json || fail "fairqctl -j shares failed"
 fairqctl -j shares --top 1 >>/tmp/shares.json || fail "--top failed"
 fairqctl -j shares --key 10.99.0.12 >>/tmp/shares.json || fail "--key failed"
 fairqctl -j shares --pool 0 >>/tmp/shares.json || fail "--pool failed"
-fq_validate /tmp/shares.json
+fairq_validate /tmp/shares.json
 python3 - /tmp/shares.json <<'PY' || fail "shares do not match the load"
 import json, sys
 all_, top, one, pool0 = (json.loads(l) for l in open(sys.argv[1]))
 keys = {k["key"]: k for k in all_["keys"]}
-assert all_["keyed"] and all_["scheduler"] == "fairq", all_
+assert all_["keyed"] and all_["scheduler"] == "fq", all_
 assert "10.99.0.11" in keys and "10.99.0.12" in keys, sorted(keys)
 assert "10.99.0.13" not in keys, "a client that sent nothing has a key"
 c1, c2 = keys["10.99.0.11"], keys["10.99.0.12"]
@@ -51,12 +51,12 @@ PY
 
 # the key-get do request (fairqctl dumps) answers the same for one key
 read -r serv pool <<<"$(head -n 1 /tmp/shares.json |
-	fq_json '"%d %d" % next((k["serv"], k["pool"]) for k in d["keys"] if k["key"] == "10.99.0.11")')"
+	fairq_json '"%d %d" % next((k["serv"], k["pool"]) for k in d["keys"] if k["key"] == "10.99.0.11")')"
 python3 /fairq/fairq-nl.py key-get "$serv" "$pool" 10.99.0.11 >/tmp/key.json || fail "key-get: $(cat /tmp/key.json)"
-[ "$(fq_json 'd["dispatches"]' </tmp/key.json)" = "$(head -n 1 /tmp/shares.json |
-	fq_json '[k for k in d["keys"] if k["key"] == "10.99.0.11"][0]["dispatches"]')" ] ||
+[ "$(fairq_json 'd["dispatches"]' </tmp/key.json)" = "$(head -n 1 /tmp/shares.json |
+	fairq_json '[k for k in d["keys"] if k["key"] == "10.99.0.11"][0]["dispatches"]')" ] ||
 	fail "key-get of 10.99.0.11 disagrees with the dump: $(cat /tmp/key.json)"
-fq_nl_expect '^errno 2: no such key in that pool$' key-get "$serv" "$pool" 10.99.0.13
+fairq_nl_expect '^errno 2: no such key in that pool$' key-get "$serv" "$pool" 10.99.0.13
 fairqctl shares --top 3 | sed 's/^/# /'
 
 # metrics: the same numbers in the Prometheus text format, parsed by the Prometheus client
@@ -66,7 +66,7 @@ fairqctl -j pools >/tmp/pools-before.json && fairqctl -j shares >/tmp/shares-bef
 	fairqctl -j shares >/tmp/shares-after.json || fail "metrics or its JSON twins failed"
 mkdir -p /tmp/textfile && rm -f /tmp/textfile/*
 fairqctl metrics --textfile /tmp/textfile/fairq.prom || fail "metrics --textfile failed"
-fq_as_nobody fairqctl metrics >/tmp/metrics-nobody.txt || fail "metrics without privilege failed"
+fairq_as_nobody fairqctl metrics >/tmp/metrics-nobody.txt || fail "metrics without privilege failed"
 python3 - <<'PY' || fail "metrics disagree with fairqctl -j: $(head -n 40 /tmp/metrics.txt)"
 import json, os, stat
 from prometheus_client.parser import text_string_to_metric_families as parse
@@ -85,7 +85,7 @@ def between(name, labels, value, before, after):
 
 m = families("/tmp/metrics.txt")
 info = m["fairq_info"].samples[0].labels
-assert info["scheduler"] == "fairq" and info["version"], info
+assert info["scheduler"] == "fq" and info["version"], info
 assert m["fairq_rescues_total"].type == "counter", m["fairq_rescues_total"]
 b = {(p["serv"], p["pool"]): p for p in json.loads(open("/tmp/pools-before.json").readline())["pools"]}
 a = {(p["serv"], p["pool"]): p for p in json.loads(open("/tmp/pools-after.json").readline())["pools"]}
@@ -96,7 +96,7 @@ for fam, field in (("fairq_pool_enqueued", "enqueued"), ("fairq_pool_fed_pull", 
     assert m[fam].type == "counter", (fam, m[fam].type)
     for s in m[fam].samples:
         key = (int(s.labels["serv"]), int(s.labels["pool"]))
-        assert s.name == fam + "_total" and s.labels["scheduler"] == "fairq", s
+        assert s.name == fam + "_total" and s.labels["scheduler"] == "fq", s
         between(fam, s.labels, s.value, b[key][field], a[key][field])
         checked += 1
 for fam, field in (("fairq_pool_threads", "threads"),):
@@ -147,25 +147,25 @@ print("# metrics: %d pool counters within their JSON reads; top key %s, %.3f s o
       % (checked, keys[0].labels["key"], secs))
 PY
 
-# a weight shows up in the key's accounts (fairq takes it when it rebuilds the keys)
+# a weight shows up in the key's accounts (fq takes it when it rebuilds the keys)
 fairqctl weight 10.99.0.12 5 || fail "weight refused"
-fq_nfs 2 3 'dd if=/dev/zero of=f bs=64k count=4 conv=fsync 2>/dev/null; rm -f f' || fail "client 2's traffic failed"
-w=$(fairqctl -j shares --key 10.99.0.12 | fq_json 'max(k["weight"] for k in d["keys"])')
+fairq_nfs 2 3 'dd if=/dev/zero of=f bs=64k count=4 conv=fsync 2>/dev/null; rm -f f' || fail "client 2's traffic failed"
+w=$(fairqctl -j shares --key 10.99.0.12 | fairq_json 'max(k["weight"] for k in d["keys"])')
 [ "$w" = 5 ] || fail "weight 5 of 10.99.0.12 reported as $w"
 fairqctl weight 10.99.0.12 0 || fail "weight reset refused"
 
 # rates over an interval, pools summed: client 2's requests per second as its own load
 # generator counts them (within a factor of 2, emulation), both keys' shares adding up to 1
-ip netns exec c1 /usr/local/bin/fairq-load -K 2 -W 2 -w 1 -d 8 "$FQ_SERVER:$FQ_EXPORT" >/tmp/l1.out 2>&1 &
+ip netns exec c1 /usr/local/bin/fairq-load -K 2 -W 2 -w 1 -d 8 "$FAIRQ_SERVER:$FAIRQ_EXPORT" >/tmp/l1.out 2>&1 &
 l1=$!
-ip netns exec c2 /usr/local/bin/fairq-load -j -K 1 -W 1 -w 1 -d 8 "$FQ_SERVER:$FQ_EXPORT" >/tmp/l2.json 2>/tmp/l2.err &
+ip netns exec c2 /usr/local/bin/fairq-load -j -K 1 -W 1 -w 1 -d 8 "$FAIRQ_SERVER:$FAIRQ_EXPORT" >/tmp/l2.json 2>/tmp/l2.err &
 l2=$!
 sleep 3
 fairqctl -j shares --interval 3 >/tmp/rates.json || fail "shares --interval failed"
 fairqctl shares --interval 1 --sort requests >/tmp/rates.txt || fail "shares --interval (text) failed"
 wait $l1 || fail "client 1's load: $(tail -n 3 /tmp/l1.out)"
 wait $l2 || fail "client 2's load: $(cat /tmp/l2.err)"
-fq_validate /tmp/rates.json
+fairq_validate /tmp/rates.json
 python3 - <<'PY' || fail "shares --interval: $(cat /tmp/rates.json)"
 import json
 d = json.load(open("/tmp/rates.json"))
@@ -204,21 +204,21 @@ fairqctl weight v4client:0123456789abcdef 2 || fail "weight v4client refused"
 fairqctl weight 10.99.0.13 7 || fail "weight 10.99.0.13 refused"
 [ "$(fairqctl weights)" = $'10.99.0.0/24 3\nv4client:0123456789abcdef 2\n10.99.0.13 7' ] ||
 	fail "fairqctl weights: $(fairqctl weights)"
-fairqctl set fairq.quantum_us 8000 || fail "quantum_us 8000 refused"
+fairqctl set fq.quantum_us 8000 || fail "quantum_us 8000 refused"
 fairqctl showconf >/tmp/state.conf || fail "showconf failed"
 fairqctl -j showconf >/tmp/showconf.json && fairqctl -j weights >/tmp/weights.json ||
 	fail "showconf or weights -j failed"
-fq_validate /tmp/showconf.json /tmp/weights.json
-grep -qx 'SCHEDULER=fairq' /tmp/state.conf && grep -qx 'fairq.quantum_us=8000' /tmp/state.conf &&
+fairq_validate /tmp/showconf.json /tmp/weights.json
+grep -qx 'SCHEDULER=fq' /tmp/state.conf && grep -qx 'fq.quantum_us=8000' /tmp/state.conf &&
 	grep -qx 'WEIGHT=10.99.0.0/24:3' /tmp/state.conf || fail "showconf: $(cat /tmp/state.conf)"
-fq_as_nobody fairqctl showconf >/dev/null 2>/tmp/showconf.err && fail "showconf without CAP_NET_ADMIN left out the weights"
+fairq_as_nobody fairqctl showconf >/dev/null 2>/tmp/showconf.err && fail "showconf without CAP_NET_ADMIN left out the weights"
 grep -q CAP_NET_ADMIN /tmp/showconf.err || fail "unprivileged showconf: $(cat /tmp/showconf.err)"
 
-fairqctl set fairq.quantum_us 12000 || fail "quantum_us 12000 refused"
-echo 300 >$FQ_SYSFS/watchdog_ms
+fairqctl set fq.quantum_us 12000 || fail "quantum_us 12000 refused"
+echo 300 >$FAIRQ_SYSFS/watchdog_ms
 fairqctl weight 10.99.0.14 9 || fail "weight 10.99.0.14 refused"
 fairqctl weight 10.99.0.13 0 || fail "weight 10.99.0.13 removal refused"
-fq_set_sched qfifo
+fairq_set_sched qfifo
 lines=$(dmesg | wc -l)
 fairq-apply -c /tmp/state.conf >/tmp/apply.out 2>&1 || fail "fairq-apply of showconf's output: $(cat /tmp/apply.out)"
 fairqctl showconf >/tmp/state2.conf || fail "showconf after apply failed"
@@ -228,10 +228,10 @@ dmesg | tail -n +$((lines + 1)) | grep -q 'scheduler: fifo' && fail "fairq-apply
 log "showconf -> fairq-apply: the same $(grep -c . /tmp/state.conf) lines; $(grep -c 'removed the weight' /tmp/apply.out) weight removed"
 # applying the same state again changes nothing: no pool is rebuilt, so the keys keep their
 # accounts (a tunable written with its own value used to rebuild every pool)
-fq_nfs 1 3 'dd if=/dev/zero of=f bs=64k count=8 conv=fsync 2>/dev/null; rm -f f' || fail "client 1's traffic failed"
-d0=$(fairqctl -j shares --key 10.99.0.11 | fq_json 'sum(k["dispatches"] for k in d["keys"])')
+fairq_nfs 1 3 'dd if=/dev/zero of=f bs=64k count=8 conv=fsync 2>/dev/null; rm -f f' || fail "client 1's traffic failed"
+d0=$(fairqctl -j shares --key 10.99.0.11 | fairq_json 'sum(k["dispatches"] for k in d["keys"])')
 fairq-apply -c /tmp/state.conf >/tmp/apply.out 2>&1 || fail "fairq-apply again: $(cat /tmp/apply.out)"
-d1=$(fairqctl -j shares --key 10.99.0.11 | fq_json 'sum(k["dispatches"] for k in d["keys"])')
+d1=$(fairqctl -j shares --key 10.99.0.11 | fairq_json 'sum(k["dispatches"] for k in d["keys"])')
 [ "${d0:-0}" -gt 0 ] && [ "${d1:-0}" -ge "$d0" ] ||
 	fail "client 1's key lost its accounts to an apply that changed nothing: $d0 dispatches, then ${d1:-none}"
 log "the same apply again: client 1's key kept its $d0 dispatches"
@@ -240,25 +240,25 @@ fairqctl weights prune || fail "weights prune failed"
 
 # tunables back to their defaults: one (fairqctl set NAME default), and all that a
 # configuration does not set (fairq-apply); every default is the value at load
-fairqctl set fairq.quantum_us 9000 || fail "quantum_us 9000 refused"
-fairqctl set fairq.quantum_us default || fail "set fairq.quantum_us default failed"
-[ "$(cat $FQ_SYSFS/fairq/quantum_us)" = 10000 ] || fail "quantum_us default: $(cat $FQ_SYSFS/fairq/quantum_us)"
-fairqctl set fairq.burst_ms 300 && fairqctl set fairq.new_burst 8 || fail "tunables refused"
+fairqctl set fq.quantum_us 9000 || fail "quantum_us 9000 refused"
+fairqctl set fq.quantum_us default || fail "set fq.quantum_us default failed"
+[ "$(cat $FAIRQ_SYSFS/fq/quantum_us)" = 10000 ] || fail "quantum_us default: $(cat $FAIRQ_SYSFS/fq/quantum_us)"
+fairqctl set fq.burst_ms 300 && fairqctl set fq.new_burst 8 || fail "tunables refused"
 # another scheduler's tunable too, where one with tunables is offered (capped is on 6.1 only)
-if fq_scheds | tr ' ' '\n' | grep -qx capped; then
+if fairq_scheds | tr ' ' '\n' | grep -qx capped; then
 	fairqctl set capped.max_waking 5 || fail "capped.max_waking 5 refused"
 fi
-printf 'SCHEDULER=fairq\nfairq.prefix4=20\n' >/tmp/min.conf
+printf 'SCHEDULER=fq\nfq.prefix4=20\n' >/tmp/min.conf
 fairq-apply -c /tmp/min.conf >/tmp/apply.out 2>&1 || fail "fairq-apply of a minimal file: $(cat /tmp/apply.out)"
 fairqctl -j sched >/tmp/sched.json || fail "sched -j failed"
-fq_validate /tmp/sched.json
+fairq_validate /tmp/sched.json
 python3 - <<'PY' || fail "tunables after a minimal fairq-apply: $(cat /tmp/sched.json)"
 import json
 d = json.load(open("/tmp/sched.json"))
 for s in d["schedulers"]:
     for t in s["tunables"]:
-        want = 20 if (s["name"], t["name"]) == ("fairq", "prefix4") else t["default"]
+        want = 20 if (s["name"], t["name"]) == ("fq", "prefix4") else t["default"]
         assert t["value"] == want, (s["name"], t)
 PY
 log "set NAME default and a minimal fairq-apply: every tunable at its default, but the one set"
-fairqctl set fairq.prefix4 default
+fairqctl set fq.prefix4 default

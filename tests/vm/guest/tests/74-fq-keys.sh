@@ -12,9 +12,9 @@
 #   key 3 (connection), client 1 with 4, client 2 with 1, client 3 idle: client 1 owed 4/5
 #   key 1 again with those connections:             client 1 owed 1/2
 . /fairq/lib.sh
-fq_need_sched fairq
-fq_bench_lib /tmp/keys
-T=$FQ_SYSFS/fairq
+fairq_need_sched fq
+fairq_bench_lib /tmp/keys
+T=$FAIRQ_SYSFS/fq
 cleanup() {
 	pkill -INT -x fairq-load
 	fairqctl weight 10.99.0.12/30 0 2>/dev/null
@@ -22,13 +22,13 @@ cleanup() {
 	echo 24 >$T/prefix4
 	echo 64 >$T/prefix6
 	svctime_off
-	fq_set_sched fifo
-	rpc.nfsd "$FQ_THREADS"
+	fairq_set_sched fifo
+	rpc.nfsd "$FAIRQ_THREADS"
 }
 trap cleanup EXIT
 rpc.nfsd 4
 svctime_on 50000
-fq_set_sched fairq
+fairq_set_sched fq
 
 # shares NAME "K1 K2 K3": each client's part of the calls all of them completed in one 8 s
 # window that all of them spend under load (from 3 s after the last one started), from each
@@ -43,7 +43,7 @@ shares() {
 		[ "$k" = 0 ] && continue
 		series+=("$B_OUT/$name-$i.series")
 		target=$B_EXPORT
-		case " ${V6_CLIENTS:-} " in *" $i "*) target="[$FQ_SERVER6]:$FQ_EXPORT" ;; esac
+		case " ${V6_CLIENTS:-} " in *" $i "*) target="[$FAIRQ_SERVER6]:$FAIRQ_EXPORT" ;; esac
 		ip netns exec "c$i" $FL -j -K "$k" -W 8 -d 0 --series "$B_OUT/$name-$i.series" \
 			--interval 0.25 --label "$name-$i" "$target" \
 			>"$B_OUT/$name-$i.json" 2>"$B_OUT/$name-$i.err" &
@@ -51,7 +51,7 @@ shares() {
 	done
 	# a client's set-up (connections, MOUNT) can take seconds on a loaded host
 	from=$EPOCHREALTIME
-	fq_series_wait 30 "${series[@]}" || fail "$name: a client did not start within 30 s"
+	fairq_series_wait 30 "${series[@]}" || fail "$name: a client did not start within 30 s"
 	awk -v a="$from" -v b="$EPOCHREALTIME" 'BEGIN { exit !(b - a > 2) }' &&
 		log "$name: the clients took $(awk -v a="$from" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s to start" >&2
 	sleep 3
@@ -143,5 +143,5 @@ read -r b1 b2 _ <<<"$(shares addr4 "4 1 0")"
 log "by address, 4 connections against 1: $b1 $b2 (owed 0.5 each)"
 near "$b1" 0.5 && near "$b2" 0.5 || fail "address keys with 4 connections against 1: $b1 $b2"
 sleep 1
-[ "$(fq_pool_sum queued)" = 0 ] || fail "transports left queued: $(cat "$FQ_DEBUGFS/pools")"
-[ "$(fq_rescues)" = 0 ] || fail "the watchdog rescued transports"
+[ "$(fairq_pool_sum queued)" = 0 ] || fail "transports left queued: $(cat "$FAIRQ_DEBUGFS/pools")"
+[ "$(fairq_rescues)" = 0 ] || fail "the watchdog rescued transports"

@@ -13,8 +13,8 @@
 # NFSv3 mount, which has no sessions, is keyed by its address.
 . /fairq/lib.sh
 . /fairq/fairqctl-lib.sh
-fq_need_sched fairq
-T=$FQ_SYSFS/fairq
+fairq_need_sched fq
+T=$FAIRQ_SYSFS/fq
 SERVER2=10.99.1.1
 C1B=10.99.1.51
 insmod /fairq/extra/fairq_svctime.ko || fail "cannot load the service-time helper"
@@ -26,10 +26,10 @@ cleanup() {
 	done
 	fairqctl weight 10.99.0.12 0 2>/dev/null
 	echo 1 >$T/key
-	fq_set_sched fifo
+	fairq_set_sched fifo
 	echo 0 >/sys/module/fairq_svctime/parameters/delay_us
 	rmmod fairq_svctime
-	rpc.nfsd "$FQ_THREADS"
+	rpc.nfsd "$FAIRQ_THREADS"
 }
 trap cleanup EXIT
 ip addr add "$SERVER2/24" dev br0
@@ -37,20 +37,20 @@ ip -n c1 addr add "$C1B/24" dev eth0
 rpc.nfsd 4
 echo all >/sys/module/fairq_svctime/parameters/clients
 echo 100000 >/sys/module/fairq_svctime/parameters/delay_us
-fq_set_sched fairq
+fairq_set_sched fq
 echo 4 >$T/key || fail "key 4 refused"
 
 job="fio --name=g --size=1m --bs=4k --rw=randread --ioengine=libaio --iodepth=16 --direct=1 \
 	--time_based --runtime=3600 --minimal"
 opts="vers=4.1,proto=tcp,hard,max_connect=2"
 ip netns exec c1 sh -c "mkdir -p /mnt/a /mnt/b &&
-	mount -t nfs -o $opts $FQ_SERVER:$FQ_EXPORT /mnt/a &&
-	mount -t nfs -o $opts $SERVER2:$FQ_EXPORT /mnt/b &&
+	mount -t nfs -o $opts $FAIRQ_SERVER:$FAIRQ_EXPORT /mnt/a &&
+	mount -t nfs -o $opts $SERVER2:$FAIRQ_EXPORT /mnt/b &&
 	mkdir -p /mnt/a/c1a /mnt/b/c1b || exit 1
 	$job --directory=/mnt/a/c1a >/tmp/c1a.out 2>&1 &
 	$job --directory=/mnt/b/c1b >/tmp/c1b.out 2>&1 &
 	wait" &
-ip netns exec c2 sh -c "mkdir -p /mnt/a && mount -t nfs -o $opts $FQ_SERVER:$FQ_EXPORT /mnt/a &&
+ip netns exec c2 sh -c "mkdir -p /mnt/a && mount -t nfs -o $opts $FAIRQ_SERVER:$FAIRQ_EXPORT /mnt/a &&
 	mkdir -p /mnt/a/c2 && $job --directory=/mnt/a/c2 >/tmp/c2.out 2>&1" &
 sleep 15
 
@@ -106,9 +106,9 @@ in_range "$by_client" 0.42 0.58 || fail "by NFSv4.1 client client 2 had $by_clie
 in_range "$weighted" 0.68 0.82 || fail "with weight 3 client 2 had $weighted, owed 3/4"
 
 # NFSv3 has no sessions: under key 4 its connection is keyed by address
-ip netns exec c2 sh -c "mkdir -p /mnt/v3 && mount -t nfs -o vers=3,nolock $FQ_SERVER:$FQ_EXPORT /mnt/v3 &&
+ip netns exec c2 sh -c "mkdir -p /mnt/v3 && mount -t nfs -o vers=3,nolock $FAIRQ_SERVER:$FAIRQ_EXPORT /mnt/v3 &&
 	ls /mnt/v3 >/dev/null && umount /mnt/v3" || fail "NFSv3 mount under key 4 failed"
-fairqctl -j shares --key 10.99.0.12 | fq_json 'len(d["keys"])' | grep -qx 1 ||
+fairqctl -j shares --key 10.99.0.12 | fairq_json 'len(d["keys"])' | grep -qx 1 ||
 	fail "the NFSv3 connection has no address key under key 4"
-grep -q "v4client_bound [1-9]" "$FQ_DEBUGFS/pools" || fail "no connection bound: $(tail -n 1 "$FQ_DEBUGFS/pools")"
-[ "$(fq_rescues)" = 0 ] || fail "the watchdog rescued transports"
+grep -q "v4client_bound [1-9]" "$FAIRQ_DEBUGFS/pools" || fail "no connection bound: $(tail -n 1 "$FAIRQ_DEBUGFS/pools")"
+[ "$(fairq_rescues)" = 0 ] || fail "the watchdog rescued transports"

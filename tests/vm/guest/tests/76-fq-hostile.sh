@@ -10,9 +10,9 @@
 # that mints client ids gets at most 16 client keys; an unprivileged user sees no client data.
 . /fairq/lib.sh
 . /fairq/fairqctl-lib.sh
-fq_need_sched fairq
+fairq_need_sched fq
 FL=/usr/local/bin/fairq-load
-T=$FQ_SYSFS/fairq
+T=$FAIRQ_SYSFS/fq
 B=/tmp/hostile
 mkdir -p $B
 insmod /fairq/extra/fairq_svctime.ko || fail "cannot load the service-time helper"
@@ -20,26 +20,26 @@ cleanup() {
 	pkill -INT -x fairq-load
 	sleep 1
 	echo 1 >$T/key
-	fq_set_sched fifo
+	fairq_set_sched fifo
 	echo 0 >/sys/module/fairq_svctime/parameters/delay_us
 	rmmod fairq_svctime
-	rpc.nfsd "$FQ_THREADS"
+	rpc.nfsd "$FAIRQ_THREADS"
 }
 trap cleanup EXIT
 rpc.nfsd 4
 echo all >/sys/module/fairq_svctime/parameters/clients
 echo 20000 >/sys/module/fairq_svctime/parameters/delay_us
-fq_set_sched fairq
+fairq_set_sched fq
 echo 4 >$T/key || fail "key 4 refused"
 # bindings of earlier tests' connections live on until they expire: count from here
-bound0=$(awk '/^v4client_bound/ { print $2 }' "$FQ_DEBUGFS/pools")
-refused0=$(awk '/^v4client_bound/ { print $6 }' "$FQ_DEBUGFS/pools")
+bound0=$(awk '/^v4client_bound/ { print $2 }' "$FAIRQ_DEBUGFS/pools")
+refused0=$(awk '/^v4client_bound/ { print $6 }' "$FAIRQ_DEBUGFS/pools")
 
 # the victim's session is up (and its client id known) before the attackers start; each client
 # writes its cumulative replies with wall-clock times (--series), so that shares are taken over
 # one window that all three spend under load, whatever each one's set-up took
 ip netns exec c1 $FL -j -p nfs4.1 -K 4 -W 8 -d 0 --series $B/c1.series --interval 0.5 \
-	"$FQ_SERVER:$FQ_EXPORT" >$B/c1.json 2>$B/c1.err &
+	"$FAIRQ_SERVER:$FAIRQ_EXPORT" >$B/c1.json 2>$B/c1.err &
 p1=$!
 # its record names the generator and its pid (ip netns exec runs it in place)
 for i in $(seq 1 100); do
@@ -56,16 +56,16 @@ print(' '.join((struct.pack('<Q', int(sys.argv[1], 16)) + struct.pack('<I', n) +
 [ "${#sessids[@]}" = 4 ] || fail "no session ids made of $c1id"
 # each guess on a connection of its own
 for s in 0 1 2 3; do
-	ip netns exec c3 $FL -p nfs3 -n 1 --forge-sequence "${sessids[$s]}" "$FQ_SERVER:$FQ_EXPORT" \
+	ip netns exec c3 $FL -p nfs3 -n 1 --forge-sequence "${sessids[$s]}" "$FAIRQ_SERVER:$FAIRQ_EXPORT" \
 		>$B/guess$s.out 2>&1 || fail "client 3: guess $s: $(cat $B/guess$s.out)"
 	grep -q 'forged SEQUENCE: 1 sent, 1 refused' $B/guess$s.out ||
 		fail "client 3: nfsd accepted a SEQUENCE with the victim's session id (guess $s): $(cat $B/guess$s.out)"
 done
 ip netns exec c2 $FL -j -p nfs3 -K 8 -W 8 -d 0 --forge-sequence random --series $B/c2.series \
-	--interval 0.5 "$FQ_SERVER:$FQ_EXPORT" >$B/c2.json 2>$B/c2.err &
+	--interval 0.5 "$FAIRQ_SERVER:$FAIRQ_EXPORT" >$B/c2.json 2>$B/c2.err &
 p2=$!
 ip netns exec c3 $FL -j -p nfs3 -K 8 -W 8 -d 0 --forge-sequence "${sessids[0]}" --forge-repeat 3 \
-	--series $B/c3.series --interval 0.5 "$FQ_SERVER:$FQ_EXPORT" >$B/c3.json 2>$B/c3.err &
+	--series $B/c3.series --interval 0.5 "$FAIRQ_SERVER:$FAIRQ_EXPORT" >$B/c3.json 2>$B/c3.err &
 p3=$!
 # all three under load: the window
 sleep 15
@@ -74,8 +74,8 @@ sleep 25
 to=$EPOCHREALTIME
 fairqctl -j shares >$B/shares.json || fail "fairqctl -j shares failed"
 # while all three run (a binding goes with its connection)
-bound=$(awk '/^v4client_bound/ { print $2 }' "$FQ_DEBUGFS/pools")
-fq_as_nobody fairqctl -j shares >$B/nobody.out 2>$B/nobody.err
+bound=$(awk '/^v4client_bound/ { print $2 }' "$FAIRQ_DEBUGFS/pools")
+fairq_as_nobody fairqctl -j shares >$B/nobody.out 2>$B/nobody.err
 rc=$?
 kill -INT $p1 $p2 $p3
 wait $p1 || fail "client 1: $(cat $B/c1.err)"
@@ -115,17 +115,17 @@ want = {"v4client:" + c1id.rjust(16, "0").lower(), "10.99.0.12", "10.99.0.13"}
 print("# keys: %s" % " ".join(sorted(keys)))
 assert set(keys) == want, sorted(keys)
 PY
-refused=$(awk '/^v4client_bound/ { print $6 }' "$FQ_DEBUGFS/pools")
+refused=$(awk '/^v4client_bound/ { print $6 }' "$FAIRQ_DEBUGFS/pools")
 [ $((bound - bound0)) -le 4 ] || fail "$((bound - bound0)) connections bound: only client 1's 4 may be"
 [ $((bound - bound0)) -ge 1 ] || fail "none of client 1's connections was bound"
 [ $((refused - refused0)) -ge 36 ] || fail "only $((refused - refused0)) refused SEQUENCEs counted (4 + 8 + 24 forged at least)"
 log "new bindings $((bound - bound0)) (client 1's connections), refused SEQUENCEs $((refused - refused0))"
 # client ids cost nothing to make: 20 NFSv4.1 clients (processes) of client 3 at once get at
 # most 16 client keys; the others are keyed by the address
-skipped0=$(awk '/^v4client_bound/ { print $4 }' "$FQ_DEBUGFS/pools")
+skipped0=$(awk '/^v4client_bound/ { print $4 }' "$FAIRQ_DEBUGFS/pools")
 mint=()
 for i in $(seq 1 20); do
-	ip netns exec c3 $FL -p nfs4.1 -K 1 -W 2 -d 0 "$FQ_SERVER:$FQ_EXPORT" >$B/mint$i.out 2>&1 &
+	ip netns exec c3 $FL -p nfs4.1 -K 1 -W 2 -d 0 "$FAIRQ_SERVER:$FAIRQ_EXPORT" >$B/mint$i.out 2>&1 &
 	mint+=($!)
 done
 # all 20 have their client id and have sent SEQUENCEs
@@ -138,13 +138,13 @@ done
 # a client record exists from EXCHANGE_ID on; its first SEQUENCE (the binding) comes after
 # CREATE_SESSION, seconds later on a crowded host: wait for the ids beyond the bound
 for t in $(seq 1 60); do
-	skipped=$(awk '/^v4client_bound/ { print $4 }' "$FQ_DEBUGFS/pools")
+	skipped=$(awk '/^v4client_bound/ { print $4 }' "$FAIRQ_DEBUGFS/pools")
 	[ $((skipped - skipped0)) -ge 4 ] && break
 	sleep 0.5
 done
 sleep 1
 fairqctl -j shares >$B/mint.json || fail "fairqctl -j shares failed"
-skipped=$(awk '/^v4client_bound/ { print $4 }' "$FQ_DEBUGFS/pools")
+skipped=$(awk '/^v4client_bound/ { print $4 }' "$FAIRQ_DEBUGFS/pools")
 kill -INT "${mint[@]}"
 wait "${mint[@]}"
 ids=$(python3 -c 'import json, sys
@@ -157,4 +157,4 @@ log "20 client ids from one address: $ids busy client keys, $((skipped - skipped
 [ "$rc" = 4 ] || fail "unprivileged fairqctl shares exited $rc, expected 4 (no privilege): $(cat $B/nobody.err)"
 grep -Eq '10\.99\.0\.|v4client' $B/nobody.out $B/nobody.err && fail "unprivileged fairqctl shares showed client data"
 log "unprivileged: $(cat $B/nobody.err)"
-[ "$(fq_rescues)" = 0 ] || fail "the watchdog rescued transports"
+[ "$(fairq_rescues)" = 0 ] || fail "the watchdog rescued transports"

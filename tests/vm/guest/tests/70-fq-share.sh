@@ -1,13 +1,13 @@
 #!/bin/bash
-# The fairq scheduler gives a one-connection client its share of nfsd threads against a client
+# The fq scheduler gives a one-connection client its share of nfsd threads against a client
 # with 16 connections, where the kernel's FIFO gives threads per connection.  Thread time is
 # made the scarce resource with the fixed-service-time helper (4 threads x 100 ms per request:
 # long enough that emulated CPU time is negligible beside it), so shares are meaningful under
 # emulation; the tolerances are generous for it.
 . /fairq/lib.sh
-fq_need_sched fairq
+fairq_need_sched fq
 insmod /fairq/extra/fairq_svctime.ko || fail "cannot load the service-time helper"
-trap 'echo 0 > /sys/module/fairq_svctime/parameters/delay_us; rmmod fairq_svctime; rpc.nfsd $FQ_THREADS' EXIT
+trap 'echo 0 > /sys/module/fairq_svctime/parameters/delay_us; rmmod fairq_svctime; rpc.nfsd $FAIRQ_THREADS' EXIT
 rpc.nfsd 4
 echo all >/sys/module/fairq_svctime/parameters/clients
 echo 100000 >/sys/module/fairq_svctime/parameters/delay_us
@@ -15,12 +15,12 @@ echo 100000 >/sys/module/fairq_svctime/parameters/delay_us
 RUN=30
 nfsd_calls() { awk '$1 == "rpc" { print $2 }' /proc/net/rpc/nfsd; }
 light() {
-	fq_nfs 2 3 "fio --name=light --size=1m --bs=4k --rw=randread --ioengine=psync --direct=1 \
+	fairq_nfs 2 3 "fio --name=light --size=1m --bs=4k --rw=randread --ioengine=psync --direct=1 \
 		--numjobs=1 --time_based --runtime=$RUN --minimal --group_reporting" | grep '^3;' | cut -d';' -f6 |
 		awk '{ print int($1 / 4) }'	# requests done (4 KiB each) over the run
 }
 greedy_start() {
-	ip netns exec c1 sh -c "mkdir -p /mnt/g && mount -t nfs -o vers=3,nolock,nconnect=16 $FQ_SERVER:$FQ_EXPORT /mnt/g &&
+	ip netns exec c1 sh -c "mkdir -p /mnt/g && mount -t nfs -o vers=3,nolock,nconnect=16 $FAIRQ_SERVER:$FAIRQ_EXPORT /mnt/g &&
 		mkdir -p /mnt/g/greedy && fio --name=greedy --directory=/mnt/g/greedy --size=1m --bs=4k \
 		--rw=randread --ioengine=libaio --iodepth=32 --direct=1 --numjobs=2 --time_based --runtime=3600 \
 		--minimal --group_reporting > /tmp/greedy.out 2>&1; umount /mnt/g" &
@@ -42,11 +42,11 @@ log "light client alone: $alone requests in ${RUN}s"
 [ "${alone:-0}" -gt 0 ] || fail "light client made no progress alone"
 
 greedy_start
-fq_set_sched fifo
+fairq_set_sched fifo
 under_fifo=$(light)
-fq_set_sched fairq
+fairq_set_sched fq
 under_fairq=$(light)
-fq_set_sched fifo
+fairq_set_sched fifo
 pkill -INT -x fio
 wait
 
@@ -54,7 +54,7 @@ log "with a 16-connection greedy client: fifo $under_fifo, fairq $under_fairq re
 # About 80% in earlier runs; 68-70% was seen with five guests on two cores, where the emulated
 # CPU, not thread time, starts to bound the light client.  fifo gives it about a quarter.
 [ $((under_fairq * 100)) -ge $((alone * 60)) ] ||
-	fail "under fairq the light client kept $under_fairq of its $alone requests (< 60%)"
+	fail "under fq the light client kept $under_fairq of its $alone requests (< 60%)"
 [ $((under_fairq * 100)) -ge $((under_fifo * 200)) ] ||
 	fail "fairq ($under_fairq requests) is not clearly better than fifo ($under_fifo)"
-[ "$(fq_rescues)" = 0 ] || fail "the watchdog rescued transports"
+[ "$(fairq_rescues)" = 0 ] || fail "the watchdog rescued transports"

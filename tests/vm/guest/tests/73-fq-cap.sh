@@ -1,5 +1,5 @@
 #!/bin/bash
-# fairq's per-key cap (max_inflight): off by default and range-checked; with a cap of 2, a
+# fq's per-key cap (max_inflight): off by default and range-checked; with a cap of 2, a
 # client of 8 connections (window 4 each) never has more than 2 requests in processing (sampled
 # from fairqctl shares) and gets about 2 threads' worth of an 8-thread pool of 20 ms requests,
 # where without a cap it takes most of the pool; a second client is capped alike, not starved.
@@ -8,23 +8,23 @@
 # cap back at 0 the client's rate comes back.
 . /fairq/lib.sh
 . /fairq/fairqctl-lib.sh
-fq_need_sched fairq
-fq_bench_lib /tmp/cap
-TUN=$FQ_SYSFS/fairq/max_inflight
+fairq_need_sched fq
+fairq_bench_lib /tmp/cap
+TUN=$FAIRQ_SYSFS/fq/max_inflight
 warnings0=$(dmesg | grep -c 'WARNING:')
-trap 'echo 0 >$TUN; pkill -INT -x fairq-load; svctime_off; fq_set_sched fifo; rpc.nfsd $FQ_THREADS' EXIT
+trap 'echo 0 >$TUN; pkill -INT -x fairq-load; svctime_off; fairq_set_sched fifo; rpc.nfsd $FAIRQ_THREADS' EXIT
 
 [ "$(cat "$TUN")" = 0 ] || fail "the cap is on by default ($(cat "$TUN"))"
 for bad in 8193 -1 abc; do
-	fq_expect_write_fails "$TUN" "$bad"
+	fairq_expect_write_fails "$TUN" "$bad"
 done
-fairqctl set fairq.max_inflight 9000 2>/tmp/set.err && fail "fairqctl set accepted 9000"
+fairqctl set fq.max_inflight 9000 2>/tmp/set.err && fail "fairqctl set accepted 9000"
 grep -q . /tmp/set.err || fail "fairqctl set refused 9000 without a reason"
 
 D_US=20000
 rpc.nfsd 8
 svctime_on "$D_US"
-fq_set_sched fairq
+fairq_set_sched fq
 
 # rate NAME: client 1's calls per second over a 4 s window (after 1 s of warm-up), in RATE
 rate() {
@@ -41,11 +41,11 @@ free_rate=$RATE
 log "8 connections, no cap: $free_rate calls/s (one thread serves at most $per_thread)"
 [ "$free_rate" -gt $((3 * per_thread)) ] || fail "without a cap the client had less than 3 threads"
 
-fairqctl set fairq.max_inflight 2 || fail "fairqctl set fairq.max_inflight 2 failed"
+fairqctl set fq.max_inflight 2 || fail "fairqctl set fq.max_inflight 2 failed"
 [ "$(cat "$TUN")" = 2 ] || fail "max_inflight reads $(cat "$TUN") after setting 2"
-holds0=$(fq_pool_sum holds)
-wakeups0=$(fq_pool_sum wakeups)
-pushed0=$(fq_pool_sum fed_push)
+holds0=$(fairq_pool_sum holds)
+wakeups0=$(fairq_pool_sum wakeups)
+pushed0=$(fairq_pool_sum fed_push)
 # sample every key's requests in processing (column 6) for as long as the capped load runs
 rm -f "$B_OUT/stop"
 (
@@ -64,7 +64,7 @@ wait "$sampler"
 other_rate=$(python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["client"]["ops"] / 4))' "$B_OUT/other.json")
 max_inflight=$(sort -n "$B_OUT/inflight" | tail -n 1)
 samples=$(grep -c . "$B_OUT/inflight")
-holds=$(($(fq_pool_sum holds) - holds0))
+holds=$(($(fairq_pool_sum holds) - holds0))
 log "cap 2: 8 connections $capped_rate calls/s, the 1-connection client $other_rate; most in processing for one key $max_inflight ($samples samples); $holds holds"
 [ "$samples" -ge 3 ] || fail "only $samples samples of the keys"
 [ "${max_inflight:-9}" -le 2 ] || fail "a key had $max_inflight requests in processing under a cap of 2"
@@ -81,32 +81,32 @@ log "cap 2: 8 connections $capped_rate calls/s, the 1-connection client $other_r
 [ "$holds" -gt 0 ] || fail "no key was ever held at its cap"
 # a thread woken is a thread handed work: none is woken for a key held at its cap (6.1 claims
 # a thread before the hand-off, and used to wake it for nothing)
-wakeups=$(($(fq_pool_sum wakeups) - wakeups0))
-idle_wakeups=$((wakeups - ($(fq_pool_sum fed_push) - pushed0)))
+wakeups=$(($(fairq_pool_sum wakeups) - wakeups0))
+idle_wakeups=$((wakeups - ($(fairq_pool_sum fed_push) - pushed0)))
 log "cap 2: $wakeups threads woken, $idle_wakeups of them for nothing"
 [ $((idle_wakeups * 10)) -le "$wakeups" ] || fail "$idle_wakeups of $wakeups wakeups handed the thread nothing"
 
 # 1 MiB writes under a cap of 1: most records arrive in pieces, and a thread that read only a
 # piece gives its place back when it looks for work again (6.1: at its svc_xprt_received)
-fairqctl set fairq.max_inflight 1 || fail "max_inflight 1 refused"
-lost0=$(fq_pool_sum lost_handoffs)
-timeout 300 bash -c ". /fairq/lib.sh; fq_nfs 2 3 'dd if=/dev/zero of=big bs=1M count=16 conv=fsync 2>/dev/null && rm -f big'" ||
+fairqctl set fq.max_inflight 1 || fail "max_inflight 1 refused"
+lost0=$(fairq_pool_sum lost_handoffs)
+timeout 300 bash -c ". /fairq/lib.sh; fairq_nfs 2 3 'dd if=/dev/zero of=big bs=1M count=16 conv=fsync 2>/dev/null && rm -f big'" ||
 	fail "16 MiB of writes under a cap of 1 failed or stalled"
-[ "$(fq_pool_sum lost_handoffs)" = "$lost0" ] ||
-	fail "hand-offs of the writes were never seen on a thread: $(fq_pool_sum lost_handoffs)"
+[ "$(fairq_pool_sum lost_handoffs)" = "$lost0" ] ||
+	fail "hand-offs of the writes were never seen on a thread: $(fairq_pool_sum lost_handoffs)"
 
 # switches under the capped load: nothing lost (the clients time out on a lost call)
 ip netns exec c1 $FL -j -K 8 -W 4 -d 0 --label sw "$B_EXPORT" >"$B_OUT/sw.json" 2>"$B_OUT/sw.err" &
 sw_pid=$!
-fq_switch_storm 40 "echo \$((1 + RANDOM % 3)) >$TUN"
+fairq_switch_storm 40 "echo \$((1 + RANDOM % 3)) >$TUN"
 echo 2 >"$TUN"
 sleep 2
 kill -0 "$sw_pid" || fail "the client died during the switches: $(cat "$B_OUT/sw.err")"
 # unload while threads hold charges under the cap: everything goes back to the kernel
 rmmod fairq || fail "rmmod with a cap set under load failed"
 modprobe fairq || fail "reload failed"
-fq_set_sched fairq
-fairqctl set fairq.max_inflight 2 || fail "max_inflight 2 refused after the reload"
+fairq_set_sched fq
+fairqctl set fq.max_inflight 2 || fail "max_inflight 2 refused after the reload"
 sleep 2
 kill -0 "$sw_pid" || fail "the client died across the unload: $(cat "$B_OUT/sw.err")"
 kill -INT "$sw_pid"
@@ -114,7 +114,7 @@ wait "$sw_pid" || fail "the client: $(cat "$B_OUT/sw.err")"
 # nfsd stops and starts with the cap set: its threads' records go with the service
 timeout 60 rpc.nfsd 0 || fail "nfsd shutdown with a cap set did not finish within 60 s"
 sleep 1
-fq_nfsd_up 8 || fail "nfsd restart failed"
+fairq_nfsd_up 8 || fail "nfsd restart failed"
 for try in $(seq 1 30); do
 	ip netns exec c1 $FL -O null -n 1 "$B_EXPORT" >/dev/null 2>&1 && break
 	sleep 1
@@ -126,9 +126,9 @@ again=$RATE
 log "cap back to 0: $again calls/s"
 [ "$again" -ge $((capped_rate * 2)) ] || fail "without the cap the client stayed at $again calls/s"
 sleep 1
-[ "$(fq_pool_sum queued)" = 0 ] || fail "transports left queued: $(cat "$FQ_DEBUGFS/pools")"
-[ "$(fq_rescues)" = 0 ] || fail "the watchdog rescued transports"
-log "lost hand-offs $(fq_pool_sum lost_handoffs), untracked threads $(fq_pool_sum untracked_threads)"
-[ "$(fq_pool_sum untracked_threads)" = 0 ] || fail "threads could not be tracked"
+[ "$(fairq_pool_sum queued)" = 0 ] || fail "transports left queued: $(cat "$FAIRQ_DEBUGFS/pools")"
+[ "$(fairq_rescues)" = 0 ] || fail "the watchdog rescued transports"
+log "lost hand-offs $(fairq_pool_sum lost_handoffs), untracked threads $(fairq_pool_sum untracked_threads)"
+[ "$(fairq_pool_sum untracked_threads)" = 0 ] || fail "threads could not be tracked"
 [ "$(dmesg | grep -c 'WARNING:')" = "$warnings0" ] || fail "kernel warnings: $(dmesg | grep -A5 'WARNING:' | tail -n 20)"
 log "ok: the cap held, switches lost nothing"
