@@ -95,7 +95,7 @@ static int extfifo_set_strand_ms(u64 val)
 	return 0;
 }
 
-static const struct fairq_sched_ops extfifo_ops;
+static struct fairq_sched_ops extfifo_ops;
 
 static int extfifo_set_max_waking(u64 val)
 {
