@@ -95,7 +95,7 @@ check_tools_pkg() {
 		-rw-r--r-- usr/share/doc/fairqctl/README.md
 		-rw-r--r-- usr/share/doc/fairqctl/packaging.md
 		-rw-r--r-- usr/share/doc/fairqctl/operations.md
-		-rw-r--r-- usr/share/doc/fairqctl/fairq.md
+		-rw-r--r-- usr/share/doc/fairqctl/fq.md
 		-rw-r--r-- usr/share/doc/fairqctl/capped.md
 		-rw-r--r-- usr/share/doc/fairqctl/wq.md
 		-rw-r--r-- usr/share/doc/fairqctl/policies.md
