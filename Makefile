@@ -50,13 +50,14 @@ prereqs:
 demo: prereqs
 	bash tests/vm/demo.sh $(DEMO_KERNEL)
 
-build/unit/test_sched: tests/unit/test_sched.c tests/unit/kshim.h $(wildcard src/*.h src/compat/*.h src/sched/*.c include/fairq/*.h tests/unit/shim/*/*.h tests/unit/shim/*/*/*.h)
+UNIT_TESTS := build/unit/test_sched build/unit/test_keytab
+build/unit/test_%: tests/unit/test_%.c tests/unit/kshim.h tests/unit/check.h $(wildcard src/*.h src/compat/*.h src/sched/*.[ch] include/fairq/*.h tests/unit/shim/*/*.h tests/unit/shim/*/*/*.h)
 	@mkdir -p build/unit
 	$(CC) -Wall -Wextra -Werror -std=gnu11 -O1 -g -fsanitize=address,undefined \
-		-Itests/unit/shim -Iinclude -o $@ tests/unit/test_sched.c
+		-Itests/unit/shim -Iinclude -o $@ $<
 
-unit: build/unit/test_sched
-	./build/unit/test_sched
+unit: $(UNIT_TESTS)
+	@set -e; for t in $(UNIT_TESTS); do echo "$$t"; ./$$t; done
 
 style: prereqs
 	bash tools/checkpatch.sh

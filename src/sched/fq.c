@@ -26,20 +26,17 @@
  * turn), allocated at its first appearance (GFP_ATOMIC, under the pool lock).  If that fails,
  * the transport goes to the pool's overflow key, which always exists.  Keys are freed after
  * being idle for idle_secs; all key accesses happen under the pool lock, so a plain kfree is
- * safe.  Weights come from per-address or per-subnet rules set over netlink.
+ * safe.  Which key a transport belongs to, and its weight from the rules set over netlink,
+ * come from the key model every keyed policy shares (keys.h).
  *
- * The table of keys grows with them by linear hashing: a key's bucket is its hash's low bits,
- * and each new key past FQ_LOAD keys a bucket splits one bucket in two, so lookups stay O(1)
- * at 50,000 keys and no enqueue ever rehashes the whole table under the pool lock.  Buckets
- * come in pages, allocated as the table reaches them (GFP_ATOMIC); a page that cannot be had
- * only postpones the split.  The table keeps its size until the pool is rebuilt.
+ * The keys of a pool are in a table that grows with them without rehashing, and that a
+ * netlink dump walks one skb at a time (keytab.h); it keeps its size until the pool is
+ * rebuilt.
  *
- * Chains are kept in the order of the bit-reversed hash.  Whatever the table's size, a bucket
- * then holds one contiguous stretch of that order, so a walk that resumes after the table grew
- * (a netlink dump, one skb at a time) neither skips nor repeats a key.
+ * This file stays whole (about 900 lines): the rotation, the burst allowance, the per-key cap
+ * and anticipation are one state machine over the same key fields, each step deciding with
+ * the others' state under the pool lock; split, each part would reach into the others.
  */
-#include <linux/bitrev.h>
-#include <linux/in6.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/hash.h>
@@ -47,25 +44,16 @@
 #include <linux/module.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
-#include <linux/socket.h>
 #include <linux/sunrpc/svc_xprt.h>
-#include <linux/in.h>
-#include <net/ipv6.h>
 #include <fairq/sched.h>
 #include <fairq/trace.h>
-
-#define FQ_SEG_BITS	9	/* a page of buckets */
-#define FQ_SEG_BUCKETS	BIT(FQ_SEG_BITS)
-#define FQ_MAX_BITS	17	/* 131072 buckets at most, in 256 pages */
-#define FQ_MAX_SEGS	BIT(FQ_MAX_BITS - FQ_SEG_BITS)
-#define FQ_LOAD		2	/* keys per bucket before a split */
-#define FQ_MAX_RULES	64
+#include "keys.h"
+#include "keytab.h"
 
 enum fq_list { FQ_IDLE, FQ_NEW, FQ_BURST, FQ_OLD, FQ_HELD };
 
 struct fq_key {
-	struct hlist_node node;		/* its bucket's chain, in bit-reversed hash order */
-	u32 hash;
+	struct fairq_keytab_node entry;	/* in the pool's table, by the hash of @id */
 	struct list_head link;		/* new, burst, old, held or idle list */
 	struct fairq_xlist queue;
 	struct fairq_key_id id;
@@ -88,9 +76,7 @@ struct fq_key {
 };
 
 struct fq_pool {
-	struct hlist_head **segs;	/* FQ_MAX_SEGS pages of buckets, allocated as reached */
-	unsigned int bits;		/* the table is 1 << bits buckets, */
-	unsigned int split;		/* plus this many split off the first ones */
+	struct fairq_keytab keys;
 	struct list_head new_keys;
 	struct list_head burst_keys;	/* past their first turn, allowance left */
 	struct list_head old_keys;
@@ -99,9 +85,7 @@ struct fq_pool {
 	struct fq_key overflow;		/* when a key cannot be allocated */
 	unsigned int new_run;		/* consecutive dispatches to new keys */
 	unsigned int ahead_run;		/* consecutive dispatches to new or bursting keys */
-	unsigned int nr_keys;
 	u64 alloc_failures;
-	u64 split_failures;		/* splits postponed: no page for the new bucket */
 	u64 holds;			/* turns skipped because a key was at its cap */
 	u64 lost_handoffs;		/* hand-offs never seen on a thread, let go after 1 s */
 	u64 turns_overspent;		/* turns over before they began: the key was in debt */
@@ -143,19 +127,7 @@ static u32 fq_idle_secs = FQ_DEF_IDLE_SECS;
 static u32 fq_max_inflight;		/* 0: no cap */
 static u32 fq_anticipate_us;		/* 0: off */
 
-struct fq_rule {
-	struct fairq_key_id id;		/* an address or subnet (type ADDR or SUBNET) */
-	u32 weight;
-};
-
-/* Weight rules: replaced whole with the change lock held, read under RCU. */
-struct fq_rules {
-	struct rcu_head rcu;
-	unsigned int nr;
-	struct fq_rule rule[];
-};
-
-static struct fq_rules __rcu *fq_rules;
+static struct fairq_weights __rcu *fq_weights;
 
 static struct fq_pool *fqp(struct fairq_pool *fp)
 {
@@ -189,236 +161,16 @@ static s64 burst_ns(struct fairq_pool *fp, const struct fq_pool *p, const struct
 	return max_t(u64, pool_ns, quantum_ns(p, k));
 }
 
-/*
- * The key of @xprt's peer address grouped by @type (not V4CLIENT); UDP and unknown families
- * all share one key.
- */
-static void fq_addr_key_of(struct svc_xprt *xprt, u32 type, struct fairq_key_id *id)
-{
-	const struct sockaddr *sa = (const struct sockaddr *)&xprt->xpt_remote;
-	unsigned int bits = 0, i;
-	__be16 port = 0;
-
-	memset(id, 0, sizeof(*id));
-	id->type = type;
-	if (sa->sa_family == AF_INET) {
-		const struct sockaddr_in *sin = (const void *)sa;
-
-		id->family = AF_INET;
-		memcpy(id->addr, &sin->sin_addr, 4);
-		port = sin->sin_port;
-		bits = READ_ONCE(fq_prefix4);
-	} else if (sa->sa_family == AF_INET6) {
-		const struct sockaddr_in6 *sin6 = (const void *)sa;
-
-		port = sin6->sin6_port;
-		if (ipv6_addr_v4mapped(&sin6->sin6_addr)) {
-			id->family = AF_INET;
-			memcpy(id->addr, &sin6->sin6_addr.s6_addr32[3], 4);
-			bits = READ_ONCE(fq_prefix4);
-		} else {
-			id->family = AF_INET6;
-			memcpy(id->addr, &sin6->sin6_addr, 16);
-			bits = READ_ONCE(fq_prefix6);
-		}
-	} else {
-		id->type = FAIRQ_KEY_CONN;	/* the shared UDP transport: one key for all */
-		return;
-	}
-
-	if (type == FAIRQ_KEY_SUBNET) {
-		unsigned int len = id->family == AF_INET ? 4 : 16;
-
-		id->prefix_len = bits;
-		for (i = 0; i < len; i++) {
-			if (bits >= 8) {
-				bits -= 8;
-			} else {
-				id->addr[i] &= (u8)(0xff00 >> bits);
-				bits = 0;
-			}
-		}
-	} else if (type == FAIRQ_KEY_CONN) {
-		id->port = port;	/* address plus source port names one connection */
-	} else {
-		id->type = FAIRQ_KEY_ADDR;
-	}
-}
-
-/*
- * The key @xprt belongs to now.  @addr_id, if not NULL, gets the address key too: weight
- * rules by address still apply to clients keyed by NFSv4.1 client id.
- */
+/* The key @xprt belongs to now, and its address key if @addr_id is not NULL. */
 static void fq_key_of(struct svc_xprt *xprt, struct fairq_key_id *id, struct fairq_key_id *addr_id)
 {
-	u32 type = READ_ONCE(fq_key_type);
-	__be64 be_clientid;
-	u64 clientid;
-
-	fq_addr_key_of(xprt, type == FAIRQ_KEY_V4CLIENT ? FAIRQ_KEY_ADDR : type, id);
-	if (addr_id)
-		*addr_id = *id;
-	if (type == FAIRQ_KEY_V4CLIENT && id->type == FAIRQ_KEY_ADDR &&
-	    fairq_v4client_of(xprt, &clientid)) {
-		memset(id, 0, sizeof(*id));
-		id->type = FAIRQ_KEY_V4CLIENT;
-		/* bytes in the order /proc/fs/nfsd/clients/N/info prints the id */
-		be_clientid = cpu_to_be64(clientid);
-		memcpy(id->addr, &be_clientid, sizeof(be_clientid));
-	}
+	fairq_key_of(xprt, READ_ONCE(fq_key_type), READ_ONCE(fq_prefix4), READ_ONCE(fq_prefix6),
+		     id, addr_id);
 }
 
 static u32 fq_key_hash(const struct fairq_key_id *id)
 {
 	return jhash(id, sizeof(*id), 0);
-}
-
-/* The bucket of @hash: its low bits, one more for the buckets already split. */
-static unsigned int fq_bucket_index(const struct fq_pool *p, u32 hash)
-{
-	unsigned int i = hash & ((1U << p->bits) - 1);
-
-	return i < p->split ? hash & ((2U << p->bits) - 1) : i;
-}
-
-static struct hlist_head *fq_bucket(const struct fq_pool *p, unsigned int i)
-{
-	return &p->segs[i >> FQ_SEG_BITS][i & (FQ_SEG_BUCKETS - 1)];
-}
-
-/* How many low bits of the hash bucket @i stands for. */
-static unsigned int fq_bucket_bits(const struct fq_pool *p, unsigned int i)
-{
-	return i < p->split || i >= (1U << p->bits) ? p->bits + 1 : p->bits;
-}
-
-/* Into its chain after every key that comes no later in bit-reversed hash order. */
-static void fq_chain_insert(struct hlist_head *head, struct fq_key *k)
-{
-	u32 rev = bitrev32(k->hash);
-	struct fq_key *pos, *last = NULL;
-
-	hlist_for_each_entry(pos, head, node) {
-		if (bitrev32(pos->hash) > rev)
-			break;
-		last = pos;
-	}
-	if (last)
-		hlist_add_behind(&k->node, &last->node);
-	else
-		hlist_add_head(&k->node, head);
-}
-
-static struct hlist_head *fq_seg_alloc(void)
-{
-	return kcalloc(FQ_SEG_BUCKETS, sizeof(struct hlist_head), GFP_ATOMIC | __GFP_NOWARN);
-}
-
-/*
- * Past FQ_LOAD keys a bucket, split the next bucket: the keys whose next hash bit is set move
- * to the new bucket at the end of the table, in the order they had.  O(chain), once per new key.
- */
-static void fq_table_grow(struct fq_pool *p)
-{
-	unsigned int size = 1U << p->bits, to = size + p->split;
-	struct hlist_node *tmp, *tail = NULL;
-	struct hlist_head *dst;
-	struct fq_key *k;
-
-	if (p->nr_keys <= FQ_LOAD * to || p->bits >= FQ_MAX_BITS)
-		return;
-	if (!p->segs[to >> FQ_SEG_BITS]) {
-		p->segs[to >> FQ_SEG_BITS] = fq_seg_alloc();
-		if (!p->segs[to >> FQ_SEG_BITS]) {
-			p->split_failures++;
-			return;
-		}
-	}
-	dst = fq_bucket(p, to);
-	hlist_for_each_entry_safe(k, tmp, fq_bucket(p, p->split), node) {
-		if (!(k->hash & size))
-			continue;
-		hlist_del(&k->node);
-		if (tail)
-			hlist_add_behind(&k->node, tail);
-		else
-			hlist_add_head(&k->node, dst);
-		tail = &k->node;
-	}
-	if (++p->split == size) {
-		p->bits++;
-		p->split = 0;
-	}
-}
-
-/* The first page of buckets, on the pool's first key. */
-static bool fq_table_alloc(struct fq_pool *p)
-{
-	p->segs = kcalloc(FQ_MAX_SEGS, sizeof(*p->segs), GFP_ATOMIC | __GFP_NOWARN);
-	if (!p->segs)
-		return false;
-	p->segs[0] = fq_seg_alloc();
-	if (!p->segs[0]) {
-		kfree(p->segs);
-		p->segs = NULL;
-		return false;
-	}
-	p->bits = FQ_SEG_BITS;
-	p->split = 0;
-	return true;
-}
-
-static bool rule_matches(const struct fq_rule *r, const struct fairq_key_id *id)
-{
-	unsigned int bits, i;
-
-	if (r->id.type == FAIRQ_KEY_V4CLIENT || id->type == FAIRQ_KEY_V4CLIENT)
-		return r->id.type == id->type && !memcmp(r->id.addr, id->addr, 8);
-	if (r->id.family != id->family)
-		return false;
-	bits = r->id.type == FAIRQ_KEY_SUBNET ? r->id.prefix_len :
-	       (id->family == AF_INET ? 32 : 128);
-	for (i = 0; bits; i++) {
-		u8 mask = bits >= 8 ? 0xff : (u8)(0xff00 >> bits);
-
-		if ((r->id.addr[i] ^ id->addr[i]) & mask)
-			return false;
-		bits -= bits >= 8 ? 8 : bits;
-	}
-	return true;
-}
-
-/* How specific a rule is: a client id beats an address, which beats any subnet. */
-static u32 rule_rank(const struct fq_rule *r)
-{
-	if (r->id.type == FAIRQ_KEY_V4CLIENT)
-		return 130;
-	return r->id.type == FAIRQ_KEY_SUBNET ? r->id.prefix_len : 129;
-}
-
-/*
- * The most specific rule for @id, or else for its address @addr_id, wins; no rule means
- * weight 1.
- */
-static u32 weight_of(const struct fairq_key_id *id, const struct fairq_key_id *addr_id)
-{
-	const struct fq_rules *rules;
-	u32 weight = 1, best = 0;
-	unsigned int i;
-
-	rcu_read_lock();
-	rules = rcu_dereference(fq_rules);
-	for (i = 0; rules && i < rules->nr; i++) {
-		const struct fq_rule *r = &rules->rule[i];
-		u32 rank = rule_rank(r);
-
-		if (rank >= best && (rule_matches(r, id) || rule_matches(r, addr_id))) {
-			best = rank;
-			weight = r->weight;
-		}
-	}
-	rcu_read_unlock();
-	return weight;
 }
 
 static void fq_key_init(struct fq_key *k, const struct fairq_key_id *id,
@@ -428,7 +180,7 @@ static void fq_key_init(struct fq_key *k, const struct fairq_key_id *id,
 	fairq_xlist_init(&k->queue);
 	k->id = *id;
 	k->list = FQ_IDLE;
-	k->weight = weight_of(id, addr_id);
+	k->weight = fairq_weight_of(&fq_weights, id, addr_id);
 	k->avg_cost = (u64)READ_ONCE(fq_quantum_us) * NSEC_PER_USEC / 4;
 	k->idle_since = jiffies;
 }
@@ -437,8 +189,8 @@ static struct fq_key *fq_key_find(struct fq_pool *p, const struct fairq_key_id *
 {
 	struct fq_key *k;
 
-	hlist_for_each_entry(k, fq_bucket(p, fq_bucket_index(p, hash)), node) {
-		if (k->hash == hash && !memcmp(&k->id, id, sizeof(*id)))
+	fairq_keytab_for_each_possible(&p->keys, k, entry, hash) {
+		if (k->entry.hash == hash && !memcmp(&k->id, id, sizeof(*id)))
 			return k;
 	}
 	return NULL;
@@ -465,8 +217,7 @@ static void gc_idle(struct fq_pool *p)
 			continue;
 		}
 		list_del(&k->link);
-		hlist_del(&k->node);
-		p->nr_keys--;
+		fairq_keytab_del(&p->keys, &k->entry);
 		kfree(k);
 	}
 }
@@ -479,7 +230,7 @@ static struct fq_key *fq_key_get(struct fq_pool *p, struct svc_xprt *xprt, bool 
 	u32 hash;
 
 	*created = false;
-	if (unlikely(!p->segs) && !fq_table_alloc(p)) {
+	if (unlikely(!fairq_keytab_ready(&p->keys)) && !fairq_keytab_alloc(&p->keys)) {
 		p->alloc_failures++;
 		return &p->overflow;
 	}
@@ -494,11 +245,9 @@ static struct fq_key *fq_key_get(struct fq_pool *p, struct svc_xprt *xprt, bool 
 		return &p->overflow;
 	}
 	fq_key_init(k, &id, &addr_id);
-	k->hash = hash;
-	fq_chain_insert(fq_bucket(p, fq_bucket_index(p, hash)), k);
+	k->entry.hash = hash;
+	fairq_keytab_add(&p->keys, &k->entry);
 	list_add_tail(&k->link, &p->idle_keys);
-	p->nr_keys++;
-	fq_table_grow(p);
 	*created = true;
 	return k;
 }
@@ -522,24 +271,14 @@ static void fq_init_pool(struct fairq_pool *fp)
 		fairq_pool_track_threads(fp);
 }
 
+static void fq_key_free(struct fairq_keytab_node *entry)
+{
+	kfree(container_of(entry, struct fq_key, entry));
+}
+
 static void fq_exit_pool(struct fairq_pool *fp)
 {
-	struct fq_pool *p = fqp(fp);
-	unsigned int i, used;
-	struct hlist_node *tmp;
-	struct fq_key *k;
-
-	if (!p->segs)
-		return;
-	used = (1U << p->bits) + p->split;
-	for (i = 0; i < used; i++) {
-		hlist_for_each_entry_safe(k, tmp, fq_bucket(p, i), node)
-			kfree(k);
-	}
-	for (i = 0; i < FQ_MAX_SEGS; i++)
-		kfree(p->segs[i]);
-	kfree(p->segs);
-	p->segs = NULL;
+	fairq_keytab_free(&fqp(fp)->keys, fq_key_free);
 }
 
 /*
@@ -944,7 +683,7 @@ static struct fq_key *fq_key_lookup(struct fq_pool *p, struct svc_xprt *xprt)
 {
 	struct fairq_key_id id;
 
-	if (!p->segs)
+	if (!fairq_keytab_ready(&p->keys))
 		return NULL;
 	fq_key_of(xprt, &id, NULL);
 	return fq_key_find(p, &id, fq_key_hash(&id));
@@ -1031,10 +770,10 @@ static void fq_counters(struct fairq_pool *fp, struct fairq_counters *out)
 {
 	struct fq_pool *p = fqp(fp);
 
-	fairq_counter_add(out, "keys", p->nr_keys);
+	fairq_counter_add(out, "keys", p->keys.nr);
 	fairq_counter_add(out, "key_alloc_failures", p->alloc_failures);
-	fairq_counter_add(out, "key_buckets", p->segs ? (1U << p->bits) + p->split : 0);
-	fairq_counter_add(out, "split_failures", p->split_failures);
+	fairq_counter_add(out, "key_buckets", fairq_keytab_buckets(&p->keys));
+	fairq_counter_add(out, "split_failures", p->keys.split_failures);
 	fairq_counter_add(out, "holds", p->holds);
 	fairq_counter_add(out, "lost_handoffs", p->lost_handoffs);
 	fairq_counter_add(out, "untracked_threads", fairq_pool_untracked(fp));
@@ -1045,8 +784,15 @@ static void fq_counters(struct fairq_pool *fp, struct fairq_counters *out)
 	fairq_counter_add(out, "turns_overspent", p->turns_overspent);
 }
 
-static int report(struct fq_key *k, fairq_key_fn fn, void *arg)
+struct report_arg {
+	fairq_key_fn fn;
+	void *arg;
+};
+
+static int report(struct fairq_keytab_node *entry, void *arg)
 {
+	const struct fq_key *k = container_of(entry, struct fq_key, entry);
+	const struct report_arg *ra = arg;
 	struct fairq_key_stats ks = {
 		.id = k->id,
 		.weight = k->weight,
@@ -1056,123 +802,27 @@ static int report(struct fq_key *k, fairq_key_fn fn, void *arg)
 		.thread_ns = k->thread_ns,
 	};
 
-	return fn(&ks, arg);
+	return ra->fn(&ks, ra->arg);
 }
-
-/*
- * A walk's position: 1 + the bit-reversed hash of the key to report next, shifted left by 8,
- * plus how many keys of that same hash come before it; 0 is the start.  It means the same
- * however much the table grows in between.
- */
-#define FQ_CURSOR_TIES	8
 
 static int fq_walk_keys(struct fairq_pool *fp, u64 *cursor, fairq_key_fn fn, void *arg)
 {
-	struct fq_pool *p = fqp(fp);
-	u64 pos = 0, skip = 0, end;
-	unsigned int i, bits, ties;
-	struct fq_key *k;
-	u32 rev, prev = 0;
-	bool seen;
-	int ret;
+	struct report_arg ra = { .fn = fn, .arg = arg };
 
-	if (!p->segs)
-		return 0;
-	if (*cursor) {
-		pos = (*cursor - 1) >> FQ_CURSOR_TIES;
-		skip = (*cursor - 1) & ((1U << FQ_CURSOR_TIES) - 1);
-	}
-	/* bucket by bucket, each the stretch of reversed hashes that starts at pos */
-	for (; pos < BIT_ULL(32); pos = end, skip = 0) {
-		i = fq_bucket_index(p, bitrev32((u32)pos));
-		bits = fq_bucket_bits(p, i);
-		end = ((pos >> (32 - bits)) + 1) << (32 - bits);
-		ties = 0;
-		seen = false;
-		hlist_for_each_entry(k, fq_bucket(p, i), node) {
-			rev = bitrev32(k->hash);
-			if (rev < pos)
-				continue;
-			ties = seen && rev == prev ? ties + 1 : 0;
-			prev = rev;
-			seen = true;
-			if (rev == pos && ties < skip)
-				continue;
-			ret = report(k, fn, arg);
-			if (ret) {
-				*cursor = 1 + ((u64)rev << FQ_CURSOR_TIES |
-					       min_t(u32, ties, (1U << FQ_CURSOR_TIES) - 1));
-				return ret;
-			}
-		}
-	}
-	return 0;
-}
-
-static bool weight_key_valid(const struct fairq_key_id *id)
-{
-	if (id->type == FAIRQ_KEY_V4CLIENT)
-		return !id->family;
-	if (id->family != AF_INET && id->family != AF_INET6)
-		return false;
-	return id->type != FAIRQ_KEY_SUBNET ||
-	       id->prefix_len <= (id->family == AF_INET ? 32 : 128);
+	return fairq_keytab_walk(&fqp(fp)->keys, cursor, report, &ra);
 }
 
 static int fq_set_weight(const struct fairq_key_id *id, u32 weight)
 {
-	struct fq_rules *old, *new;
-	unsigned int i, n;
+	int err = fairq_weights_set(&fq_weights, id, weight);
 
-	if (id->type != FAIRQ_KEY_ADDR && id->type != FAIRQ_KEY_SUBNET &&
-	    id->type != FAIRQ_KEY_V4CLIENT)
-		return -EOPNOTSUPP;
-	if (weight > 1000 || !weight_key_valid(id))
-		return -EINVAL;
-	old = rcu_dereference_protected(fq_rules, fairq_change_held());
-	n = old ? old->nr : 0;
-	/* the weight it has (0: none set): a rebuild of every pool would lose their accounts */
-	for (i = 0; i < n && memcmp(&old->rule[i].id, id, sizeof(*id)); i++)
-		;
-	if (i < n ? old->rule[i].weight == weight : !weight)
-		return -EALREADY;
-	new = kzalloc(struct_size(new, rule, n + 1), GFP_KERNEL);
-	if (!new)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		if (!memcmp(&old->rule[i].id, id, sizeof(*id)))
-			continue;	/* replaced (or removed with weight 0) */
-		new->rule[new->nr++] = old->rule[i];
-	}
-	if (weight) {
-		if (new->nr >= FQ_MAX_RULES) {
-			kfree(new);
-			return -ENOSPC;
-		}
-		new->rule[new->nr].id = *id;
-		new->rule[new->nr].weight = weight;
-		new->nr++;
-	}
-	rcu_assign_pointer(fq_rules, new);
-	kfree_rcu(old, rcu);
 	/* existing keys take their new weight when rebuilt */
-	return fairq_requeue_all(&fairq_sched_fq);
+	return err ?: fairq_requeue_all(&fairq_sched_fq);
 }
 
 static int fq_walk_weights(u64 *cursor, fairq_weight_fn fn, void *arg)
 {
-	const struct fq_rules *rules;
-	int err = 0;
-
-	rcu_read_lock();
-	rules = rcu_dereference(fq_rules);
-	for (; rules && *cursor < rules->nr; (*cursor)++) {
-		err = fn(&rules->rule[*cursor].id, rules->rule[*cursor].weight, arg);
-		if (err)
-			break;
-	}
-	rcu_read_unlock();
-	return err;
+	return fairq_weights_walk(&fq_weights, cursor, fn, arg);
 }
 
 #define FQ_TUNABLE(_name, _var, _requeue)					\
@@ -1236,11 +886,7 @@ static const struct fairq_tunable fq_tunables[] = {
 static void fq_release(void)
 {
 	/* unregistered: no pool, and so no reader, uses the rules any more */
-	struct fq_rules *rules = rcu_dereference_protected(fq_rules, true);
-
-	rcu_assign_pointer(fq_rules, NULL);
-	if (rules)
-		kfree_rcu(rules, rcu);
+	fairq_weights_clear(&fq_weights);
 }
 
 const struct fairq_sched_ops fairq_sched_fq = {

@@ -124,21 +124,10 @@ bool unit_trace_on;
 unsigned int unit_trace_holds, unit_trace_lost_handoffs;
 
 #include "../../src/sched/qfifo.c"
+#include "../../src/sched/keytab.c"
+#include "../../src/sched/keys.c"
 #include "../../src/sched/fq.c"
-
-static int passed, failed;
-
-#define CHECK(cond, ...)                                   \
-	do {                                               \
-		if (cond) {                                \
-			passed++;                          \
-		} else {                                   \
-			failed++;                          \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-			printf(__VA_ARGS__);               \
-			printf("\n");                      \
-		}                                          \
-	} while (0)
+#include "check.h"
 
 #define N 64
 static struct svc_xprt xs[N];
@@ -973,40 +962,9 @@ static void set_conn(struct svc_xprt *x, unsigned int i)
 	set_addr(x, ip, 1000 + i % 7);
 }
 
-static unsigned int longest_chain(struct fq_pool *p)
-{
-	unsigned int i, n, most = 0;
-	struct fq_key *k;
-
-	for (i = 0; i < (1U << p->bits) + p->split; i++) {
-		n = 0;
-		hlist_for_each_entry(k, fq_bucket(p, i), node)
-			n++;
-		most = n > most ? n : most;
-	}
-	return most;
-}
-
-/* Keys out of their bucket, or out of bit-reversed hash order in their chain. */
-static unsigned int misplaced_keys(struct fq_pool *p)
-{
-	unsigned int i, bad = 0;
-	struct fq_key *k;
-	u32 prev;
-
-	for (i = 0; i < (1U << p->bits) + p->split; i++) {
-		prev = 0;
-		hlist_for_each_entry(k, fq_bucket(p, i), node) {
-			bad += fq_bucket_index(p, k->hash) != i || bitrev32(k->hash) < prev;
-			prev = bitrev32(k->hash);
-		}
-	}
-	return bad;
-}
-
 /*
- * The key table grows with its keys: at 50,000 keys a lookup still walks a chain of a few, and
- * every key is found.  A bucket page that cannot be allocated postpones a split, nothing else.
+ * fq's keys in the table (its own tests are test_keytab.c): at 50,000 keys every key is found,
+ * and a bucket page that cannot be allocated postpones a split, nothing else.
  */
 static void test_fairq_key_table(void)
 {
@@ -1022,21 +980,22 @@ static void test_fairq_key_table(void)
 	for (i = 0; i < nkeys; i++) {
 		set_conn(&xs[i], i);
 		/* the page the 1025th key's split needs cannot be had, for a while */
-		kshim_fail_size = i >= 1000 && i < 1100 ? FQ_SEG_BUCKETS * sizeof(struct hlist_head) : 0;
+		kshim_fail_size = i >= 1000 && i < 1100 ?
+				  FAIRQ_KEYTAB_SEG_SIZE * sizeof(struct hlist_head) : 0;
 		fairq_sched_fq.enqueue(&sm.fp, &xs[i]);
 	}
 	kshim_fail_size = 0;
-	CHECK(p->nr_keys == nkeys && !p->alloc_failures, "%u keys, %llu allocation failures",
-	      p->nr_keys, (unsigned long long)p->alloc_failures);
-	CHECK(p->split_failures > 0 && p->split_failures <= 100,
-	      "a missing bucket page postponed %llu splits", (unsigned long long)p->split_failures);
-	CHECK(p->nr_keys <= FQ_LOAD * ((1U << p->bits) + p->split) + 1,
-	      "the table caught up: %u keys in %u buckets", p->nr_keys, (1U << p->bits) + p->split);
-	CHECK(longest_chain(p) <= 16, "the longest chain at %u keys: %u", nkeys, longest_chain(p));
-	CHECK(!misplaced_keys(p), "every key in its bucket, in order (%u not)", misplaced_keys(p));
+	CHECK(p->keys.nr == nkeys && !p->alloc_failures, "%u keys, %llu allocation failures",
+	      p->keys.nr, (unsigned long long)p->alloc_failures);
+	CHECK(p->keys.split_failures > 0 && p->keys.split_failures <= 100,
+	      "a missing bucket page postponed %llu splits",
+	      (unsigned long long)p->keys.split_failures);
+	CHECK(p->keys.nr <= FAIRQ_KEYTAB_LOAD * fairq_keytab_buckets(&p->keys) + 1,
+	      "the table caught up: %u keys in %u buckets", p->keys.nr,
+	      fairq_keytab_buckets(&p->keys));
 	for (i = 0; i < nkeys; i++)
 		missing += fq_key_lookup(p, &xs[i]) != fq_key_get(p, &xs[i], &(bool){ false });
-	CHECK(!missing && p->nr_keys == nkeys, "every key found where it was put (%u not)", missing);
+	CHECK(!missing && p->keys.nr == nkeys, "every key found where it was put (%u not)", missing);
 	sim_exit(&sm);
 	fq_key_type = FAIRQ_KEY_ADDR;
 	free(xs);
@@ -1077,7 +1036,7 @@ static void test_fairq_walk_while_growing(void)
 		set_conn(&xs[i], i);
 		fairq_sched_fq.enqueue(&sm.fp, &xs[i]);
 	}
-	bits0 = fqp(&sm.fp)->bits;
+	bits0 = fqp(&sm.fp)->keys.bits;
 	for (calls = 0; calls < 2 * (first + more); calls++) {
 		w.room = 5;
 		if (!fairq_sched_fq.for_each_key(&sm.fp, &cursor, count_conn, &w))
@@ -1091,8 +1050,8 @@ static void test_fairq_walk_while_growing(void)
 		dup += w.seen[i] > 1;
 		missed += !w.seen[i];
 	}
-	CHECK(fqp(&sm.fp)->bits > bits0 + 2, "the table grew during the walk (%u to %u bits)", bits0,
-	      fqp(&sm.fp)->bits);
+	CHECK(fqp(&sm.fp)->keys.bits > bits0 + 2, "the table grew during the walk (%u to %u bits)",
+	      bits0, fqp(&sm.fp)->keys.bits);
 	CHECK(!dup && !missed, "of %u keys there from the start: %u reported twice, %u missed", first,
 	      dup, missed);
 	for (i = first, dup = 0; i < first + added; i++)
@@ -1408,11 +1367,11 @@ static void test_fairq_release(void)
 
 	inet_pton(AF_INET, "10.0.9.9", id.addr);
 	CHECK(fairq_sched_fq.set_weight(&id, 5) == 0, "a weight rule before unload");
-	CHECK(rcu_access_pointer(fq_rules), "the rules exist");
+	CHECK(rcu_access_pointer(fq_weights), "the rules exist");
 	CHECK(fairq_sched_fq.release, "the policy has a release op");
 	if (fairq_sched_fq.release)
 		fairq_sched_fq.release();
-	CHECK(!rcu_access_pointer(fq_rules), "release freed the weight rules");
+	CHECK(!rcu_access_pointer(fq_weights), "release freed the weight rules");
 }
 
 /*
@@ -1524,6 +1483,5 @@ int main(void)
 	test_fairq_release();
 	test_fairq_remove_by_key();
 	test_conn_limit_by_class();
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed != 0;
+	return check_summary();
 }

@@ -10,20 +10,7 @@
 #include "hist.h"
 #include "nfs.h"
 #include "rpc.h"
-
-static int passed, failed;
-
-#define CHECK(cond, ...)                                                                   \
-	do {                                                                               \
-		if (cond) {                                                                \
-			passed++;                                                          \
-		} else {                                                                   \
-			failed++;                                                          \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);                        \
-			printf(__VA_ARGS__);                                               \
-			printf("\n");                                                      \
-		}                                                                          \
-	} while (0)
+#include "../../../tests/unit/check.h"
 
 /* big-endian words into a buffer, for expected encodings */
 struct words {
@@ -721,6 +708,5 @@ int main(void)
 	test_nfs4_args();
 	test_nfs4_res();
 	test_hist();
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return check_summary();
 }
