@@ -293,6 +293,10 @@ int fairq_register_sched(const struct fairq_sched_ops *ops)
 		kfree(e);
 	else if (ops->owner != THIS_MODULE)
 		pr_info("scheduler %s offered by module %s\n", ops->name, module_name(ops->owner));
+	/* the module loader may report it as another error: say it here */
+	if (err == -EEXIST)
+		pr_warn("scheduler %s of module %s not offered: its name or alias is taken\n",
+			ops->name, module_name(ops->owner));
 	return err;
 }
 EXPORT_SYMBOL_GPL(fairq_register_sched);

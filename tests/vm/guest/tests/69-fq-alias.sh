@@ -79,8 +79,13 @@ log "fairq: switched to through sysfs, fairqctl and netlink, its directory, tuna
 X=/fairq/extra/fairq_extsched.ko
 [ -f $X ] || fail "no $X"
 for args in "name=fairq" "alias=fq" "alias=qfifo"; do
+	lines=$(dmesg | wc -l)
 	insmod $X $args 2>/tmp/insmod.err && fail "a policy registered with $args"
-	grep -q 'File exists' /tmp/insmod.err || fail "insmod with $args: $(cat /tmp/insmod.err)"
+	# EEXIST, which newer module loaders (7.3) pass on as EBUSY: EEXIST says "loaded already"
+	grep -qE 'File exists|Device or resource busy' /tmp/insmod.err ||
+		fail "insmod with $args: $(cat /tmp/insmod.err)"
+	dmesg | tail -n +$((lines + 1)) | grep -q "fairq: scheduler .* of module fairq_extsched not offered: its name or alias is taken" ||
+		fail "no log line for the refused $args: $(dmesg | tail -n +$((lines + 1)))"
 done
 fairq_scheds | tr ' ' '\n' | grep -qxE 'fairq|extfifo' && fail "a refused policy is offered: $(cat $FAIRQ_SYSFS/scheduler)"
 insmod $X alias=oldfifo || fail "insmod with alias=oldfifo refused"
