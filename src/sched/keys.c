@@ -96,7 +96,6 @@ void fairq_key_of(struct svc_xprt *xprt, u32 type, u32 prefix4, u32 prefix6,
 	}
 }
 
-
 static bool rule_matches(const struct fairq_weight_rule *r, const struct fairq_key_id *id)
 {
 	unsigned int bits, i;

@@ -74,9 +74,14 @@ static inline struct hlist_head *fairq_keytab_bucket(const struct fairq_keytab *
 	return &t->segs[i >> FAIRQ_KEYTAB_SEG_BITS][i & (FAIRQ_KEYTAB_SEG_SIZE - 1)];
 }
 
+/* The chain an entry of hash @hash is in. */
+static inline struct hlist_head *fairq_keytab_chain(const struct fairq_keytab *t, u32 hash)
+{
+	return fairq_keytab_bucket(t, fairq_keytab_index(t, hash));
+}
+
 /* Every entry whose hash is @hash, and others: the caller compares.  The table is ready. */
-#define fairq_keytab_for_each_possible(t, pos, member, _hash)				\
-	hlist_for_each_entry(pos, fairq_keytab_bucket(t, fairq_keytab_index(t, _hash)),	\
-			     member.node)
+#define fairq_keytab_for_each_possible(t, pos, member, hash)				\
+	hlist_for_each_entry(pos, fairq_keytab_chain(t, hash), member.node)
 
 #endif
