@@ -36,6 +36,9 @@
 #include "events.h"
 #include "v4client.h"
 #include "testing.h"
+#include "servs.h"
+#include "threads.h"
+#include "watchdog.h"
 #include <fairq/trace.h>
 
 /*
@@ -51,7 +54,6 @@
 #define FAIRQ_XPT_QUEUED	(BITS_PER_LONG - 1)
 #define FAIRQ_XPT_POOL_SHIFT	(BITS_PER_LONG - 17)
 #define FAIRQ_XPT_POOL_MASK	(0xffffUL << FAIRQ_XPT_POOL_SHIFT)
-#define FAIRQ_XPT_POOLS_MAX	0x10000
 
 /* Mark @xprt queued in pool @pool; a full barrier, as every successful cmpxchg is. */
 static inline void fairq_xprt_mark(struct svc_xprt *xprt, unsigned int pool)
@@ -81,21 +83,15 @@ static inline int fairq_xprt_marked_pool(const struct svc_xprt *xprt)
 
 LIST_HEAD(fairq_servs);
 DEFINE_SPINLOCK(fairq_servs_lock);
-atomic_long_t fairq_serv_alloc_failures = ATOMIC_LONG_INIT(0);
 atomic_long_t fairq_rescues_total = ATOMIC_LONG_INIT(0);
 
 /* Written under fairq_servs_lock (and fairq_sched_mutex); read locklessly for display. */
 static const struct fairq_sched_ops *fairq_active = &fairq_sched_fifo;
 
-unsigned int fairq_watchdog_ms = 100;
-static void fairq_watchdog(struct work_struct *work);
 static void pool_switch(struct fairq_pool *fp, const struct fairq_sched_ops *new_ops,
 			const struct fairq_sched_ops *force);
-static DECLARE_DELAYED_WORK(fairq_watchdog_work, fairq_watchdog);
 /* Set once at init (fairq_core_init()), before any hook can call the core. */
 static void (*serv_quiesce)(struct svc_serv *serv) __ro_after_init;
-
-static bool pool_has_work(struct fairq_pool *fp);
 
 /* A thread fairq woke (counted outside the pool lock). */
 static void count_wakeup(struct fairq_pool *fp)
@@ -148,149 +144,9 @@ bool fairq_pool_adopting(const struct fairq_pool *fp)
 }
 EXPORT_SYMBOL_GPL(fairq_pool_adopting);
 
-static struct fairq_serv *serv_lookup(const struct svc_serv *serv)
+void fairq_pool_set_ops(struct fairq_pool *fp, const struct fairq_sched_ops *ops)
 {
-	struct fairq_serv *fs;
-
-	list_for_each_entry_rcu(fs, &fairq_servs, list) {
-		if (fs->serv == serv)
-			return fs;
-	}
-	return NULL;
-}
-
-/*
- * Pools whose policy tracks threads, over all services: lets the enqueue path skip looking for
- * a thread when none does, which is every pool unless a policy asks for it.
- */
-static atomic_t fairq_tracking_pools = ATOMIC_INIT(0);
-
-static struct hlist_head *thread_bucket(struct fairq_pool *fp, const struct task_struct *task)
-{
-	return &fp->threads[hash_ptr(task, FAIRQ_THREAD_HASH_BITS)];
-}
-
-static struct fairq_thread *thread_find(struct fairq_pool *fp, const struct task_struct *task)
-	__must_hold(&fp->lock)
-{
-	struct fairq_thread *t;
-
-	hlist_for_each_entry(t, thread_bucket(fp, task), node) {
-		if (t->task == task)
-			return t;
-	}
-	return NULL;
-}
-
-/*
- * The policy's pool state is about to be left or rebuilt: the tokens its threads hold name
- * what it frees, so they are forgotten (not given back), and the pool stops tracking until the
- * next policy asks.  The records stay for the threads' lifetime.
- */
-static void threads_untrack(struct fairq_pool *fp)
-	__must_hold(&fp->lock)
-{
-	struct fairq_thread *t;
-	unsigned int i;
-
-	if (!fp->track_threads)
-		return;
-	for (i = 0; i < ARRAY_SIZE(fp->threads); i++) {
-		hlist_for_each_entry(t, &fp->threads[i], node)
-			t->charge = NULL;
-	}
-	WRITE_ONCE(fp->track_threads, false);
-	atomic_dec(&fairq_tracking_pools);
-}
-
-static void threads_free(struct fairq_pool *fp)
-	__must_hold(&fp->lock)
-{
-	struct fairq_thread *t;
-	struct hlist_node *tmp;
-	unsigned int i;
-
-	threads_untrack(fp);
-	for (i = 0; i < ARRAY_SIZE(fp->threads); i++) {
-		hlist_for_each_entry_safe(t, tmp, &fp->threads[i], node) {
-			hlist_del(&t->node);
-			kfree(t);
-		}
-	}
-}
-
-/**
- * fairq_pool_track_threads - charge every thread's work to what the policy says
- * @fp: the pool (its lock held: call from init_pool)
- *
- * From now on the policy's @charge op is told which transport each of the pool's threads has
- * taken, and @uncharge when that thread is done with it.  For as long as the pool state lasts.
- */
-void fairq_pool_track_threads(struct fairq_pool *fp)
-	__must_hold(&fp->lock)
-{
-	if (fp->track_threads)
-		return;
-	WRITE_ONCE(fp->track_threads, true);
-	atomic_inc(&fairq_tracking_pools);
-}
-EXPORT_SYMBOL_GPL(fairq_pool_track_threads);
-
-u64 fairq_pool_untracked(const struct fairq_pool *fp)
-{
-	return READ_ONCE(fp->untracked);
-}
-EXPORT_SYMBOL_GPL(fairq_pool_untracked);
-
-/*
- * The current thread of @fp has taken @xprt, or (@xprt NULL) is looking for work, which means
- * whatever it took before is over.  The first sighting of a transport charges it; a thread is
- * seen taking it at its look for work right after the dequeue (6.7+), or else at the first of
- * its svc_xprt_received() and the start of the request (6.1).  A record is created at a
- * thread's first look for work or first charge (@may_create), never for sightings that may
- * come from any task: so on 6.1 the svc_xprt_received() of a thread's very first transport,
- * which yields no request when the record is still partial, finds the record.
- */
-static void thread_seen_locked(struct fairq_pool *fp, struct svc_xprt *xprt, bool may_create)
-	__must_hold(&fp->lock)
-{
-	struct fairq_thread *t;
-
-	if (!fp->track_threads || !fp->ops)
-		return;
-	t = thread_find(fp, current);
-	if (!xprt && t && t->charge) {
-		fp->ops->uncharge(fp, t->charge);
-		t->charge = NULL;
-	}
-	if (!t) {
-		if (!may_create)
-			return;
-		t = fairq_test_fail(FAIRQ_TEST_FAIL_THREAD) ? NULL :
-		    kzalloc(sizeof(*t), GFP_ATOMIC | __GFP_NOWARN);
-		if (!t) {
-			WRITE_ONCE(fp->untracked, fp->untracked + 1);	/* read unlocked */
-			return;
-		}
-		t->task = current;
-		hlist_add_head(&t->node, thread_bucket(fp, current));
-	}
-	if (xprt && !t->charge)
-		t->charge = fp->ops->charge(fp, xprt);
-}
-
-static void thread_seen(struct fairq_pool *fp, struct svc_xprt *xprt, bool may_create)
-{
-	if (!READ_ONCE(fp->track_threads))
-		return;
-	spin_lock_bh(&fp->lock);
-	thread_seen_locked(fp, xprt, may_create);
-	spin_unlock_bh(&fp->lock);
-}
-
-static void pool_set_ops(struct fairq_pool *fp, const struct fairq_sched_ops *ops)
-{
-	threads_untrack(fp);
+	fairq_threads_untrack(fp);
 	memset(fp->priv, 0, sizeof(fp->priv));
 	WRITE_ONCE(fp->max_waking, 0);
 	WRITE_ONCE(fp->nr_waking, 0);
@@ -300,237 +156,14 @@ static void pool_set_ops(struct fairq_pool *fp, const struct fairq_sched_ops *op
 		ops->init_pool(fp);
 }
 
-/*
- * Services seen by an enqueue (softirq context) before fairq has state for them.  Their state
- * is allocated by a work item in process context, one pool at a time (no high-order atomic
- * allocation however many pools a service has); until it is there, their transports take the
- * kernel's own path.  A service stays alive while it is listed here: its teardown
- * (fairq_serv_destroyed()) and the switch to the kernel's dispatch take it off the list first,
- * under fairq_servs_lock, and then wait for the work.
- */
-#define FAIRQ_SERVS_WANTED	16
-
-struct serv_wanted {
-	struct svc_serv *serv;
-	struct net *net;
-};
-
-static struct serv_wanted servs_wanted[FAIRQ_SERVS_WANTED];
-static unsigned long serv_alloc_retry_jiffies;
-atomic_long_t fairq_servs_untracked = ATOMIC_LONG_INIT(0);
-static void serv_alloc_work_fn(struct work_struct *work);
-static DECLARE_DELAYED_WORK(serv_alloc_work, serv_alloc_work_fn);
-
-static struct serv_wanted *wanted_find(const struct svc_serv *serv)
-	__must_hold(&fairq_servs_lock)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(servs_wanted); i++) {
-		if (servs_wanted[i].serv == serv)
-			return &servs_wanted[i];
-	}
-	return NULL;
-}
-
-/* Run the allocation work now, or when the retry delay after a failure ends. */
-static void serv_alloc_schedule(void)
-	__must_hold(&fairq_servs_lock)
-{
-	unsigned long delay = 0;
-
-	if (time_before(jiffies, serv_alloc_retry_jiffies))
-		delay = serv_alloc_retry_jiffies - jiffies;
-	mod_delayed_work(fairq_percpu_wq, &serv_alloc_work, delay);
-}
-
-/*
- * Whether @serv is already asked for, without the lock: every enqueue of a service whose
- * state is on its way comes here, and must not queue on the global lock to learn it.  A stale
- * answer costs one more native enqueue, or one more look under the lock.
- */
-static bool wanted_already(const struct svc_serv *serv)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(servs_wanted); i++) {
-		if (READ_ONCE(servs_wanted[i].serv) == serv)
-			return true;
-	}
-	return false;
-}
-
-/* Empty a slot of the table; lockless readers see its service go, never half of it. */
-static void wanted_clear(struct serv_wanted *w)
-	__must_hold(&fairq_servs_lock)
-{
-	WRITE_ONCE(w->serv, NULL);
-	w->net = NULL;
-}
-
-/* Forget every wanted service (the switch to the kernel's dispatch). */
-static void wanted_clear_all(void)
-	__must_hold(&fairq_servs_lock)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(servs_wanted); i++)
-		wanted_clear(&servs_wanted[i]);
-}
-
-/* Ask for state for @xprt's service; its transports stay native until it exists. */
-static void serv_want(struct svc_xprt *xprt)
-{
-	struct svc_serv *serv = xprt->xpt_server;
-	struct serv_wanted *w;
-
-	if (wanted_already(serv))
-		return;
-	spin_lock_bh(&fairq_servs_lock);
-	if (!wanted_find(serv) && !serv_lookup(serv) &&
-	    !(fairq_active->flags & FAIRQ_SCHED_NATIVE)) {
-		w = wanted_find(NULL);
-		if (w) {
-			w->net = xprt->xpt_net;
-			WRITE_ONCE(w->serv, serv);
-			serv_alloc_schedule();
-		} else {
-			atomic_long_inc(&fairq_servs_untracked);
-		}
-	}
-	spin_unlock_bh(&fairq_servs_lock);
-}
-
-/* Forget a wanted service (it is going away); the caller then waits for the work. */
-static void serv_unwant(const struct svc_serv *serv)
-{
-	struct serv_wanted *w;
-
-	spin_lock_bh(&fairq_servs_lock);
-	w = wanted_find(serv);
-	if (w)
-		wanted_clear(w);
-	spin_unlock_bh(&fairq_servs_lock);
-}
-
-static void serv_free(struct fairq_serv *fs)
-{
-	unsigned int i;
-
-	for (i = 0; i < fs->nr_pools; i++) {
-		fairq_test_freeing(fs->pools[i]);
-		kfree(fs->pools[i]);
-	}
-	kfree(fs->cpu_pool);
-	kfree(fs);
-}
-
-static struct fairq_serv *serv_alloc(unsigned int n)
-{
-	struct fairq_serv *fs;
-	unsigned int i;
-
-	fs = kzalloc(struct_size(fs, pools, n), GFP_KERNEL);
-	if (!fs)
-		return NULL;
-	fs->nr_pools = n;
-	if (n > 1) {
-		fs->cpu_pool = kmalloc_array(nr_cpu_ids, sizeof(*fs->cpu_pool), GFP_KERNEL);
-		if (!fs->cpu_pool) {
-			kfree(fs);
-			return NULL;
-		}
-		memset(fs->cpu_pool, 0xff, nr_cpu_ids * sizeof(*fs->cpu_pool));	/* unknown */
-	}
-	for (i = 0; i < n; i++) {
-		fs->pools[i] = kzalloc(sizeof(*fs->pools[i]), GFP_KERNEL);
-		if (!fs->pools[i]) {
-			serv_free(fs);
-			return NULL;
-		}
-	}
-	return fs;
-}
-
-/*
- * Allocate the state of the first wanted service, then publish it if the service is still
- * wanted (neither torn down nor dropped by a switch to the kernel's dispatch meanwhile) and a
- * fairq policy is still active.  A failed allocation is counted and retried a second later.
- */
-static void serv_alloc_work_fn(struct work_struct *work)
-{
-	static atomic_t next_id = ATOMIC_INIT(0);
-	const struct fairq_sched_ops *ops;
-	struct fairq_serv *fs;
-	struct serv_wanted want = {}, *w;
-	unsigned int i, n = 0;
-
-	spin_lock_bh(&fairq_servs_lock);
-	for (i = 0; i < ARRAY_SIZE(servs_wanted) && !want.serv; i++) {
-		if (servs_wanted[i].serv) {
-			want = servs_wanted[i];
-			/* alive while listed: read it now */
-			n = fairq_serv_nr_pools(want.serv);
-		}
-	}
-	spin_unlock_bh(&fairq_servs_lock);
-	if (!want.serv)
-		return;
-	if (WARN_ON_ONCE(n > FAIRQ_XPT_POOLS_MAX)) {
-		/* more pools than a transport's mark can name: the service stays native */
-		serv_unwant(want.serv);
-		atomic_long_inc(&fairq_servs_untracked);
-		return;
-	}
-
-	fs = fairq_test_fail(FAIRQ_TEST_FAIL_SERV) ? NULL : serv_alloc(n);
-	spin_lock_bh(&fairq_servs_lock);
-	w = wanted_find(want.serv);
-	ops = fairq_active;
-	if (!fs) {
-		atomic_long_inc(&fairq_serv_alloc_failures);
-		serv_alloc_retry_jiffies = jiffies + HZ;
-		pr_warn_ratelimited("no memory for the state of an nfsd service (%u pools): its transports keep the kernel's dispatch until a retry succeeds\n",
-				    n);
-	} else if (w && !serv_lookup(want.serv) && !(ops->flags & FAIRQ_SCHED_NATIVE)) {
-		fs->serv = want.serv;
-		fs->net = want.net;
-		fs->id = atomic_inc_return(&next_id);
-		for (i = 0; i < n; i++) {
-			struct fairq_pool *fp = fs->pools[i];
-
-			spin_lock_init(&fp->lock);
-			fp->pool = &want.serv->sv_pools[i];
-			fp->id = i;
-			atomic_long_set(&fp->wakeups, 0);
-			pool_set_ops(fp, ops);
-		}
-		list_add_tail_rcu(&fs->list, &fairq_servs);
-		wanted_clear(w);
-		fs = NULL;
-	} else if (w) {
-		wanted_clear(w);	/* nothing to do for it any more */
-	}
-	/* more services wanted (or this one again after a failure): run again */
-	for (i = 0; i < ARRAY_SIZE(servs_wanted); i++) {
-		if (servs_wanted[i].serv) {
-			serv_alloc_schedule();
-			break;
-		}
-	}
-	spin_unlock_bh(&fairq_servs_lock);
-	if (fs)
-		serv_free(fs);
-}
-
 /* fairq's state of @xprt's service, or NULL (then asked for: the transport stays native). */
 static struct fairq_serv *serv_get(struct svc_xprt *xprt)
 {
-	struct fairq_serv *fs = serv_lookup(xprt->xpt_server);
+	struct fairq_serv *fs = fairq_serv_lookup(xprt->xpt_server);
 
 	if (likely(fs))
 		return fs;
-	serv_want(xprt);
+	fairq_serv_want(xprt);
 	return NULL;
 }
 
@@ -557,31 +190,6 @@ static struct fairq_pool *home_pool(struct fairq_serv *fs)
 			return fp;
 	}
 	return fs->pools[start];
-}
-
-/*
- * 6.1's svc_xprt_received() sighting: the current task is one of @fs's threads, of a pool not
- * known here.  Its record is in its own pool: first the one it runs near (its threads are
- * bound there in the percpu and pernode modes), then the others.
- */
-static void thread_seen_any(struct fairq_serv *fs, struct svc_xprt *xprt)
-{
-	struct fairq_pool *near = home_pool(fs), *fp;
-	unsigned int i;
-	bool found;
-
-	for (i = 0; i <= fs->nr_pools; i++) {
-		fp = i ? fs->pools[i - 1] : near;
-		if ((i && fp == near) || !READ_ONCE(fp->track_threads))
-			continue;
-		spin_lock_bh(&fp->lock);
-		found = thread_find(fp, current);
-		if (found)
-			thread_seen_locked(fp, xprt, false);
-		spin_unlock_bh(&fp->lock);
-		if (found)
-			return;
-	}
 }
 
 /*
@@ -677,7 +285,7 @@ static void close_flush(struct svc_xprt *xprt)
 	smp_mb();
 	if (fairq_xprt_marked_pool(xprt) < 0)
 		return;		/* a thread has it, or the kernel queue: the common case */
-	fs = serv_lookup(xprt->xpt_server);
+	fs = fairq_serv_lookup(xprt->xpt_server);
 	if (!fs)
 		return;
 	for (i = 0; i < fs->nr_pools; i++)
@@ -763,7 +371,7 @@ EXPORT_SYMBOL_GPL(fairq_pool_hold_skips);
  * A hold that ran out without its work: the first to notice clears it and returns true, and
  * must then wake a thread for the queued work (nothing else would until the next enqueue).
  */
-static bool hold_ran_out(struct fairq_pool *fp)
+bool fairq_pool_hold_ran_out(struct fairq_pool *fp)
 {
 	u64 until = READ_ONCE(fp->hold_until);
 
@@ -801,7 +409,7 @@ static bool pool_runs_own(struct fairq_pool *fp)
  * the pool instead: another policy, or the service is stopping (its work then goes to nfsd's
  * threads while they are still there).
  */
-static bool pool_ask_own(struct fairq_pool *fp, bool kick, bool *answer)
+bool fairq_pool_ask_own(struct fairq_pool *fp, bool kick, bool *answer)
 {
 	const struct fairq_sched_ops *ops = READ_ONCE(fp->ops);
 	bool own;
@@ -817,11 +425,11 @@ static bool pool_ask_own(struct fairq_pool *fp, bool kick, bool *answer)
 }
 
 /* Queued work in @fp needs a context: start one.  Returns whether one was started. */
-static bool pool_push(struct fairq_pool *fp)
+bool fairq_pool_push(struct fairq_pool *fp)
 {
 	bool started;
 
-	if (pool_ask_own(fp, true, &started))
+	if (fairq_pool_ask_own(fp, true, &started))
 		return started;
 	return !hold_keeps(fp, NULL, false) && fairq_nfsd_push(fp);
 }
@@ -831,7 +439,7 @@ static void pool_push_all(struct fairq_pool *fp)
 {
 	unsigned int n = READ_ONCE(fp->nr_queued);
 
-	while (n-- && pool_push(fp))
+	while (n-- && fairq_pool_push(fp))
 		;
 }
 
@@ -855,9 +463,9 @@ static void enqueue_native(struct svc_xprt *xprt)
 
 /*
  * Whether the enqueue that holds @fp's lock hands the policy's next transport to an idle
- * thread itself, as pool_push() would after it, without taking the lock again.  Not for a
+ * thread itself, as fairq_pool_push() would after it, without taking the lock again.  Not for a
  * policy that runs contexts of its own, nor while a thread is held for anticipation: those
- * are pool_push()'s to decide.
+ * are fairq_pool_push()'s to decide.
  */
 static bool enqueue_feeds(struct fairq_pool *fp)
 	__must_hold(&fp->lock)
@@ -882,9 +490,9 @@ static void thread_gave_back(struct svc_xprt *xprt)
 	struct fairq_serv *fs;
 
 	rcu_read_lock();
-	fs = serv_lookup(xprt->xpt_server);
+	fs = fairq_serv_lookup(xprt->xpt_server);
 	if (fs)
-		thread_seen_any(fs, xprt);
+		fairq_thread_seen_any(fs, home_pool(fs), xprt);
 	rcu_read_unlock();
 }
 
@@ -910,7 +518,7 @@ void fairq_enqueue(struct svc_xprt *xprt)
 	 * place a thread is seen with what it took; later kernels saw it at the dequeue, so no
 	 * lock is taken here for it.  Softirq callers are never threads.
 	 */
-	if (!FAIRQ_PULL_SEES_DEQUEUE && unlikely(atomic_read(&fairq_tracking_pools)) &&
+	if (!FAIRQ_PULL_SEES_DEQUEUE && unlikely(fairq_threads_tracked()) &&
 	    in_task())
 		thread_gave_back(xprt);
 	/* most calls find the transport busy, or without data: they need nothing more */
@@ -977,7 +585,7 @@ void fairq_enqueue(struct svc_xprt *xprt)
 
 	/* publish before looking for an idle thread; pairs with the thread's idle publication */
 	smp_mb();
-	pool_push(fp);
+	fairq_pool_push(fp);
 out:
 	rcu_read_unlock();
 	return;
@@ -1086,7 +694,7 @@ static bool nfsd_push_claimed(struct fairq_pool *fp)
 	bool fed = false, reserved;
 
 	if ((!ops || !(ops->flags & FAIRQ_SCHED_ALWAYS_READY) || READ_ONCE(fp->track_threads)) &&
-	    !pool_has_work(fp))
+	    !fairq_pool_has_work(fp))
 		return false;
 	/* the work stays queued when the cap is reached: a running thread pulls it */
 	reserved = waking_reserve(fp);
@@ -1164,7 +772,7 @@ static void own_pull(struct fairq_pool *fp, struct svc_rqst *rqstp)
 	more = !feed_one_locked(fp, true, &fp->stats.fed_pull) && fp->nr_queued;
 	spin_unlock_bh(&fp->lock);
 	if (more)
-		pool_push(fp);
+		fairq_pool_push(fp);
 }
 
 /**
@@ -1183,7 +791,7 @@ void fairq_thread_pull(struct svc_rqst *rqstp, struct svc_pool *pool)
 	unsigned int idx;
 
 	rcu_read_lock();
-	fs = serv_lookup(rqstp->rq_server);
+	fs = fairq_serv_lookup(rqstp->rq_server);
 	if (!fs)
 		goto out;
 	idx = pool - rqstp->rq_server->sv_pools;
@@ -1197,7 +805,7 @@ void fairq_thread_pull(struct svc_rqst *rqstp, struct svc_pool *pool)
 		WRITE_ONCE(fs->cpu_pool[raw_smp_processor_id()], idx);
 	/* with a transport: just dequeued (6.7+); without: whatever it had is over */
 	if (rqstp->rq_task == current)
-		thread_seen(fp, rqstp->rq_xprt, true);
+		fairq_thread_seen(fp, rqstp->rq_xprt, true);
 	/*
 	 * A thread that has just dequeued (6.7+ asks again to wake a helper) only needs another
 	 * transport fed if an idle thread can take it now.  Otherwise the next thread to finish
@@ -1208,8 +816,8 @@ void fairq_thread_pull(struct svc_rqst *rqstp, struct svc_pool *pool)
 		goto out;
 	waking_ran(fp);
 	/* the held thread sleeps on after its hold ran out: wake it (or another) for the queue */
-	if (unlikely(hold_ran_out(fp)) && READ_ONCE(fp->nr_queued))
-		pool_push(fp);
+	if (unlikely(fairq_pool_hold_ran_out(fp)) && READ_ONCE(fp->nr_queued))
+		fairq_pool_push(fp);
 	if (pool_runs_own(fp)) {
 		own_pull(fp, rqstp);
 		goto out;
@@ -1226,7 +834,7 @@ void fairq_thread_pull(struct svc_rqst *rqstp, struct svc_pool *pool)
 	 * does through the same hook.
 	 */
 	else if (!FAIRQ_PULL_SEES_DEQUEUE && READ_ONCE(fp->nr_queued))
-		pool_push(fp);
+		fairq_pool_push(fp);
 out:
 	rcu_read_unlock();
 }
@@ -1234,7 +842,7 @@ out:
 /* The pool whose thread @rqstp is, if fairq tracks its service; under rcu_read_lock(). */
 static struct fairq_pool *thread_pool(struct svc_rqst *rqstp)
 {
-	struct fairq_serv *fs = serv_lookup(rqstp->rq_server);
+	struct fairq_serv *fs = fairq_serv_lookup(rqstp->rq_server);
 	unsigned int idx;
 
 	if (!fs)
@@ -1276,7 +884,7 @@ void fairq_request_start(struct svc_rqst *rqstp)
 	ops = request_hook_ops(fp);
 	if (ops && ops->start) {
 		spin_lock_bh(&fp->lock);
-		thread_seen_locked(fp, xprt, true);
+		fairq_thread_seen_locked(fp, xprt, true);
 		if (fp->ops && fp->ops->start)
 			fp->ops->start(fp, xprt);
 		spin_unlock_bh(&fp->lock);
@@ -1396,38 +1004,12 @@ static void requeue_list(struct fairq_serv *fs, struct fairq_pool *from, struct 
 		migrated++;
 		/* as in fairq_enqueue(): publish, then look for an idle thread */
 		smp_mb();
-		pool_push(fp);
+		fairq_pool_push(fp);
 	}
 	/* counted by the pool they left, under its own lock */
 	spin_lock_bh(&from->lock);
 	from->stats.migrated += migrated;
 	spin_unlock_bh(&from->lock);
-}
-
-/*
- * @task leaves: what its work was charged to is given back, and its record freed.  That can
- * make held work servable, and the leaving thread will not look for it: wake one that will.
- */
-static void thread_forget(struct fairq_pool *fp, const struct task_struct *task)
-{
-	struct fairq_thread *t;
-	bool uncharged = false;
-
-	spin_lock_bh(&fp->lock);
-	t = thread_find(fp, task);
-	if (t) {
-		if (t->charge && fp->track_threads && fp->ops) {
-			fp->ops->uncharge(fp, t->charge);
-			uncharged = true;
-		}
-		hlist_del(&t->node);
-		kfree(t);
-	}
-	spin_unlock_bh(&fp->lock);
-	if (uncharged) {
-		smp_mb();	/* as after an enqueue: publish, then look for an idle thread */
-		pool_push(fp);
-	}
 }
 
 /**
@@ -1447,14 +1029,18 @@ void fairq_thread_exiting(struct svc_rqst *rqstp)
 	fairq_xlist_init(&list);
 	fairq_xlist_init(&policy);
 	rcu_read_lock();
-	fs = serv_lookup(rqstp->rq_server);
+	fs = fairq_serv_lookup(rqstp->rq_server);
 	if (!fs)
 		goto out;
 	idx = rqstp->rq_pool - rqstp->rq_server->sv_pools;
 	if (idx >= fs->nr_pools)
 		goto out;
 	fp = fs->pools[idx];
-	thread_forget(fp, rqstp->rq_task);
+	if (fairq_thread_forget(fp, rqstp->rq_task)) {
+		/* that can make held work servable, and this thread will not look for it */
+		smp_mb();	/* as after an enqueue: publish, then look for an idle thread */
+		fairq_pool_push(fp);
+	}
 	if (fs->nr_pools == 1 || fairq_pool_threads(fp->pool) > 1)
 		goto out;
 	spin_lock_bh(&fp->lock);
@@ -1496,7 +1082,7 @@ void fairq_serv_threads_changing(struct svc_serv *serv, bool to_none)
 	unsigned int i;
 
 	rcu_read_lock();
-	fs = serv_lookup(serv);
+	fs = fairq_serv_lookup(serv);
 	for (i = 0; fs && i < fs->nr_pools; i++) {
 		spin_lock_bh(&fs->pools[i]->lock);
 		WRITE_ONCE(fs->pools[i]->stopping, to_none);
@@ -1507,7 +1093,7 @@ void fairq_serv_threads_changing(struct svc_serv *serv, bool to_none)
 		return;
 	serv_quiesce(serv);
 	rcu_read_lock();
-	fs = serv_lookup(serv);
+	fs = fairq_serv_lookup(serv);
 	for (i = 0; fs && i < fs->nr_pools; i++)
 		pool_push_all(fs->pools[i]);
 	rcu_read_unlock();
@@ -1519,7 +1105,7 @@ static void pool_drain_to_kernel(struct fairq_pool *fp)
 {
 	unsigned int n;
 
-	threads_free(fp);
+	fairq_threads_free(fp);
 	if (!fp->ops)
 		return;
 	n = pool_flush(fp);
@@ -1543,13 +1129,11 @@ void fairq_serv_destroyed(struct svc_serv *serv)
 	struct fairq_serv *fs;
 	unsigned int i;
 
-	serv_unwant(serv);
-	/* an allocation for it that is under way finds it unwanted, or has published it */
-	flush_delayed_work(&serv_alloc_work);
+	fairq_serv_unwant(serv);
 	fairq_serv_threads_changing(serv, true);
 	fairq_test_sleep(FAIRQ_TEST_DELAY_SERV_UNLIST);
 	spin_lock_bh(&fairq_servs_lock);
-	fs = serv_lookup(serv);
+	fs = fairq_serv_lookup(serv);
 	if (fs)
 		list_del_rcu(&fs->list);
 	spin_unlock_bh(&fairq_servs_lock);
@@ -1565,7 +1149,7 @@ void fairq_serv_destroyed(struct svc_serv *serv)
 		spin_unlock_bh(&fp->lock);
 	}
 	synchronize_rcu();
-	serv_free(fs);
+	fairq_serv_free(fs);
 }
 
 /*
@@ -1588,7 +1172,7 @@ static void pool_switch(struct fairq_pool *fp, const struct fairq_sched_ops *new
 		if (fp->ops->exit_pool)
 			fp->ops->exit_pool(fp);
 	}
-	pool_set_ops(fp, new_ops);
+	fairq_pool_set_ops(fp, new_ops);
 	while ((xprt = fairq_xlist_pop(&list)))
 		adopt(fp, xprt);
 }
@@ -1607,16 +1191,16 @@ void fairq_servs_free(void)
 
 	lockdep_assert_held(&fairq_sched_mutex);
 	spin_lock_bh(&fairq_servs_lock);
-	wanted_clear_all();
+	fairq_servs_unwant_all();
 	list_for_each_entry_safe(fs, tmp, &fairq_servs, list) {
 		list_del_rcu(&fs->list);
 		list_add(&fs->dead, &dead);
 	}
 	spin_unlock_bh(&fairq_servs_lock);
-	cancel_delayed_work_sync(&serv_alloc_work);
+	fairq_servs_alloc_stop();
 	synchronize_rcu();
 	list_for_each_entry_safe(fs, tmp, &dead, dead)
-		serv_free(fs);
+		fairq_serv_free(fs);
 }
 
 /**
@@ -1649,7 +1233,7 @@ void fairq_switch(const struct fairq_sched_ops *new_ops)
 	 * stay listed for the allocation work from here on.
 	 */
 	if (to_native)
-		wanted_clear_all();
+		fairq_servs_unwant_all();
 	list_for_each_entry(fs, &fairq_servs, list) {
 		for (i = 0; i < fs->nr_pools; i++) {
 			struct fairq_pool *fp = fs->pools[i];
@@ -1669,8 +1253,8 @@ void fairq_switch(const struct fairq_sched_ops *new_ops)
 	if (old_ops->quiesce)
 		old_ops->quiesce(NULL);
 	if (to_native) {
-		cancel_delayed_work_sync(&serv_alloc_work);
-		cancel_delayed_work_sync(&fairq_watchdog_work);
+		fairq_servs_alloc_stop();
+		fairq_watchdog_stop();
 	}
 	return;
 
@@ -1679,12 +1263,11 @@ set:
 	WRITE_ONCE(fairq_active, new_ops);
 	spin_unlock_bh(&fairq_servs_lock);
 	if (!to_native)
-		mod_delayed_work(fairq_percpu_wq, &fairq_watchdog_work,
-				 msecs_to_jiffies(READ_ONCE(fairq_watchdog_ms)));
+		fairq_watchdog_start();
 }
 
 /* Whether @fp's policy would hand out a transport now; queued work may wait on purpose. */
-static bool pool_has_work(struct fairq_pool *fp)
+bool fairq_pool_has_work(struct fairq_pool *fp)
 {
 	bool work;
 
@@ -1704,94 +1287,6 @@ void fairq_pool_counters(struct fairq_pool *fp, struct fairq_counters *out)
 }
 
 /* Whether a context that could take @fp's work is idle: the policy's own, or an nfsd thread. */
-static bool pool_has_idle(struct fairq_pool *fp)
-{
-	bool idle;
-
-	return pool_ask_own(fp, false, &idle) ? idle : fairq_kq_has_idle(fp->pool);
-}
-
-/* Every rescue is a fault to report: counted, and logged each time (rate-limited). */
-static void count_rescue(struct fairq_serv *fs, struct fairq_pool *fp)
-{
-	struct fairq_event ev = { .rescue = { .net = fs->net, .serv = fs->id, .pool = fp->id } };
-	long total;
-
-	spin_lock_bh(&fp->lock);
-	ev.rescue.rescues = ++fp->stats.rescues;
-	spin_unlock_bh(&fp->lock);
-	/* counted first: a rate-limited printk skips its arguments when it drops a line */
-	total = atomic_long_inc_return(&fairq_rescues_total);
-	trace_fairq_rescue(fs->id, fp->id, total);
-	pr_warn_ratelimited("rescued a stalled transport in pool %u (%ld since load; a lost wakeup: please report)\n",
-			    fp->id, total);
-	fairq_event_announce(FAIRQ_EVENT_RESCUE, &ev);
-}
-
-/*
- * The safety net.  Work a policy would hand out while its pool has an idle thread and an
- * empty kernel queue, with no hand-off since the previous tick, means a wakeup was lost: hand
- * it over, count it, and say so.  Normal operation never gets here.
- */
-static void fairq_watchdog(struct work_struct *work)
-{
-	struct fairq_serv *fs;
-	unsigned int i;
-
-	rcu_read_lock();
-	list_for_each_entry_rcu(fs, &fairq_servs, list) {
-		for (i = 0; i < fs->nr_pools; i++) {
-			struct fairq_pool *fp = fs->pools[i];
-			unsigned long progress = READ_ONCE(fp->progress);
-			unsigned int released = 0;
-			u64 avoided;
-			bool stalled;
-
-			spin_lock_bh(&fp->lock);
-			if (fp->ops && fp->ops->tick)
-				released = fp->ops->tick(fp);
-			spin_unlock_bh(&fp->lock);
-			if (hold_ran_out(fp))
-				released++;
-			while (released-- && pool_push(fp))
-				;
-
-			/* a thread held for expected work is idle on purpose, for a few ms */
-			stalled = READ_ONCE(fp->nr_queued) && progress == fp->watchdog_seen &&
-				  !fairq_pool_holding(fp) &&
-				  fairq_kq_empty(fp->pool) && pool_has_idle(fp) &&
-				  pool_has_work(fp);
-			fp->watchdog_seen = progress;
-			/*
-			 * Two ticks in a row: an enqueuer between publishing its work and looking
-			 * for a context (a thread giving back a transport, preempted there) is
-			 * slow, not lost, and wakes one itself when it runs.
-			 */
-			fp->watchdog_stalls = stalled ? fp->watchdog_stalls + 1 : 0;
-			if (fp->watchdog_stalls < 2)
-				continue;
-			fp->watchdog_stalls = 0;
-			avoided = READ_ONCE(fp->stats.overloads_avoided);
-			if (pool_push(fp)) {
-				count_rescue(fs, fp);
-			} else if (READ_ONCE(fp->stats.overloads_avoided) != avoided) {
-				/*
-				 * Not lost, held back: the threads the cap waits for have not run
-				 * for a whole tick.  Their slots expire after a second.
-				 */
-				spin_lock_bh(&fp->lock);
-				fp->stats.cap_waits++;
-				spin_unlock_bh(&fp->lock);
-			}
-		}
-	}
-	/* still in the read section: a policy's module may go once it is no longer active */
-	if (!(READ_ONCE(fairq_active)->flags & FAIRQ_SCHED_NATIVE))
-		schedule_delayed_work(&fairq_watchdog_work,
-				      msecs_to_jiffies(READ_ONCE(fairq_watchdog_ms)));
-	rcu_read_unlock();
-}
-
 /**
  * fairq_core_init - what the core needs from the layers above it
  * @quiesce: stops the request contexts policies run of their own for a service (the
@@ -1804,5 +1299,5 @@ void fairq_core_init(void (*quiesce)(struct svc_serv *serv))
 
 void fairq_core_exit(void)
 {
-	cancel_delayed_work_sync(&fairq_watchdog_work);
+	fairq_watchdog_stop();
 }

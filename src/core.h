@@ -111,6 +111,10 @@ struct fairq_serv {
 extern struct mutex fairq_sched_mutex;
 extern struct list_head fairq_servs;
 extern spinlock_t fairq_servs_lock;
+
+/* A transport's mark names its pool in 16 bits (core.c): services with more stay native. */
+#define FAIRQ_XPT_POOLS_MAX	0x10000
+
 void fairq_enqueue(struct svc_xprt *xprt);
 bool fairq_nfsd_push(struct fairq_pool *fp);
 void fairq_pool_counters(struct fairq_pool *fp, struct fairq_counters *out);
@@ -124,8 +128,14 @@ void fairq_switch(const struct fairq_sched_ops *new_ops);
 void fairq_servs_free(void);
 const struct fairq_sched_ops *fairq_active_sched(void);
 void fairq_core_init(void (*quiesce)(struct svc_serv *serv));
+
+/* For the core's own files (threads.c, watchdog.c): a pool's dispatch steps. */
+bool fairq_pool_push(struct fairq_pool *fp);
+bool fairq_pool_has_work(struct fairq_pool *fp);
+bool fairq_pool_ask_own(struct fairq_pool *fp, bool kick, bool *answer);
+bool fairq_pool_hold_ran_out(struct fairq_pool *fp);
+void fairq_pool_set_ops(struct fairq_pool *fp, const struct fairq_sched_ops *ops);
 void fairq_core_exit(void);
-extern unsigned int fairq_watchdog_ms;
 extern atomic_long_t fairq_serv_alloc_failures;
 extern atomic_long_t fairq_servs_untracked;
 extern atomic_long_t fairq_rescues_total;

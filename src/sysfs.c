@@ -13,6 +13,7 @@
 #include "registry.h"
 #include "events.h"
 #include "sysfs.h"
+#include "watchdog.h"
 
 static struct kobject *fairq_kobj;
 

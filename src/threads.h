@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Thread records of the pools whose policy charges threads' work (threads.c). */
+#ifndef _FAIRQ_THREADS_H
+#define _FAIRQ_THREADS_H
+
+#include <linux/atomic.h>
+#include "core.h"
+
+/* Pools whose policy tracks threads, over all services: none, in the usual case. */
+extern atomic_t fairq_tracking_pools;
+
+static inline bool fairq_threads_tracked(void)
+{
+	return atomic_read(&fairq_tracking_pools);
+}
+
+void fairq_threads_untrack(struct fairq_pool *fp);
+void fairq_threads_free(struct fairq_pool *fp);
+void fairq_thread_seen_locked(struct fairq_pool *fp, struct svc_xprt *xprt, bool may_create);
+void fairq_thread_seen_any(struct fairq_serv *fs, struct fairq_pool *near, struct svc_xprt *xprt);
+bool fairq_thread_forget(struct fairq_pool *fp, const struct task_struct *task);
+
+/* The current thread of @fp has taken @xprt, or (NULL) looks for work. */
+static inline void fairq_thread_seen(struct fairq_pool *fp, struct svc_xprt *xprt,
+				     bool may_create)
+{
+	if (!READ_ONCE(fp->track_threads))
+		return;
+	spin_lock_bh(&fp->lock);
+	fairq_thread_seen_locked(fp, xprt, may_create);
+	spin_unlock_bh(&fp->lock);
+}
+
+#endif /* _FAIRQ_THREADS_H */

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The watchdog: the check under the core's no-lost-wakeup claim.  Every watchdog_ms while a
+ * queueing policy is active it lets policies release work they hold for reasons that expire
+ * (tick), and rescues work that waits while its pool has an idle thread: each rescue is a
+ * fault, counted, logged and announced.
+ */
+#include <linux/jiffies.h>
+#include <linux/workqueue.h>
+#include <linux/sunrpc/svc.h>
+#include "core.h"
+#include "compat/kq.h"
+#include "events.h"
+#include "watchdog.h"
+#include <fairq/trace.h>
+
+unsigned int fairq_watchdog_ms = 100;
+static void watchdog_tick(struct work_struct *work);
+static DECLARE_DELAYED_WORK(watchdog_work, watchdog_tick);
+
+static bool pool_has_idle(struct fairq_pool *fp)
+{
+	bool idle;
+
+	return fairq_pool_ask_own(fp, false, &idle) ? idle : fairq_kq_has_idle(fp->pool);
+}
+
+/* Every rescue is a fault to report: counted, and logged each time (rate-limited). */
+static void count_rescue(struct fairq_serv *fs, struct fairq_pool *fp)
+{
+	struct fairq_event ev = { .rescue = { .net = fs->net, .serv = fs->id, .pool = fp->id } };
+	long total;
+
+	spin_lock_bh(&fp->lock);
+	ev.rescue.rescues = ++fp->stats.rescues;
+	spin_unlock_bh(&fp->lock);
+	/* counted first: a rate-limited printk skips its arguments when it drops a line */
+	total = atomic_long_inc_return(&fairq_rescues_total);
+	trace_fairq_rescue(fs->id, fp->id, total);
+	pr_warn_ratelimited("rescued a stalled transport in pool %u (%ld since load; a lost wakeup: please report)\n",
+			    fp->id, total);
+	fairq_event_announce(FAIRQ_EVENT_RESCUE, &ev);
+}
+
+/*
+ * The safety net.  Work a policy would hand out while its pool has an idle thread and an
+ * empty kernel queue, with no hand-off since the previous tick, means a wakeup was lost: hand
+ * it over, count it, and say so.  Normal operation never gets here.
+ */
+static void watchdog_tick(struct work_struct *work)
+{
+	struct fairq_serv *fs;
+	unsigned int i;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(fs, &fairq_servs, list) {
+		for (i = 0; i < fs->nr_pools; i++) {
+			struct fairq_pool *fp = fs->pools[i];
+			unsigned long progress = READ_ONCE(fp->progress);
+			unsigned int released = 0;
+			u64 avoided;
+			bool stalled;
+
+			spin_lock_bh(&fp->lock);
+			if (fp->ops && fp->ops->tick)
+				released = fp->ops->tick(fp);
+			spin_unlock_bh(&fp->lock);
+			if (fairq_pool_hold_ran_out(fp))
+				released++;
+			while (released-- && fairq_pool_push(fp))
+				;
+
+			/* a thread held for expected work is idle on purpose, for a few ms */
+			stalled = READ_ONCE(fp->nr_queued) && progress == fp->watchdog_seen &&
+				  !fairq_pool_holding(fp) &&
+				  fairq_kq_empty(fp->pool) && pool_has_idle(fp) &&
+				  fairq_pool_has_work(fp);
+			fp->watchdog_seen = progress;
+			/*
+			 * Two ticks in a row: an enqueuer between publishing its work and looking
+			 * for a context (a thread giving back a transport, preempted there) is
+			 * slow, not lost, and wakes one itself when it runs.
+			 */
+			fp->watchdog_stalls = stalled ? fp->watchdog_stalls + 1 : 0;
+			if (fp->watchdog_stalls < 2)
+				continue;
+			fp->watchdog_stalls = 0;
+			avoided = READ_ONCE(fp->stats.overloads_avoided);
+			if (fairq_pool_push(fp)) {
+				count_rescue(fs, fp);
+			} else if (READ_ONCE(fp->stats.overloads_avoided) != avoided) {
+				/*
+				 * Not lost, held back: the threads the cap waits for have not run
+				 * for a whole tick.  Their slots expire after a second.
+				 */
+				spin_lock_bh(&fp->lock);
+				fp->stats.cap_waits++;
+				spin_unlock_bh(&fp->lock);
+			}
+		}
+	}
+	/* still in the read section: a policy's module may go once it is no longer active */
+	if (!(fairq_active_sched()->flags & FAIRQ_SCHED_NATIVE))
+		schedule_delayed_work(&watchdog_work,
+				      msecs_to_jiffies(READ_ONCE(fairq_watchdog_ms)));
+	rcu_read_unlock();
+}
+
+/* A queueing policy became active: tick from now on (again at once after a switch). */
+void fairq_watchdog_start(void)
+{
+	mod_delayed_work(fairq_percpu_wq, &watchdog_work,
+			 msecs_to_jiffies(READ_ONCE(fairq_watchdog_ms)));
+}
+
+/* The kernel's own dispatch is back, or fairq unloads: no tick runs after this returns. */
+void fairq_watchdog_stop(void)
+{
+	cancel_delayed_work_sync(&watchdog_work);
+}
