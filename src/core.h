@@ -9,133 +9,37 @@
 #include <linux/mutex.h>
 #include <fairq/sched.h>
 #include "compat/compat.h"
+#include "pool.h"
 
 struct svc_serv;
 struct svc_pool;
 struct svc_rqst;
 
-/* Per-pool counters; each is only written under the pool's fairq lock. */
-struct fairq_pool_stats {
-	u64 enqueued;		/* transports the policy took */
-	u64 fed_pull;		/* handed to the kernel queue by a thread looking for work */
-	u64 fed_push;		/* handed to the kernel queue with an idle thread woken for it */
-	u64 fed_bypass;		/* handed over without the policy (closing, draining, no threads) */
-	u64 close_flushes;	/* closed while queued: moved to the kernel queue at once */
-	u64 rescues;		/* work the watchdog found stalled: each one is a bug */
-	u64 migrated;		/* moved to another pool because this one lost its last thread */
-	u64 overloads_avoided;	/* wakeups not made because max_waking threads were on their way */
-	u64 wakers_expired;	/* woken threads that did not run within a second: cap released */
-	u64 cap_waits;		/* a watchdog tick found work held back by the cap, a thread idle */
-};
-
-/* A thread fairq woke that has not run yet (the wake cap of the capped policy). */
-struct fairq_waker {
-	struct task_struct *task;
-	unsigned long when;	/* jiffies */
-};
-
-/*
- * An nfsd thread of a pool that tracks threads, and what its current work is charged to (a
- * token of the policy's @charge op; NULL between two pieces of work).  Keyed by the task: the
- * thread's own context is all that some hook points (6.1's svc_xprt_received) can see of it.
- */
-struct fairq_thread {
-	struct hlist_node node;
-	const struct task_struct *task;
-	void *charge;
-};
-
-#define FAIRQ_THREAD_HASH_BITS	5
-
-/**
- * struct fairq_pool - fairq's state for one thread pool of one nfsd service
- * @lock: serialises the policy, the hand-off into the kernel queue, and switching.
- * @ops: the active policy, or NULL while the pool passes everything to the kernel.
- * @pool: the sunrpc pool this shadows.
- * @nr_queued: transports the policy holds.
- * @orphaned: the pool lost its last thread; new work goes elsewhere until a thread returns.
- * @stopping: the service is stopping its threads: policies may not start contexts of their own
- *	(@kick), and work goes to nfsd's threads.
- * @progress: bumped on every hand-off; the watchdog compares it across ticks.
- * @watchdog_seen: @progress at the previous watchdog tick.
- * @watchdog_stalls: consecutive watchdog ticks that found the pool stalled.
- * @stats: counters, see struct fairq_pool_stats.
- * @wakeups: threads fairq woke (counted outside the lock).
- * @max_waking: the policy's cap on threads woken but not yet running (0: no cap).
- * @nr_waking: threads woken but not yet running, listed in @waking.
- * @hold_until: while the clock (ktime_get_ns) is before it, keep one thread idle for work the
- *	policy expects (fairq_pool_hold_thread()); 0 when not holding.
- * @hold_skips: hand-offs not made because they would have taken the held thread.
- * @track_threads: the policy charges each thread's work (its @charge op); see @threads.
- * @untracked: threads whose record could not be allocated: their work is never charged.
- * @threads: struct fairq_thread of the pool's threads seen while @track_threads, by task.
- * @priv: the policy's per-pool state.
- */
-struct fairq_pool {
-	spinlock_t lock;	/* see above */
-	const struct fairq_sched_ops *ops;
-	struct svc_pool *pool;
-	unsigned int id;
-	unsigned int nr_queued;
-	bool orphaned;
-	bool stopping;
-	bool adopting;		/* handing the policy transports that were already waiting */
-	unsigned long progress;
-	unsigned long watchdog_seen;
-	unsigned int watchdog_stalls;
-	struct fairq_pool_stats stats;
-	atomic_long_t wakeups;
-	unsigned int max_waking;
-	unsigned int nr_waking;
-	struct fairq_waker waking[FAIRQ_WAKE_CAP_MAX];
-	u64 hold_until;
-	atomic_long_t hold_skips;
-	bool track_threads;
-	u64 untracked;
-	struct hlist_head threads[1 << FAIRQ_THREAD_HASH_BITS];
-	unsigned long priv[FAIRQ_SCHED_PRIV_BYTES / sizeof(unsigned long)];
-} ____cacheline_aligned_in_smp;
-
-/* fairq's shadow of one nfsd service (one per network namespace running nfsd). */
-struct fairq_serv {
-	struct list_head list;	/* in fairq_servs (RCU) */
-	struct list_head dead;	/* unlinked, waiting for its readers before it is freed */
-	struct svc_serv *serv;
-	struct net *net;	/* the namespace of its transports; never dereferenced for reads */
-	u32 id;			/* stable name for netlink and debugfs while fairq tracks it */
-	unsigned int nr_pools;
-	u16 *cpu_pool;		/* with several pools: the pool whose threads run on each CPU */
-	struct fairq_pool *pools[];	/* one allocation each, in process context */
-};
-
 extern struct mutex fairq_sched_mutex;
 extern struct list_head fairq_servs;
 extern spinlock_t fairq_servs_lock;
-
-/* A transport's mark names its pool in 16 bits (core.c): services with more stay native. */
-#define FAIRQ_XPT_POOLS_MAX	0x10000
 
 void fairq_enqueue(struct svc_xprt *xprt);
 bool fairq_nfsd_push(struct fairq_pool *fp);
 void fairq_pool_counters(struct fairq_pool *fp, struct fairq_counters *out);
 void fairq_thread_pull(struct svc_rqst *rqstp, struct svc_pool *pool);
-void fairq_serv_destroyed(struct svc_serv *serv);
-void fairq_thread_exiting(struct svc_rqst *rqstp);
-void fairq_serv_threads_changing(struct svc_serv *serv, bool to_none);
 void fairq_request_start(struct svc_rqst *rqstp);
 void fairq_request_done(struct svc_rqst *rqstp);
-void fairq_switch(const struct fairq_sched_ops *new_ops);
-void fairq_servs_free(void);
 const struct fairq_sched_ops *fairq_active_sched(void);
-void fairq_core_init(void (*quiesce)(struct svc_serv *serv));
+void fairq_active_set(const struct fairq_sched_ops *ops);
 
-/* For the core's own files (threads.c, watchdog.c): a pool's dispatch steps. */
+/* For the core's own files (servs.c, switch.c, threads.c, watchdog.c): a pool's steps. */
 bool fairq_pool_push(struct fairq_pool *fp);
 bool fairq_pool_has_work(struct fairq_pool *fp);
 bool fairq_pool_ask_own(struct fairq_pool *fp, bool kick, bool *answer);
 bool fairq_pool_hold_ran_out(struct fairq_pool *fp);
 void fairq_pool_set_ops(struct fairq_pool *fp, const struct fairq_sched_ops *ops);
-void fairq_core_exit(void);
+void fairq_pool_push_all(struct fairq_pool *fp);
+void fairq_pool_feed_bypass(struct fairq_pool *fp, struct svc_xprt *xprt);
+unsigned int fairq_pool_flush(struct fairq_pool *fp);
+struct fairq_pool *fairq_home_pool(struct fairq_serv *fs);
+bool fairq_xprt_is_control(const struct svc_xprt *xprt);
+
 extern atomic_long_t fairq_serv_alloc_failures;
 extern atomic_long_t fairq_servs_untracked;
 extern atomic_long_t fairq_rescues_total;

@@ -30,6 +30,7 @@
 #include <linux/sunrpc/svc_xprt.h>
 #include <linux/wait.h>
 #include "core.h"
+#include "switch.h"
 #include "nfsd.h"
 #include "hook.h"
 #include "testing.h"

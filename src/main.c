@@ -7,6 +7,7 @@
  */
 #include <linux/module.h>
 #include "core.h"
+#include "switch.h"
 #include "registry.h"
 #include "hook.h"
 #include "v4client.h"

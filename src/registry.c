@@ -11,6 +11,7 @@
 #include <linux/string.h>
 #include <linux/workqueue.h>
 #include "core.h"
+#include "switch.h"
 #include "registry.h"
 #include "hook.h"
 #include "events.h"

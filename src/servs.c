@@ -13,6 +13,41 @@
 #include "compat/kq.h"
 #include "servs.h"
 #include "testing.h"
+#include "threads.h"
+#include "mark.h"
+
+LIST_HEAD(fairq_servs);
+DEFINE_SPINLOCK(fairq_servs_lock);
+
+/*
+ * The policy every service's pools run.  Written under fairq_servs_lock (and
+ * fairq_sched_mutex), with the pools switched over; read locklessly.
+ */
+static const struct fairq_sched_ops *fairq_active = &fairq_sched_fifo;
+
+const struct fairq_sched_ops *fairq_active_sched(void)
+{
+	return READ_ONCE(fairq_active);
+}
+
+void fairq_active_set(const struct fairq_sched_ops *ops)
+	__must_hold(&fairq_servs_lock)
+{
+	WRITE_ONCE(fairq_active, ops);
+}
+
+/* A pool's policy state, empty, for @ops (NULL: none, the kernel's dispatch). */
+void fairq_pool_set_ops(struct fairq_pool *fp, const struct fairq_sched_ops *ops)
+{
+	fairq_threads_untrack(fp);
+	memset(fp->priv, 0, sizeof(fp->priv));
+	WRITE_ONCE(fp->max_waking, 0);
+	WRITE_ONCE(fp->nr_waking, 0);
+	WRITE_ONCE(fp->hold_until, 0);
+	WRITE_ONCE(fp->ops, ops);
+	if (ops)
+		ops->init_pool(fp);
+}
 
 /*
  * Services seen by an enqueue (softirq context) before fairq has state for them.  Their state

@@ -18,6 +18,7 @@ unsigned int fairq_watchdog_ms = 100;
 static void watchdog_tick(struct work_struct *work);
 static DECLARE_DELAYED_WORK(watchdog_work, watchdog_tick);
 
+/* Whether a context that could take @fp's work is idle: the policy's own, or an nfsd thread. */
 static bool pool_has_idle(struct fairq_pool *fp)
 {
 	bool idle;
