@@ -87,7 +87,7 @@ static int prune(struct fc_nl *nl, const struct fc_key_id *keep, int nr_keep)
 								   sizeof(key)));
 	}
 done:
-	if (fc_opts.json) {
+	if (fc_out_opts.json) {
 		out_doc_start();
 		out_exact(FC_JSON, "removed", NULL, removed);
 		out_doc_end();

@@ -161,10 +161,10 @@ static int show(int argc, char **argv, bool full)
 	print_pools(&pools, full);
 	if (!pools.nr)
 		print_idle(&scheds, &kp, kerr);
-	else if (!kerr && fc_opts.json)
+	else if (!kerr && fc_out_opts.json)
 		fc_print_kpools(&kp, NULL, 0);
 	/* the module's counters: in every JSON document, in the text of pools only */
-	if (full || fc_opts.json)
+	if (full || fc_out_opts.json)
 		fc_print_module(&scheds.module);
 	out_doc_end();
 out:

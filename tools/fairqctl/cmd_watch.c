@@ -350,7 +350,7 @@ int cmd_watch(int argc, char **argv)
 	struct fc_kpools kp[2] = { };
 	struct events ev = { };
 	struct fc_scheds s;
-	bool tty = !fc_opts.json && isatty(STDOUT_FILENO);
+	bool tty = !fc_out_opts.json && isatty(STDOUT_FILENO);
 	struct fc_nl *nl;
 	unsigned int cur = 0;
 	long frames = 0;

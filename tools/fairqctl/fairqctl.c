@@ -18,7 +18,6 @@
 #endif
 
 struct fc_opts fc_opts;
-const char *fc_cmd = "show";
 
 static const char usage_text[] =
 	"usage: fairqctl [OPTIONS] [COMMAND [ARGS]]\n"
@@ -152,14 +151,14 @@ static bool global_opt(int c, const char *arg)
 {
 	switch (c) {
 	case 'j':
-		fc_opts.json = true;
+		fc_out_opts.json = true;
 		return true;
 	case 'p':
-		fc_opts.json = true;
-		fc_opts.pretty = true;
+		fc_out_opts.json = true;
+		fc_out_opts.pretty = true;
 		return true;
 	case 'e':
-		fc_opts.exact = true;
+		fc_out_opts.exact = true;
 		return true;
 	case 'a':
 		fc_opts.all_netns = true;

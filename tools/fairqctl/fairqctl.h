@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <netlink/attr.h>
 #include <linux/fairq.h>
+#include "output.h"
 
 /* Exit codes, documented in fairqctl.8. */
 enum {
@@ -21,19 +22,11 @@ enum {
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-/* The version of the -j documents; bump the minor for additions, the major for changes. */
-#define FC_JSON_MAJOR	1
-#define FC_JSON_MINOR	5
-
 struct fc_opts {
-	bool json;
-	bool pretty;
-	bool exact;
 	bool all_netns;
 	const char *netns;	/* -n: the network namespace to join, or NULL */
 };
 extern struct fc_opts fc_opts;
-extern const char *fc_cmd;	/* the running command, for messages and JSON */
 
 /* main.c: messages.  Every failure is one line on stderr, prefixed "fairqctl: ". */
 int fc_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -61,25 +54,6 @@ int fc_nl_fail(struct fc_nl *nl, int err, const char *what);
 int fc_nl_events_fd(struct fc_nl *nl);
 int fc_nl_key_events(const struct fc_nl *nl);
 int fc_nl_events_read(struct fc_nl *nl, fc_nl_parse_fn parse, void *arg);
-
-/* output.c: one call per field, for text and JSON alike (iproute2's json_print). */
-enum fc_out { FC_ANY, FC_TEXT, FC_JSON };
-void out_doc_start(void);
-void out_doc_end(void);
-void out_flush(void);
-void out_obj_start(const char *key);
-void out_obj_end(void);
-void out_arr_start(const char *key);
-void out_arr_end(void);
-void out_str(enum fc_out w, const char *key, const char *fmt, const char *val);
-void out_num(enum fc_out w, const char *key, const char *fmt, uint64_t val);
-void out_exact(enum fc_out w, const char *key, const char *fmt, uint64_t val);
-void out_ns(enum fc_out w, const char *key, const char *fmt, uint64_t ns);
-void out_pct(enum fc_out w, const char *key, const char *fmt, double frac);
-void out_rate(enum fc_out w, const char *key, const char *fmt, double per_sec);
-void out_bool(enum fc_out w, const char *key, const char *fmt, bool val);
-void out_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-const char *fc_human(uint64_t v, char *buf, size_t len);
 
 /* The reports, filled from netlink replies. */
 struct fc_tunable {

@@ -10,7 +10,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-#include "fairqctl.h"
+#include "output.h"
+
+struct fc_out_opts fc_out_opts;
+const char *fc_cmd = "show";
 
 /*
  * The JSON side writes through a buffer of its own rather than printf: a dump of 10,000 keys
@@ -64,15 +67,17 @@ static void emit_u64(uint64_t v)
 	emit(p, buf + sizeof(buf) - p);
 }
 
+#define MAX_DECIMALS	6
+
 /* @v with @decimals digits after the point (at most 6), as printf's %.Nf would. */
 static void emit_fixed(double v, unsigned int decimals)
 {
-	static const uint64_t scale[] = { 1, 10, 100, 1000, 10000, 100000, 1000000 };
+	static const uint64_t scale[MAX_DECIMALS + 1] = { 1, 10, 100, 1000, 10000, 100000, 1000000 };
 	uint64_t n, frac;
 	char buf[8];
 	unsigned int i;
 
-	if (!(v >= 0 && v < 1e12) || decimals >= ARRAY_SIZE(scale)) {
+	if (!(v >= 0 && v < 1e12) || decimals > MAX_DECIMALS) {
 		char big[64];
 
 		emit(big, snprintf(big, sizeof(big), "%.*f", (int)decimals, v));
@@ -91,13 +96,14 @@ static void emit_fixed(double v, unsigned int decimals)
 
 /* JSON writer state: how deep we are, and whether the current container has members. */
 static unsigned int depth;
-static bool has_member[32];
+#define MAX_DEPTH	32
+static bool has_member[MAX_DEPTH];
 
 static void indent(void)
 {
 	unsigned int i;
 
-	if (!fc_opts.pretty)
+	if (!fc_out_opts.pretty)
 		return;
 	emit_char('\n');
 	for (i = 0; i < depth; i++)
@@ -148,7 +154,7 @@ static void member(const char *key)
 		indent();
 	if (key) {
 		json_escaped(key);
-		emit_str(fc_opts.pretty ? ": " : ":");
+		emit_str(fc_out_opts.pretty ? ": " : ":");
 	}
 }
 
@@ -156,7 +162,7 @@ static void open_container(const char *key, char c)
 {
 	member(key);
 	emit_char(c);
-	if (depth + 1 < ARRAY_SIZE(has_member))
+	if (depth + 1 < MAX_DEPTH)
 		depth++;
 	has_member[depth] = false;
 }
@@ -175,7 +181,7 @@ static void close_container(char c)
 /* A document: the top-level object, with the version of its format and its command. */
 void out_doc_start(void)
 {
-	if (!fc_opts.json)
+	if (!fc_out_opts.json)
 		return;
 	depth = 0;
 	has_member[0] = false;
@@ -195,7 +201,7 @@ void out_doc_start(void)
 
 void out_doc_end(void)
 {
-	if (!fc_opts.json)
+	if (!fc_out_opts.json)
 		return;
 	close_container('}');
 	emit_char('\n');
@@ -205,36 +211,36 @@ void out_doc_end(void)
 
 void out_obj_start(const char *key)
 {
-	if (fc_opts.json)
+	if (fc_out_opts.json)
 		open_container(key, '{');
 }
 
 void out_obj_end(void)
 {
-	if (fc_opts.json)
+	if (fc_out_opts.json)
 		close_container('}');
 }
 
 void out_arr_start(const char *key)
 {
-	if (fc_opts.json)
+	if (fc_out_opts.json)
 		open_container(key, '[');
 }
 
 void out_arr_end(void)
 {
-	if (fc_opts.json)
+	if (fc_out_opts.json)
 		close_container(']');
 }
 
 static bool json_side(enum fc_out w)
 {
-	return fc_opts.json && w != FC_TEXT;
+	return fc_out_opts.json && w != FC_TEXT;
 }
 
 static bool text_side(enum fc_out w)
 {
-	return !fc_opts.json && w != FC_JSON;
+	return !fc_out_opts.json && w != FC_JSON;
 }
 
 void out_str(enum fc_out w, const char *key, const char *fmt, const char *val)
@@ -254,7 +260,7 @@ const char *fc_human(uint64_t v, char *buf, size_t len)
 	double d = (double)v;
 	int u = -1;
 
-	if (fc_opts.exact || v < 100000) {
+	if (fc_out_opts.exact || v < 100000) {
 		snprintf(buf, len, "%" PRIu64, v);
 		return buf;
 	}
@@ -304,7 +310,7 @@ void out_ns(enum fc_out w, const char *key, const char *fmt, uint64_t ns)
 	}
 	if (!text_side(w))
 		return;
-	if (fc_opts.exact)
+	if (fc_out_opts.exact)
 		snprintf(buf, sizeof(buf), "%" PRIu64 "ns", ns);
 	else if (ns < 10000)
 		snprintf(buf, sizeof(buf), "%" PRIu64 "ns", ns);
@@ -361,7 +367,7 @@ void out_text(const char *fmt, ...)
 {
 	va_list ap;
 
-	if (fc_opts.json)
+	if (fc_out_opts.json)
 		return;
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
