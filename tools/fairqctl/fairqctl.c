@@ -106,11 +106,30 @@ void fc_dropped(const char *what, unsigned int kept)
  * it returned ('?' or ':'), @cmd the command ("" before one).  A long option given a value it does not take
  * comes back as '?' with optopt set to the option's letter: it is named as written.
  */
-static int option_error(int c, const char *arg, const char *cmd)
+/*
+ * The options @arg (--PREFIX[=VALUE]) is a prefix of, as "--a, --b", if more than one: getopt
+ * reports an ambiguous prefix as an unknown option.
+ */
+static bool ambiguous(const char *arg, const struct option *all, char *names, size_t size)
+{
+	size_t len = strcspn(arg + 2, "="), used = 0;
+	unsigned int n = 0;
+
+	names[0] = '\0';
+	for (; all->name; all++) {
+		if (strncmp(all->name, arg + 2, len))
+			continue;
+		used += snprintf(names + used, used < size ? size - used : 0, "%s--%s",
+				 n++ ? ", " : "", all->name);
+	}
+	return n > 1;
+}
+
+static int option_error(int c, const char *arg, const char *cmd, const struct option *all)
 {
 	const char *sep = *cmd ? ": " : "";
 	int len = strcspn(arg, "=");
-	char name[64];
+	char name[64], names[256];
 
 	/* a short option is named by its letter: it may be one of several after one '-' */
 	if (strncmp(arg, "--", 2) && optopt)
@@ -121,6 +140,8 @@ static int option_error(int c, const char *arg, const char *cmd)
 		return fc_usage_error("%s%soption '%s' needs a value", cmd, sep, name);
 	if (!strncmp(arg, "--", 2) && arg[len] == '=' && optopt)
 		return fc_usage_error("%s%soption '%s' takes no value", cmd, sep, name);
+	if (!strncmp(arg, "--", 2) && ambiguous(arg, all, names, sizeof(names)))
+		return fc_usage_error("%s%soption '%s' is ambiguous (%s)", cmd, sep, name, names);
 	return fc_usage_error("%s%sunknown option '%s'", cmd, sep, name);
 }
 
@@ -216,7 +237,7 @@ bool fc_getopt(int argc, char **argv, const char *shortopts, const struct option
 			return false;
 		}
 		if (c == '?' || c == ':') {
-			*rc = option_error(c, argv[idx], argv[0]);
+			*rc = option_error(c, argv[idx], argv[0], all);
 			return false;
 		}
 		*rc = opt(c, optarg, ctx);
@@ -298,7 +319,7 @@ int main(int argc, char **argv)
 		case 'V':
 			return cmd_version(0, NULL);
 		default:
-			return option_error(c, argv[idx], "");
+			return option_error(c, argv[idx], "", longopts);
 		}
 	}
 	argc -= optind;

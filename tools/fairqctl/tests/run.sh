@@ -65,6 +65,7 @@ expect 2 "^fairqctl: unknown option '--bogus' " --bogus=1
 expect 2 "^fairqctl: option '--json' takes no value " --json=1 pools
 expect 2 "^fairqctl: pools: option '--exact' takes no value " pools --exact=yes
 expect 2 "^fairqctl: shares: unknown option '-x' " shares -jx
+expect 2 "^fairqctl: shares: option '--p' is ambiguous \(--pool, --pretty\) " shares --p
 expect 2 "^fairqctl: option '-n' needs a value " -jn
 expect 2 "^fairqctl: watch: option '--count' needs a value " watch --count
 expect 2 "^fairqctl: unknown option '-x' " --exact -xj
