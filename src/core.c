@@ -39,6 +39,7 @@
 #include "testing.h"
 #include "servs.h"
 #include "threads.h"
+#include "wake.h"
 #include "switch.h"
 #include <fairq/trace.h>
 
@@ -244,75 +245,6 @@ static void close_flush(struct svc_xprt *xprt)
 	}
 }
 
-/**
- * fairq_pool_hold_thread - keep one of @fp's threads idle for work expected soon
- * @fp: the pool (its lock held)
- * @ns: for how long at most
- *
- * For a policy that expects a favoured client's next request within @ns (fairq's
- * anticipation): until then, a thread looking for work sleeps rather than take the pool's
- * last idle place, and no push wakes the last idle thread.  Ends at @ns, or earlier with
- * fairq_pool_release_thread() when the expected work arrives.  Threads that are not needed
- * for it keep running the queue, so this costs at most one thread for @ns.  A pool with a
- * single thread never holds it.
- */
-void fairq_pool_hold_thread(struct fairq_pool *fp, u64 ns)
-	__must_hold(&fp->lock)
-{
-	if (fairq_pool_threads(fp->pool) >= 2)
-		WRITE_ONCE(fp->hold_until, ktime_get_ns() + ns);
-}
-EXPORT_SYMBOL_GPL(fairq_pool_hold_thread);
-
-void fairq_pool_release_thread(struct fairq_pool *fp)
-	__must_hold(&fp->lock)
-{
-	WRITE_ONCE(fp->hold_until, 0);
-}
-EXPORT_SYMBOL_GPL(fairq_pool_release_thread);
-
-bool fairq_pool_holding(const struct fairq_pool *fp)
-{
-	u64 until = READ_ONCE(fp->hold_until);
-
-	return until && (s64)(ktime_get_ns() - until) < 0;
-}
-EXPORT_SYMBOL_GPL(fairq_pool_holding);
-
-u64 fairq_pool_hold_skips(const struct fairq_pool *fp)
-{
-	return atomic_long_read(&fp->hold_skips);
-}
-EXPORT_SYMBOL_GPL(fairq_pool_hold_skips);
-
-/*
- * A hold that ran out without its work: the first to notice clears it and returns true, and
- * must then wake a thread for the queued work (nothing else would until the next enqueue).
- */
-bool fairq_pool_hold_ran_out(struct fairq_pool *fp)
-{
-	u64 until = READ_ONCE(fp->hold_until);
-
-	if (!until || (s64)(ktime_get_ns() - until) < 0)
-		return false;
-	return cmpxchg64(&fp->hold_until, until, 0) == until;
-}
-
-/*
- * Whether handing one transport to the kernel queue now would take the held thread.  The
- * transport goes to @self (a thread looking for work) when @self_takes, else to an idle thread
- * other than @self (may be NULL), which must leave another one idle.
- */
-static bool hold_keeps(struct fairq_pool *fp, const struct svc_rqst *self, bool self_takes)
-{
-	unsigned int need = self_takes ? 1 : 2;
-
-	if (!fairq_pool_holding(fp) || fairq_kq_idle_others(fp->pool, self, need) >= need)
-		return false;
-	atomic_long_inc(&fp->hold_skips);
-	return true;
-}
-
 /* Whether @fp's policy runs requests in contexts of its own (its work never waits for nfsd's). */
 static bool pool_runs_own(struct fairq_pool *fp)
 {
@@ -349,7 +281,7 @@ bool fairq_pool_push(struct fairq_pool *fp)
 
 	if (fairq_pool_ask_own(fp, true, &started))
 		return started;
-	return !hold_keeps(fp, NULL, false) && fairq_nfsd_push(fp);
+	return !fairq_pool_hold_keeps(fp, NULL, false) && fairq_nfsd_push(fp);
 }
 
 /* Start contexts for all of @fp's queued work (each one takes one transport). */
@@ -512,17 +444,6 @@ native:
 	enqueue_native(xprt);
 }
 
-/**
- * fairq_pool_set_wake_cap - cap the threads fairq wakes that have not run yet
- * @fp: the pool (its lock held: call from init_pool)
- * @max_waking: the cap, at most FAIRQ_WAKE_CAP_MAX; 0 removes it
- */
-void fairq_pool_set_wake_cap(struct fairq_pool *fp, unsigned int max_waking)
-{
-	WRITE_ONCE(fp->max_waking, min_t(unsigned int, max_waking, FAIRQ_WAKE_CAP_MAX));
-}
-EXPORT_SYMBOL_GPL(fairq_pool_set_wake_cap);
-
 /* Whether the running kernel's sunrpc does @feature by itself: see enum fairq_kernel_feature. */
 bool fairq_kernel_has(enum fairq_kernel_feature feature)
 {
@@ -533,71 +454,6 @@ bool fairq_kernel_has(enum fairq_kernel_feature feature)
 	return false;
 }
 EXPORT_SYMBOL_GPL(fairq_kernel_has);
-
-static void waking_forget(struct fairq_pool *fp, unsigned int i)
-	__must_hold(&fp->lock)
-{
-	WRITE_ONCE(fp->nr_waking, fp->nr_waking - 1);
-	fp->waking[i] = fp->waking[fp->nr_waking];
-}
-
-/**
- * waking_reserve - may fairq wake one more thread of @fp's pool?
- * @fp: the pool
- *
- * Without a cap, always.  With one, a slot is taken for the thread about to be woken (give
- * it a task, or give it back, with waking_commit()).  A woken thread that has not run
- * within a second (stopped, or starved of CPU) gives its slot back, so a stalled waker cannot
- * leak capacity.
- */
-static bool waking_reserve(struct fairq_pool *fp)
-{
-	unsigned int i;
-	bool ok = true;
-
-	if (!READ_ONCE(fp->max_waking))
-		return true;
-	spin_lock_bh(&fp->lock);
-	for (i = 0; i < fp->nr_waking;) {
-		if (fp->waking[i].task && time_after(jiffies, fp->waking[i].when + HZ)) {
-			waking_forget(fp, i);
-			fp->stats.wakers_expired++;
-		} else {
-			i++;
-		}
-	}
-	if (fp->max_waking && fp->nr_waking >= fp->max_waking) {
-		/* the watchdog reads it unlocked */
-		WRITE_ONCE(fp->stats.overloads_avoided, fp->stats.overloads_avoided + 1);
-		ok = false;
-	} else if (fp->max_waking) {
-		fp->waking[fp->nr_waking].task = NULL;
-		fp->waking[fp->nr_waking].when = jiffies;
-		WRITE_ONCE(fp->nr_waking, fp->nr_waking + 1);
-	}
-	spin_unlock_bh(&fp->lock);
-	return ok;
-}
-
-/* Name the thread a reserved slot is for, or (@task NULL) give the slot back. */
-static void waking_commit(struct fairq_pool *fp, struct task_struct *task, bool reserved)
-{
-	unsigned int i;
-
-	if (!reserved || !READ_ONCE(fp->max_waking))
-		return;
-	spin_lock_bh(&fp->lock);
-	for (i = 0; i < fp->nr_waking; i++) {
-		if (fp->waking[i].task)
-			continue;
-		if (task)
-			fp->waking[i].task = task;
-		else
-			waking_forget(fp, i);
-		break;
-	}
-	spin_unlock_bh(&fp->lock);
-}
 
 /*
  * Where a thread is claimed before work is fed to it (6.1): claiming obliges us to wake it, so
@@ -615,18 +471,18 @@ static bool nfsd_push_claimed(struct fairq_pool *fp)
 	    !fairq_pool_has_work(fp))
 		return false;
 	/* the work stays queued when the cap is reached: a running thread pulls it */
-	reserved = waking_reserve(fp);
+	reserved = fairq_waking_reserve(fp);
 	if (!reserved)
 		return false;
 	rcu_read_lock();
 	rqstp = fairq_kq_claim_idle(pool);
 	if (rqstp) {
 		fed = feed_one(fp, false, &fp->stats.fed_push);
-		waking_commit(fp, rqstp->rq_task, reserved);
+		fairq_waking_commit(fp, rqstp->rq_task, reserved);
 		fairq_kq_wake_claimed(pool, rqstp);
 		count_wakeup(fp);
 	} else {
-		waking_commit(fp, NULL, reserved);
+		fairq_waking_commit(fp, NULL, reserved);
 	}
 	rcu_read_unlock();
 	return fed;
@@ -652,23 +508,6 @@ bool fairq_nfsd_push(struct fairq_pool *fp)
 	fairq_kq_wake_fed(fp->pool);
 	count_wakeup(fp);
 	return true;
-}
-
-/* The current thread runs: if fairq woke it, its slot is free again. */
-static void waking_ran(struct fairq_pool *fp)
-{
-	unsigned int i;
-
-	if (!READ_ONCE(fp->nr_waking))
-		return;
-	spin_lock_bh(&fp->lock);
-	for (i = 0; i < fp->nr_waking; i++) {
-		if (fp->waking[i].task == current) {
-			waking_forget(fp, i);
-			break;
-		}
-	}
-	spin_unlock_bh(&fp->lock);
 }
 
 /*
@@ -732,7 +571,7 @@ void fairq_thread_pull(struct svc_rqst *rqstp, struct svc_pool *pool)
 	 */
 	if (rqstp->rq_xprt && !fairq_kq_has_idle(pool))
 		goto out;
-	waking_ran(fp);
+	fairq_waking_ran(fp);
 	/* the held thread sleeps on after its hold ran out: wake it (or another) for the queue */
 	if (unlikely(fairq_pool_hold_ran_out(fp)) && READ_ONCE(fp->nr_queued))
 		fairq_pool_push(fp);
@@ -740,7 +579,7 @@ void fairq_thread_pull(struct svc_rqst *rqstp, struct svc_pool *pool)
 		own_pull(fp, rqstp);
 		goto out;
 	}
-	if (READ_ONCE(fp->nr_queued) && !hold_keeps(fp, rqstp, !rqstp->rq_xprt))
+	if (READ_ONCE(fp->nr_queued) && !fairq_pool_hold_keeps(fp, rqstp, !rqstp->rq_xprt))
 		feed_one(fp, true, &fp->stats.fed_pull);
 	/* under a wake cap the pool self-clocks: a running thread that sees more work wakes one */
 	if (READ_ONCE(fp->max_waking) && READ_ONCE(fp->nr_queued))

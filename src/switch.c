@@ -17,7 +17,6 @@
 #include "threads.h"
 #include "watchdog.h"
 
-
 static void pool_switch(struct fairq_pool *fp, const struct fairq_sched_ops *new_ops,
 			const struct fairq_sched_ops *force);
 /* Set once at init (fairq_core_init()), before any hook can call the core. */
@@ -38,7 +37,6 @@ bool fairq_change_held(void)
 #endif
 }
 EXPORT_SYMBOL_GPL(fairq_change_held);
-
 
 /**
  * fairq_requeue_all - rebuild every pool's queue of policy @ops from scratch
