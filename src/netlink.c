@@ -95,9 +95,9 @@ static bool key_id_match(const struct fairq_key_id *k, const struct fairq_key_id
 	if (k->type != want->type || k->family != want->family ||
 	    memcmp(k->addr, want->addr, sizeof(k->addr)))
 		return false;
-	if (k->type == FAIRQ_KEY_SUBNET && k->prefix_len != want->prefix_len)
+	if (k->type == FAIRQ_KEY_TYPE_SUBNET && k->prefix_len != want->prefix_len)
 		return false;
-	return k->type != FAIRQ_KEY_CONN || k->port == want->port;
+	return k->type != FAIRQ_KEY_TYPE_CONN || k->port == want->port;
 }
 
 /*
@@ -111,10 +111,10 @@ static int key_id_normalise(struct fairq_key_id *id, struct nlattr **tb,
 	static const u8 mapped[12] = { [10] = 0xff, [11] = 0xff };
 	unsigned int bits, i;
 
-	if (id->type == FAIRQ_KEY_V4CLIENT)
+	if (id->type == FAIRQ_KEY_TYPE_V4CLIENT)
 		return 0;
 	if (id->family == AF_INET6 && !memcmp(id->addr, mapped, sizeof(mapped))) {
-		if (id->type == FAIRQ_KEY_SUBNET && id->prefix_len < 96) {
+		if (id->type == FAIRQ_KEY_TYPE_SUBNET && id->prefix_len < 96) {
 			NL_SET_ERR_MSG_ATTR(extack, tb[FAIRQ_A_KEY_ID_PREFIX_LEN],
 					    "an IPv4-mapped prefix is at least 96 bits");
 			return -EINVAL;
@@ -122,7 +122,7 @@ static int key_id_normalise(struct fairq_key_id *id, struct nlattr **tb,
 		memmove(id->addr, id->addr + 12, 4);
 		memset(id->addr + 4, 0, sizeof(id->addr) - 4);
 		id->family = AF_INET;
-		if (id->type == FAIRQ_KEY_SUBNET)
+		if (id->type == FAIRQ_KEY_TYPE_SUBNET)
 			id->prefix_len -= 96;
 	}
 	if (id->family == AF_INET6 && id->prefix_len > 128) {
@@ -131,11 +131,11 @@ static int key_id_normalise(struct fairq_key_id *id, struct nlattr **tb,
 		return -EINVAL;
 	}
 	bits = id->family == AF_INET ? 32 : id->family == AF_INET6 ? 128 : 0;
-	if (id->type != FAIRQ_KEY_SUBNET)
+	if (id->type != FAIRQ_KEY_TYPE_SUBNET)
 		id->prefix_len = 0;
 	else
 		bits = min_t(unsigned int, bits, id->prefix_len);
-	if (id->type != FAIRQ_KEY_CONN)
+	if (id->type != FAIRQ_KEY_TYPE_CONN)
 		id->port = 0;
 	/* clear every bit past the address, or past the prefix */
 	for (i = 0; i < sizeof(id->addr); i++) {
@@ -151,13 +151,6 @@ static int key_id_parse(const struct nlattr *nest, struct fairq_key_id *id,
 {
 	struct nlattr *tb[FAIRQ_A_KEY_ID_MAX + 1];
 	int err;
-
-	/* the uapi numbers are the kernel's: ids are copied, not translated */
-	BUILD_BUG_ON((int)FAIRQ_KEY_ADDR - (int)FAIRQ_KEY_TYPE_ADDR);
-	BUILD_BUG_ON((int)FAIRQ_KEY_SUBNET - (int)FAIRQ_KEY_TYPE_SUBNET);
-	BUILD_BUG_ON((int)FAIRQ_KEY_CONN - (int)FAIRQ_KEY_TYPE_CONN);
-	BUILD_BUG_ON((int)FAIRQ_KEY_V4CLIENT - (int)FAIRQ_KEY_TYPE_V4CLIENT);
-	BUILD_BUG_ON(sizeof(id->addr) != FAIRQ_KEY_ADDR_LEN);
 
 	err = nla_parse_nested(tb, FAIRQ_A_KEY_ID_MAX, nest, fairq_key_id_nl_policy, extack);
 	if (err)

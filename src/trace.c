@@ -22,27 +22,27 @@ void fairq_key_text(char *buf, size_t len, const struct fairq_key_id *id)
 		return;
 	}
 	/* the key of clients whose own could not be allocated: as fairqctl names it */
-	if ((id->type == FAIRQ_KEY_ADDR || id->type == FAIRQ_KEY_SUBNET) && !id->family) {
+	if ((id->type == FAIRQ_KEY_TYPE_ADDR || id->type == FAIRQ_KEY_TYPE_SUBNET) && !id->family) {
 		strscpy(buf, "unspec", len);
 		return;
 	}
 	switch (id->type) {
-	case FAIRQ_KEY_ADDR:
+	case FAIRQ_KEY_TYPE_ADDR:
 		n = v6 ? snprintf(buf, len, "%pI6c", id->addr) :
 			 snprintf(buf, len, "%pI4", id->addr);
 		break;
-	case FAIRQ_KEY_SUBNET:
+	case FAIRQ_KEY_TYPE_SUBNET:
 		n = v6 ? snprintf(buf, len, "%pI6c/%u", id->addr, id->prefix_len) :
 			 snprintf(buf, len, "%pI4/%u", id->addr, id->prefix_len);
 		break;
-	case FAIRQ_KEY_CONN:
+	case FAIRQ_KEY_TYPE_CONN:
 		if (!id->family)
 			n = snprintf(buf, len, "conn:shared");	/* the one UDP transport */
 		else
 			n = v6 ? snprintf(buf, len, "[%pI6c]:%u", id->addr, ntohs(id->port)) :
 				 snprintf(buf, len, "%pI4:%u", id->addr, ntohs(id->port));
 		break;
-	case FAIRQ_KEY_V4CLIENT:
+	case FAIRQ_KEY_TYPE_V4CLIENT:
 		n = snprintf(buf, len, "v4client:%8phN", id->addr);
 		break;
 	default:

@@ -72,7 +72,7 @@ bool fairq_pool_hold_ran_out(struct fairq_pool *fp)
  * other than @self (may be NULL), which must leave another one idle.
  */
 bool fairq_pool_hold_keeps_held(struct fairq_pool *fp, const struct svc_rqst *self,
-				 bool self_takes)
+				bool self_takes)
 {
 	unsigned int need = self_takes ? 1 : 2;
 

@@ -9,7 +9,7 @@ struct svc_rqst;
 struct task_struct;
 
 bool fairq_pool_hold_keeps_held(struct fairq_pool *fp, const struct svc_rqst *self,
-				 bool self_takes);
+				bool self_takes);
 bool fairq_waking_reserve_capped(struct fairq_pool *fp);
 void fairq_waking_commit_capped(struct fairq_pool *fp, struct task_struct *task);
 void fairq_waking_ran_capped(struct fairq_pool *fp);

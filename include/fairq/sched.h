@@ -20,6 +20,7 @@
 #include <linux/list.h>
 #include <linux/sysfs.h>
 #include <fairq/xlist.h>
+#include <uapi/linux/fairq.h>
 
 struct fairq_pool;
 struct module;
@@ -30,7 +31,8 @@ struct svc_serv;
 /* Room for a policy's per-pool state, inside struct fairq_pool: switching never allocates. */
 #define FAIRQ_SCHED_PRIV_BYTES	512
 
-#define FAIRQ_SCHED_NAME_MAX	16
+/* A name's room with its NUL; the limits are netlink's (uapi). */
+#define FAIRQ_SCHED_NAME_MAX	(FAIRQ_SCHED_NAME_LEN + 1)
 
 /**
  * struct fairq_tunable - one setting of a policy, shown as /sys/kernel/fairq/<sched>/<name>
@@ -54,17 +56,9 @@ struct fairq_tunable {
 	u64 def;
 };
 
-/* What a keyed policy groups transports by (fairqctl's "key"). */
-enum fairq_key_type {
-	FAIRQ_KEY_ADDR = 1,	/* client address, port ignored, v4-mapped IPv6 folded to IPv4 */
-	FAIRQ_KEY_SUBNET,	/* client address masked to a prefix length */
-	FAIRQ_KEY_CONN,		/* one transport (connection) */
-	FAIRQ_KEY_V4CLIENT,	/* the NFSv4.1 client owning the connection's session */
-};
-
 /**
  * struct fairq_key_id - which clients a key (or a weight) stands for
- * @type: enum fairq_key_type.
+ * @type: enum fairq_key_type (uapi): what a keyed policy groups transports by.
  * @family: AF_INET or AF_INET6 for address and subnet keys, 0 otherwise.
  * @prefix_len: for subnet keys.
  * @port: connection keys: the client's source port (network order); 0 otherwise.
@@ -77,7 +71,7 @@ struct fairq_key_id {
 	u8 prefix_len;
 	u8 pad;
 	__be16 port;
-	u8 addr[16];
+	u8 addr[FAIRQ_KEY_ADDR_LEN];
 };
 
 /* A key as text, as fairqctl writes and reads it: "[IPv6]:port" at most; too long ends in '+'. */
@@ -271,7 +265,7 @@ bool fairq_change_held(void);
 
 /*
  * For keyed policies: the NFSv4.1 client that owns @xprt's sessions, learnt only from
- * SEQUENCEs nfsd accepted (FAIRQ_KEY_V4CLIENT).  Learning costs a probe on nfsd: a policy
+ * SEQUENCEs nfsd accepted (FAIRQ_KEY_TYPE_V4CLIENT).  Learning costs a probe on nfsd: a policy
  * asks for it with fairq_v4client_want() while it keys by v4 client.
  */
 bool fairq_v4client_of(const struct svc_xprt *xprt, u64 *clientid);

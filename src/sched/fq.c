@@ -104,7 +104,7 @@ struct fq_pool {
  * Settings, global to the policy; changed with fairq's change lock held.  Their values at
  * load are also the tunables' defaults, which a reset writes back.
  */
-#define FQ_DEF_KEY		FAIRQ_KEY_ADDR
+#define FQ_DEF_KEY		FAIRQ_KEY_TYPE_ADDR
 #define FQ_DEF_PREFIX4		24
 #define FQ_DEF_PREFIX6		64
 #define FQ_DEF_QUANTUM_US	10000
@@ -255,7 +255,7 @@ static struct fq_key *fq_key_get(struct fq_pool *p, struct svc_xprt *xprt, bool 
 static void fq_init_pool(struct fairq_pool *fp)
 {
 	struct fq_pool *p = fqp(fp);
-	struct fairq_key_id none = { .type = FAIRQ_KEY_ADDR };
+	struct fairq_key_id none = { .type = FAIRQ_KEY_TYPE_ADDR };
 
 	INIT_LIST_HEAD(&p->new_keys);
 	INIT_LIST_HEAD(&p->burst_keys);
@@ -845,7 +845,7 @@ static u64 fq_get_key(void)
 
 static int fq_set_key(u64 val)
 {
-	fairq_v4client_want(val == FAIRQ_KEY_V4CLIENT);
+	fairq_v4client_want(val == FAIRQ_KEY_TYPE_V4CLIENT);
 	WRITE_ONCE(fq_key_type, val);
 	return fairq_requeue_all(&fairq_sched_fq);
 }
@@ -862,7 +862,7 @@ FQ_TUNABLE(max_inflight, fq_max_inflight, true)
 
 static const struct fairq_tunable fq_tunables[] = {
 	{ "key", "group by 1 = client address, 2 = subnet, 3 = connection, 4 = NFSv4.1 client",
-	  FAIRQ_KEY_ADDR, FAIRQ_KEY_V4CLIENT, fq_get_key, fq_set_key, FQ_DEF_KEY },
+	  FAIRQ_KEY_TYPE_ADDR, FAIRQ_KEY_TYPE_V4CLIENT, fq_get_key, fq_set_key, FQ_DEF_KEY },
 	{ "prefix4", "IPv4 prefix length of a subnet key", 0, 32, fq_get_prefix4, fq_set_prefix4,
 	  FQ_DEF_PREFIX4 },
 	{ "prefix6", "IPv6 prefix length of a subnet key", 0, 128, fq_get_prefix6, fq_set_prefix6,

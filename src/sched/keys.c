@@ -44,11 +44,11 @@ static void addr_key_of(struct svc_xprt *xprt, u32 type, u32 prefix4, u32 prefix
 			bits = prefix6;
 		}
 	} else {
-		id->type = FAIRQ_KEY_CONN;	/* the shared UDP transport: one key for all */
+		id->type = FAIRQ_KEY_TYPE_CONN;	/* the shared UDP transport: one key for all */
 		return;
 	}
 
-	if (type == FAIRQ_KEY_SUBNET) {
+	if (type == FAIRQ_KEY_TYPE_SUBNET) {
 		unsigned int len = id->family == AF_INET ? 4 : 16;
 
 		id->prefix_len = bits;
@@ -60,10 +60,10 @@ static void addr_key_of(struct svc_xprt *xprt, u32 type, u32 prefix4, u32 prefix
 				bits = 0;
 			}
 		}
-	} else if (type == FAIRQ_KEY_CONN) {
+	} else if (type == FAIRQ_KEY_TYPE_CONN) {
 		id->port = port;	/* address plus source port names one connection */
 	} else {
-		id->type = FAIRQ_KEY_ADDR;
+		id->type = FAIRQ_KEY_TYPE_ADDR;
 	}
 }
 
@@ -71,7 +71,7 @@ static void addr_key_of(struct svc_xprt *xprt, u32 type, u32 prefix4, u32 prefix
  * fairq_key_of - the key @xprt belongs to now
  * @xprt: a transport of the pool
  * @type: FAIRQ_KEY_*: how transports are grouped
- * @prefix4: the subnet of an IPv4 client, for FAIRQ_KEY_SUBNET
+ * @prefix4: the subnet of an IPv4 client, for FAIRQ_KEY_TYPE_SUBNET
  * @prefix6: the same for IPv6
  * @id: its key
  * @addr_id: if not NULL, its address key too: weight rules by address still apply to clients
@@ -83,13 +83,14 @@ void fairq_key_of(struct svc_xprt *xprt, u32 type, u32 prefix4, u32 prefix6,
 	__be64 be_clientid;
 	u64 clientid;
 
-	addr_key_of(xprt, type == FAIRQ_KEY_V4CLIENT ? FAIRQ_KEY_ADDR : type, prefix4, prefix6, id);
+	addr_key_of(xprt, type == FAIRQ_KEY_TYPE_V4CLIENT ? FAIRQ_KEY_TYPE_ADDR : type, prefix4,
+		    prefix6, id);
 	if (addr_id)
 		*addr_id = *id;
-	if (type == FAIRQ_KEY_V4CLIENT && id->type == FAIRQ_KEY_ADDR &&
+	if (type == FAIRQ_KEY_TYPE_V4CLIENT && id->type == FAIRQ_KEY_TYPE_ADDR &&
 	    fairq_v4client_of(xprt, &clientid)) {
 		memset(id, 0, sizeof(*id));
-		id->type = FAIRQ_KEY_V4CLIENT;
+		id->type = FAIRQ_KEY_TYPE_V4CLIENT;
 		/* bytes in the order /proc/fs/nfsd/clients/N/info prints the id */
 		be_clientid = cpu_to_be64(clientid);
 		memcpy(id->addr, &be_clientid, sizeof(be_clientid));
@@ -100,11 +101,11 @@ static bool rule_matches(const struct fairq_weight_rule *r, const struct fairq_k
 {
 	unsigned int bits, i;
 
-	if (r->id.type == FAIRQ_KEY_V4CLIENT || id->type == FAIRQ_KEY_V4CLIENT)
+	if (r->id.type == FAIRQ_KEY_TYPE_V4CLIENT || id->type == FAIRQ_KEY_TYPE_V4CLIENT)
 		return r->id.type == id->type && !memcmp(r->id.addr, id->addr, 8);
 	if (r->id.family != id->family)
 		return false;
-	bits = r->id.type == FAIRQ_KEY_SUBNET ? r->id.prefix_len :
+	bits = r->id.type == FAIRQ_KEY_TYPE_SUBNET ? r->id.prefix_len :
 	       (id->family == AF_INET ? 32 : 128);
 	for (i = 0; bits; i++) {
 		u8 mask = bits >= 8 ? 0xff : (u8)(0xff00 >> bits);
@@ -119,9 +120,9 @@ static bool rule_matches(const struct fairq_weight_rule *r, const struct fairq_k
 /* How specific a rule is: a client id beats an address, which beats any subnet. */
 static u32 rule_rank(const struct fairq_weight_rule *r)
 {
-	if (r->id.type == FAIRQ_KEY_V4CLIENT)
+	if (r->id.type == FAIRQ_KEY_TYPE_V4CLIENT)
 		return 130;
-	return r->id.type == FAIRQ_KEY_SUBNET ? r->id.prefix_len : 129;
+	return r->id.type == FAIRQ_KEY_TYPE_SUBNET ? r->id.prefix_len : 129;
 }
 
 /**
@@ -157,11 +158,11 @@ u32 fairq_weight_of(struct fairq_weights __rcu **weights, const struct fairq_key
 
 static bool weight_key_valid(const struct fairq_key_id *id)
 {
-	if (id->type == FAIRQ_KEY_V4CLIENT)
+	if (id->type == FAIRQ_KEY_TYPE_V4CLIENT)
 		return !id->family;
 	if (id->family != AF_INET && id->family != AF_INET6)
 		return false;
-	return id->type != FAIRQ_KEY_SUBNET ||
+	return id->type != FAIRQ_KEY_TYPE_SUBNET ||
 	       id->prefix_len <= (id->family == AF_INET ? 32 : 128);
 }
 
@@ -182,8 +183,8 @@ int fairq_weights_set(struct fairq_weights __rcu **weights, const struct fairq_k
 	struct fairq_weights *old, *new;
 	unsigned int i, n;
 
-	if (id->type != FAIRQ_KEY_ADDR && id->type != FAIRQ_KEY_SUBNET &&
-	    id->type != FAIRQ_KEY_V4CLIENT)
+	if (id->type != FAIRQ_KEY_TYPE_ADDR && id->type != FAIRQ_KEY_TYPE_SUBNET &&
+	    id->type != FAIRQ_KEY_TYPE_V4CLIENT)
 		return -EOPNOTSUPP;
 	if (weight > FAIRQ_WEIGHT_MAX || !weight_key_valid(id))
 		return -EINVAL;

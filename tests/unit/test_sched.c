@@ -506,7 +506,7 @@ static void test_fairq_cost(void)
 /* A 4:1 weight between two subnets gives 80% +/- 3% under saturation. */
 static void test_fairq_weights(void)
 {
-	struct fairq_key_id id = { .type = FAIRQ_KEY_SUBNET, .family = AF_INET, .prefix_len = 24 };
+	struct fairq_key_id id = { .type = FAIRQ_KEY_TYPE_SUBNET, .family = AF_INET, .prefix_len = 24 };
 	static struct sim sm;
 	double s;
 	int i;
@@ -544,7 +544,7 @@ static void test_fairq_weights(void)
  */
 static void test_fairq_heavy_weights(void)
 {
-	struct fairq_key_id id = { .type = FAIRQ_KEY_ADDR, .family = AF_INET };
+	struct fairq_key_id id = { .type = FAIRQ_KEY_TYPE_ADDR, .family = AF_INET };
 	static struct sim sm;
 	double s;
 	int i;
@@ -573,13 +573,13 @@ static void test_fairq_heavy_weights(void)
  */
 static void test_fairq_deep_weights(void)
 {
-	struct fairq_key_id id = { .type = FAIRQ_KEY_SUBNET, .family = AF_INET, .prefix_len = 30 };
+	struct fairq_key_id id = { .type = FAIRQ_KEY_TYPE_SUBNET, .family = AF_INET, .prefix_len = 30 };
 	static const char * const ips[] = { "10.99.0.9", "10.99.0.13", "10.99.0.14" };
 	static struct sim sm;
 	double s0, s1;
 	int i;
 
-	fq_key_type = FAIRQ_KEY_SUBNET;
+	fq_key_type = FAIRQ_KEY_TYPE_SUBNET;
 	fq_prefix4 = 30;
 	inet_pton(AF_INET, "10.99.0.12", id.addr);
 	CHECK(fairq_sched_fq.set_weight(&id, 4) == 0, "weight 4 on 10.99.0.12/30 accepted");
@@ -597,7 +597,7 @@ static void test_fairq_deep_weights(void)
 	CHECK(s1 > 0.37 && s1 < 0.43, "deep windows, one of the weight-4 subnet's two: %.3f (owed 0.4)", s1);
 	sim_exit(&sm);
 	CHECK(fairq_sched_fq.set_weight(&id, 0) == 0, "weight rule removed");
-	fq_key_type = FAIRQ_KEY_ADDR;
+	fq_key_type = FAIRQ_KEY_TYPE_ADDR;
 	fq_prefix4 = 24;
 }
 
@@ -879,7 +879,7 @@ static void test_fairq_keys(void)
 	fq_key_of(&fx[0], &a, NULL);
 	fq_key_of(&fx[1], &b, NULL);
 	CHECK(!memcmp(&a, &b, sizeof(a)), "v4-mapped IPv6 folds to the IPv4 client");
-	fq_key_type = FAIRQ_KEY_SUBNET;
+	fq_key_type = FAIRQ_KEY_TYPE_SUBNET;
 	fq_prefix4 = 24;
 	set_addr(&fx[1], "10.0.0.77", 2);
 	fq_key_of(&fx[1], &b, NULL);
@@ -888,12 +888,12 @@ static void test_fairq_keys(void)
 	set_addr(&fx[1], "10.0.1.77", 2);
 	fq_key_of(&fx[1], &b, NULL);
 	CHECK(memcmp(&a, &b, sizeof(a)), "another /24 is another key");
-	fq_key_type = FAIRQ_KEY_CONN;
+	fq_key_type = FAIRQ_KEY_TYPE_CONN;
 	set_addr(&fx[1], "10.0.0.1", 2);
 	fq_key_of(&fx[0], &a, NULL);
 	fq_key_of(&fx[1], &b, NULL);
 	CHECK(memcmp(&a, &b, sizeof(a)), "two connections of one client are two keys");
-	fq_key_type = FAIRQ_KEY_ADDR;
+	fq_key_type = FAIRQ_KEY_TYPE_ADDR;
 }
 
 /* A walk that takes at most @room keys per call, as a netlink dump fills one skb at a time. */
@@ -925,7 +925,7 @@ static void test_fairq_key_walk(void)
 	u64 cursor;
 	unsigned int i, calls, room, dup, missed;
 
-	fq_key_type = FAIRQ_KEY_CONN;
+	fq_key_type = FAIRQ_KEY_TYPE_CONN;
 	for (room = 1; room <= 7; room += 3) {
 		sim_init(&sm, 8);
 		for (i = 0; i < NX; i++) {
@@ -950,7 +950,7 @@ static void test_fairq_key_walk(void)
 		      calls + 1, room, NX);
 		sim_exit(&sm);
 	}
-	fq_key_type = FAIRQ_KEY_ADDR;
+	fq_key_type = FAIRQ_KEY_TYPE_ADDR;
 }
 
 /* Connection @i of a large set: a distinct address and port, keyed by connection. */
@@ -974,7 +974,7 @@ static void test_fairq_key_table(void)
 	struct fq_pool *p;
 	unsigned int i, missing = 0;
 
-	fq_key_type = FAIRQ_KEY_CONN;
+	fq_key_type = FAIRQ_KEY_TYPE_CONN;
 	sim_init(&sm, 8);
 	p = fqp(&sm.fp);
 	for (i = 0; i < nkeys; i++) {
@@ -997,7 +997,7 @@ static void test_fairq_key_table(void)
 		missing += fq_key_lookup(p, &xs[i]) != fq_key_get(p, &xs[i], &(bool){ false });
 	CHECK(!missing && p->keys.nr == nkeys, "every key found where it was put (%u not)", missing);
 	sim_exit(&sm);
-	fq_key_type = FAIRQ_KEY_ADDR;
+	fq_key_type = FAIRQ_KEY_TYPE_ADDR;
 	free(xs);
 }
 
@@ -1030,7 +1030,7 @@ static void test_fairq_walk_while_growing(void)
 	unsigned int i, added = 0, calls, dup = 0, missed = 0, bits0;
 	u64 cursor = 0;
 
-	fq_key_type = FAIRQ_KEY_CONN;
+	fq_key_type = FAIRQ_KEY_TYPE_CONN;
 	sim_init(&sm, 8);
 	for (i = 0; i < first; i++) {
 		set_conn(&xs[i], i);
@@ -1060,7 +1060,7 @@ static void test_fairq_walk_while_growing(void)
 	CHECK(calls <= (first + added) / 5 + 1, "%u calls for %u keys: no walk started over", calls,
 	      first + added);
 	sim_exit(&sm);
-	fq_key_type = FAIRQ_KEY_ADDR;
+	fq_key_type = FAIRQ_KEY_TYPE_ADDR;
 	free(w.seen);
 	free(xs);
 }
@@ -1071,12 +1071,12 @@ static void test_fairq_walk_while_growing(void)
  */
 static void test_fairq_v4client(void)
 {
-	struct fairq_key_id a, b, addr, rule = { .type = FAIRQ_KEY_V4CLIENT };
+	struct fairq_key_id a, b, addr, rule = { .type = FAIRQ_KEY_TYPE_V4CLIENT };
 	static struct sim sm;
 	double s;
 	int i;
 
-	CHECK(fq_set_key(FAIRQ_KEY_V4CLIENT) == 0 && v4client_wanted,
+	CHECK(fq_set_key(FAIRQ_KEY_TYPE_V4CLIENT) == 0 && v4client_wanted,
 	      "client keys start learning connection owners");
 	set_addr(&fx[0], "10.0.0.1", 1);
 	set_addr(&fx[1], "10.0.9.9", 2);
@@ -1084,12 +1084,12 @@ static void test_fairq_v4client(void)
 	v4owner[0] = v4owner[1] = 0x0102030405060708ULL;
 	fq_key_of(&fx[0], &a, &addr);
 	fq_key_of(&fx[1], &b, NULL);
-	CHECK(a.type == FAIRQ_KEY_V4CLIENT && !memcmp(&a, &b, sizeof(a)),
+	CHECK(a.type == FAIRQ_KEY_TYPE_V4CLIENT && !memcmp(&a, &b, sizeof(a)),
 	      "two addresses, one NFSv4.1 client: one key");
 	CHECK(a.addr[0] == 1 && a.addr[7] == 8, "the id reads as /proc/fs/nfsd prints it");
-	CHECK(addr.type == FAIRQ_KEY_ADDR && addr.family == AF_INET, "its address key is kept");
+	CHECK(addr.type == FAIRQ_KEY_TYPE_ADDR && addr.family == AF_INET, "its address key is kept");
 	fq_key_of(&fx[2], &b, NULL);
-	CHECK(b.type == FAIRQ_KEY_ADDR, "an unbound connection (NFSv3, v4.0) is keyed by address");
+	CHECK(b.type == FAIRQ_KEY_TYPE_ADDR, "an unbound connection (NFSv3, v4.0) is keyed by address");
 
 	/* client 1 (two connections, two addresses) weight 3 against client 2 (six connections) */
 	memcpy(rule.addr, a.addr, 8);
@@ -1115,7 +1115,7 @@ static void test_fairq_v4client(void)
 	CHECK(fq_set_weight(&rule, 0) == 0, "client weight removed");
 	for (i = 0; i < 8; i++)
 		v4owner[i] = 0;
-	CHECK(fq_set_key(FAIRQ_KEY_ADDR) == 0 && !v4client_wanted, "address keys stop learning");
+	CHECK(fq_set_key(FAIRQ_KEY_TYPE_ADDR) == 0 && !v4client_wanted, "address keys stop learning");
 }
 
 /* A pool of 4 threads and one client with three connections ready: its key. */
@@ -1277,7 +1277,7 @@ static void test_fairq_trace_wait(void)
 	kshim_now_ns += 5000;
 	CHECK(fairq_sched_fq.pick(&sm.fp) == &fx[0], "the first key first");
 	fairq_sched_fq.picked(&sm.fp, &key, &wait);
-	CHECK(key->type == FAIRQ_KEY_ADDR && key->addr[3] == 1 && wait == 8000,
+	CHECK(key->type == FAIRQ_KEY_TYPE_ADDR && key->addr[3] == 1 && wait == 8000,
 	      "key 10.0.0.1, waited 8 us since it had work (%lld)", (long long)wait);
 	kshim_now_ns += 2000;
 	/* a new key is served ahead while its allowance lasts: its second transport is next */
@@ -1363,7 +1363,7 @@ static void test_fairq_nothing_lost(void)
 /* Unregistering the policy (unload) frees its weight rules: nothing is left for kmemleak. */
 static void test_fairq_release(void)
 {
-	struct fairq_key_id id = { .type = FAIRQ_KEY_ADDR, .family = AF_INET };
+	struct fairq_key_id id = { .type = FAIRQ_KEY_TYPE_ADDR, .family = AF_INET };
 
 	inet_pton(AF_INET, "10.0.9.9", id.addr);
 	CHECK(fairq_sched_fq.set_weight(&id, 5) == 0, "a weight rule before unload");
