@@ -45,6 +45,27 @@
 
 atomic_long_t fairq_rescues_total = ATOMIC_LONG_INIT(0);
 
+#define POOL_COUNTER(name, attr) \
+	{ #name, FAIRQ_A_POOL_##attr, offsetof(struct fairq_pool_stats, name) }
+
+const struct fairq_pool_counter_def fairq_pool_counter_defs[] = {
+	POOL_COUNTER(enqueued, ENQUEUED),
+	POOL_COUNTER(fed_pull, FED_PULL),
+	POOL_COUNTER(fed_push, FED_PUSH),
+	POOL_COUNTER(fed_bypass, FED_BYPASS),
+	POOL_COUNTER(close_flushes, CLOSE_FLUSHES),
+	POOL_COUNTER(rescues, RESCUES),
+	POOL_COUNTER(migrated, MIGRATED),
+	POOL_COUNTER(overloads_avoided, OVERLOADS_AVOIDED),
+	POOL_COUNTER(wakers_expired, WAKERS_EXPIRED),
+	POOL_COUNTER(cap_waits, CAP_WAITS),
+};
+
+const unsigned int fairq_pool_nr_counters = ARRAY_SIZE(fairq_pool_counter_defs);
+/* every field of the struct has its line above */
+static_assert(ARRAY_SIZE(fairq_pool_counter_defs) ==
+	      sizeof(struct fairq_pool_stats) / sizeof(u64));
+
 /* A thread fairq woke (counted outside the pool lock). */
 static void count_wakeup(struct fairq_pool *fp)
 {

@@ -35,13 +35,12 @@ static int pools_show(struct seq_file *m, void *v)
 			queued = fp->nr_queued;
 			fairq_pool_counters(fp, &counters);
 			spin_unlock_bh(&fp->lock);
-			seq_printf(m,
-				   "serv %u pool %u threads %u queued %u enqueued %llu fed_pull %llu fed_push %llu fed_bypass %llu wakeups %ld close_flushes %llu rescues %llu migrated %llu waking %u overloads_avoided %llu wakers_expired %llu cap_waits %llu",
-				   fs->id, i, fairq_pool_threads(fp->pool), queued, st.enqueued,
-				   st.fed_pull, st.fed_push, st.fed_bypass,
-				   atomic_long_read(&fp->wakeups), st.close_flushes, st.rescues,
-				   st.migrated, READ_ONCE(fp->nr_waking), st.overloads_avoided,
-				   st.wakers_expired, st.cap_waits);
+			seq_printf(m, "serv %u pool %u threads %u queued %u wakeups %ld waking %u",
+				   fs->id, i, fairq_pool_threads(fp->pool), queued,
+				   atomic_long_read(&fp->wakeups), READ_ONCE(fp->nr_waking));
+			for (c = 0; c < fairq_pool_nr_counters; c++)
+				seq_printf(m, " %s %llu", fairq_pool_counter_defs[c].name,
+					   fairq_pool_stat(&st, &fairq_pool_counter_defs[c]));
 			for (c = 0; c < counters.nr; c++)
 				seq_printf(m, " %s %llu", counters.c[c].name, counters.c[c].value);
 			seq_putc(m, '\n');

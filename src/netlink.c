@@ -270,28 +270,20 @@ static int pool_stats_put(struct sk_buff *skb, u32 serv, unsigned int idx,
 {
 	unsigned int c;
 
-	/* a new counter belongs in this report too: docs/netlink/fairq.yaml, then below */
-	BUILD_BUG_ON(sizeof(struct fairq_pool_stats) != 10 * sizeof(u64));
+	for (c = 0; c < fairq_pool_nr_counters; c++) {
+		const struct fairq_pool_counter_def *def = &fairq_pool_counter_defs[c];
 
+		if (put_u64(skb, def->attr, fairq_pool_stat(&s->st, def), FAIRQ_A_POOL_PAD))
+			return -EMSGSIZE;
+	}
 	if (nla_put_u32(skb, FAIRQ_A_POOL_SERV_ID, serv) ||
 	    nla_put_u32(skb, FAIRQ_A_POOL_POOL_ID, idx) ||
 	    nla_put_string(skb, FAIRQ_A_POOL_SCHED, s->sched) ||
 	    nla_put_u32(skb, FAIRQ_A_POOL_THREADS, s->threads) ||
 	    nla_put_u32(skb, FAIRQ_A_POOL_THREADS_IDLE, s->idle) ||
 	    nla_put_u32(skb, FAIRQ_A_POOL_QUEUED, s->queued) ||
-	    put_u64(skb, FAIRQ_A_POOL_ENQUEUED, s->st.enqueued, FAIRQ_A_POOL_PAD) ||
-	    put_u64(skb, FAIRQ_A_POOL_FED_PULL, s->st.fed_pull, FAIRQ_A_POOL_PAD) ||
-	    put_u64(skb, FAIRQ_A_POOL_FED_PUSH, s->st.fed_push, FAIRQ_A_POOL_PAD) ||
-	    put_u64(skb, FAIRQ_A_POOL_FED_BYPASS, s->st.fed_bypass, FAIRQ_A_POOL_PAD) ||
-	    put_u64(skb, FAIRQ_A_POOL_CLOSE_FLUSHES, s->st.close_flushes, FAIRQ_A_POOL_PAD) ||
-	    put_u64(skb, FAIRQ_A_POOL_RESCUES, s->st.rescues, FAIRQ_A_POOL_PAD) ||
-	    put_u64(skb, FAIRQ_A_POOL_MIGRATED, s->st.migrated, FAIRQ_A_POOL_PAD) ||
 	    put_u64(skb, FAIRQ_A_POOL_WAKEUPS, s->wakeups, FAIRQ_A_POOL_PAD) ||
-	    nla_put_u32(skb, FAIRQ_A_POOL_THREADS_WAKING, s->waking) ||
-	    put_u64(skb, FAIRQ_A_POOL_OVERLOADS_AVOIDED, s->st.overloads_avoided,
-		    FAIRQ_A_POOL_PAD) ||
-	    put_u64(skb, FAIRQ_A_POOL_WAKERS_EXPIRED, s->st.wakers_expired, FAIRQ_A_POOL_PAD) ||
-	    put_u64(skb, FAIRQ_A_POOL_CAP_WAITS, s->st.cap_waits, FAIRQ_A_POOL_PAD))
+	    nla_put_u32(skb, FAIRQ_A_POOL_THREADS_WAKING, s->waking))
 		return -EMSGSIZE;
 	for (c = 0; c < s->counters.nr; c++)
 		if (counter_put(skb, &s->counters.c[c]))

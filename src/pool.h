@@ -14,7 +14,11 @@ struct svc_serv;
 struct net;
 struct task_struct;
 
-/* Per-pool counters; each is only written under the pool's fairq lock. */
+/*
+ * The core's counters of a pool; each is only written under the pool's fairq lock.  A new one
+ * is a field here and a line in fairq_pool_counter_defs (core.c): debugfs and netlink show
+ * every counter of that table.
+ */
 struct fairq_pool_stats {
 	u64 enqueued;		/* transports the policy took */
 	u64 fed_pull;		/* handed to the kernel queue by a thread looking for work */
@@ -27,6 +31,22 @@ struct fairq_pool_stats {
 	u64 wakers_expired;	/* woken threads that did not run within a second: cap released */
 	u64 cap_waits;		/* a watchdog tick found work held back by the cap, a thread idle */
 };
+
+/* One of the core's counters of a pool: its name, its netlink attribute, its field. */
+struct fairq_pool_counter_def {
+	const char *name;
+	int attr;		/* FAIRQ_A_POOL_* */
+	size_t offset;		/* in struct fairq_pool_stats */
+};
+
+extern const struct fairq_pool_counter_def fairq_pool_counter_defs[];
+extern const unsigned int fairq_pool_nr_counters;
+
+static inline u64 fairq_pool_stat(const struct fairq_pool_stats *st,
+				  const struct fairq_pool_counter_def *def)
+{
+	return *(const u64 *)((const char *)st + def->offset);
+}
 
 /* A thread fairq woke that has not run yet (the wake cap of the capped policy). */
 struct fairq_waker {
