@@ -16,6 +16,10 @@
  *
  * A caller sees the nfsd services of its own network namespace; the all-netns flag shows every
  * one and needs CAP_NET_ADMIN in the initial user namespace.
+ *
+ * One file for the family (about 1,200 lines): its commands share the privilege check, the
+ * key parsing, the filters and the dump positions, which would otherwise be a header of
+ * helpers between halves of the same interface.
  */
 #include <linux/capability.h>
 #include <linux/module.h>
