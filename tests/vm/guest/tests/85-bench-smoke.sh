@@ -11,11 +11,11 @@ export B3_FILES=24 B3_DIRS=2 B3_DELAY_US=10000
 # Scenario 5's slow rounds repeat its windows with a service time.  Each window costs seconds
 # in CI (rpcinfo under a saturating load), so they are left to make bench.
 # Completeness does not need every scheduler: fifo and one queueing scheduler per scenario,
-# the one it is about (capped for scenario 5's sweep where offered, wq for scenario 7, fairq
+# the one it is about (capped for scenario 5's sweep where offered, wq for scenario 7, fq
 # for the rest), so that the smoke test stays within the CI budget.
 smoke_sched() {
 	case $1 in
-	s5-threads) if fairq_scheds | grep -qw capped; then echo capped; else echo fairq; fi ;;
+	s5-threads) if fairq_scheds | grep -qw capped; then echo capped; else echo fq; fi ;;
 	s7-wq) echo wq ;;
 	*) echo fq ;;
 	esac
