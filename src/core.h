@@ -32,7 +32,6 @@ void fairq_active_set(const struct fairq_sched_ops *ops);
 bool fairq_pool_push(struct fairq_pool *fp);
 bool fairq_pool_has_work(struct fairq_pool *fp);
 bool fairq_pool_ask_own(struct fairq_pool *fp, bool kick, bool *answer);
-bool fairq_pool_hold_ran_out(struct fairq_pool *fp);
 void fairq_pool_set_ops(struct fairq_pool *fp, const struct fairq_sched_ops *ops);
 void fairq_pool_push_all(struct fairq_pool *fp);
 void fairq_pool_feed_bypass(struct fairq_pool *fp, struct svc_xprt *xprt);

@@ -53,11 +53,8 @@ u64 fairq_pool_hold_skips(const struct fairq_pool *fp)
 }
 EXPORT_SYMBOL_GPL(fairq_pool_hold_skips);
 
-/*
- * A hold that ran out without its work: the first to notice clears it and returns true, and
- * must then wake a thread for the queued work (nothing else would until the next enqueue).
- */
-bool fairq_pool_hold_ran_out(struct fairq_pool *fp)
+/* fairq_pool_hold_ran_out() of a pool holding a thread. */
+bool fairq_pool_hold_ran_out_held(struct fairq_pool *fp)
 {
 	u64 until = READ_ONCE(fp->hold_until);
 

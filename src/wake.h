@@ -10,6 +10,7 @@ struct task_struct;
 
 bool fairq_pool_hold_keeps_held(struct fairq_pool *fp, const struct svc_rqst *self,
 				bool self_takes);
+bool fairq_pool_hold_ran_out_held(struct fairq_pool *fp);
 bool fairq_waking_reserve_capped(struct fairq_pool *fp);
 void fairq_waking_commit_capped(struct fairq_pool *fp, struct task_struct *task);
 void fairq_waking_ran_capped(struct fairq_pool *fp);
@@ -23,6 +24,16 @@ static inline bool fairq_pool_hold_keeps(struct fairq_pool *fp, const struct svc
 					 bool self_takes)
 {
 	return READ_ONCE(fp->hold_until) && fairq_pool_hold_keeps_held(fp, self, self_takes);
+}
+
+/*
+ * A hold that ran out without its work: the first to notice clears it and returns true, and
+ * must then wake a thread for the queued work (nothing else would until the next enqueue).
+ * Every thread's look for work asks: without a hold, that costs a load.
+ */
+static inline bool fairq_pool_hold_ran_out(struct fairq_pool *fp)
+{
+	return READ_ONCE(fp->hold_until) && fairq_pool_hold_ran_out_held(fp);
 }
 
 /* May fairq wake one more thread of @fp's pool?  Without a cap, always. */

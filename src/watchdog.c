@@ -11,6 +11,7 @@
 #include "core.h"
 #include "compat/kq.h"
 #include "events.h"
+#include "wake.h"
 #include "watchdog.h"
 #include <fairq/trace.h>
 
