@@ -278,7 +278,7 @@ static int ops_enable(unsigned int i)
 		 * ops go first, and once they are in the sysctl cannot go to 0: a later refusal
 		 * of the enqueue redirect (IPMODIFY) is another redirect, a live patch.
 		 */
-		refused_tracing_off = err == -EBUSY && i != HOOKS_ENQUEUE;
+		WRITE_ONCE(refused_tracing_off, err == -EBUSY && i != HOOKS_ENQUEUE);
 		pr_err("cannot enable the %s hooks (error %d)%s\n", hooks_what[i], err,
 		       err != -EBUSY ? "" :
 		       refused_tracing_off ? ": kernel.ftrace_enabled is 0" :

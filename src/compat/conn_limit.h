@@ -30,6 +30,7 @@ static inline void fairq_conn_limit_find(struct fairq_conn_limit *cl,
 					 const struct svc_xprt *xprt)
 {
 	const struct module *owner;
+	unsigned int *limit = NULL;
 	unsigned int i;
 
 	if (!fairq_class_is_sunrpc_own(xprt->xpt_class))
@@ -38,13 +39,14 @@ static inline void fairq_conn_limit_find(struct fairq_conn_limit *cl,
 	if (owner) {
 		for (i = 0; i < owner->num_kp; i++) {
 			if (!strcmp(owner->kp[i].name, "svc_rpc_per_connection_limit")) {
-				cl->limit = owner->kp[i].arg;
+				limit = owner->kp[i].arg;
 				break;
 			}
 		}
 	}
-	if (!cl->limit)
+	if (!limit)
 		pr_info_once("sunrpc's svc_rpc_per_connection_limit not found among its module parameters: not applied\n");
+	WRITE_ONCE(cl->limit, limit);	/* enqueues on several CPUs may each store it */
 	/* publishes the limit's address before the flag that says it was looked up */
 	smp_store_release(&cl->looked_up, true);
 }
@@ -52,13 +54,14 @@ static inline void fairq_conn_limit_find(struct fairq_conn_limit *cl,
 /* Whether @xprt has fewer requests in processing than sunrpc's per-connection limit allows. */
 static inline bool fairq_conn_limit_allows(struct fairq_conn_limit *cl, struct svc_xprt *xprt)
 {
-	unsigned int limit;
+	unsigned int *limit_param, limit;
 	int nrqsts;
 
 	/* pairs with the release in fairq_conn_limit_find() */
 	if (unlikely(!smp_load_acquire(&cl->looked_up)))
 		fairq_conn_limit_find(cl, xprt);
-	limit = cl->limit ? READ_ONCE(*cl->limit) : 0;
+	limit_param = READ_ONCE(cl->limit);
+	limit = limit_param ? READ_ONCE(*limit_param) : 0;
 	nrqsts = atomic_read(&xprt->xpt_nr_rqsts);
 	return limit == 0 || (nrqsts >= 0 && (unsigned int)nrqsts < limit);
 }
