@@ -101,10 +101,14 @@ static void watchdog_tick(struct work_struct *work)
 			}
 		}
 	}
-	/* still in the read section: a policy's module may go once it is no longer active */
+	/*
+	 * Still in the read section: a policy's module may go once it is no longer active.
+	 * The same workqueue as fairq_watchdog_start(): a work item is kept from running
+	 * twice at once only within one workqueue.
+	 */
 	if (!(fairq_active_sched()->flags & FAIRQ_SCHED_NATIVE))
-		schedule_delayed_work(&watchdog_work,
-				      msecs_to_jiffies(READ_ONCE(fairq_watchdog_ms)));
+		queue_delayed_work(fairq_percpu_wq, &watchdog_work,
+				   msecs_to_jiffies(READ_ONCE(fairq_watchdog_ms)));
 	rcu_read_unlock();
 }
 
