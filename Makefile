@@ -5,7 +5,8 @@
 # make check        every test: unit, style, builds on all kernels, the VM suite on all kernels
 # make vm-check KERNELS="6.12" TESTS="switch-under-load"   a part of the VM suite
 # make deep-check   W=1/sparse and the VM suite on the debug kernel (6.12-debug: lockdep, KASAN, kmemleak; built
-#                   once from Debian's source, about an hour, then cached), and on 7.3 as shipped
+#                   once from Debian's source, about an hour, then cached), the concurrency tests on
+#                   the data-race detector's kernel (6.12-kcsan, built the same way), and on 7.3 as shipped
 #                   on two NUMA nodes (nfsd's pernode pools), and beside a node without CPUs;
 #                   never in make check
 # make deb          Debian packages in build/pkg/ (fairq-dkms, fairqctl); make rpm: the same as RPMs
@@ -77,9 +78,12 @@ check: images unit style nl-check cli load-test pkg-check pkg-install-check buil
 quick: unit style nl-check cli
 
 DEEP_KERNELS ?= 6.12-debug
+KCSAN_KERNELS ?= 6.12-kcsan
+KCSAN_TESTS ?= races switch-under-load unload-under-load nfsd-restart fq-churn fq-cap fairqctl-shares
 deep-check: prereqs
-	bash tests/build-check.sh $(subst $(comma), ,$(DEEP_KERNELS))
+	bash tests/build-check.sh $(subst $(comma), ,$(DEEP_KERNELS) $(KCSAN_KERNELS))
 	bash tests/vm/run -k $(DEEP_KERNELS) $(TESTS)
+	bash tests/vm/run -k $(KCSAN_KERNELS) $(KCSAN_TESTS)
 	bash tests/vm/run -k 7.3 --smp 2 --numa 2 load switch-under-load unload-under-load pools-orphan
 	bash tests/vm/run -k 7.3 --smp 4 --numa 2 --cpuless-node pools-home
 

@@ -1,21 +1,26 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Build (or reuse) the debug kernel of one supported series: Debian's own kernel source of the
+# Build (or reuse) a test kernel of one supported series: Debian's own kernel source of the
 # very version the stock image runs, Debian's own config trimmed (localmodconfig) to the
-# modules the guests load, plus tests/vm/debug.config (lockdep, KASAN, kmemleak, debug objects,
-# fault injection, stall detectors).  Built as Debian packages (linux-image and linux-headers)
-# in a clean chroot of the series' own suite, with its compiler, so that DKMS builds fairq
-# against it exactly as against the stock kernel.  Cached under ~/.cache/fairq/debug-kernel,
-# keyed by the source version, this script, the config additions and the module list.
+# modules the guests load, plus tests/vm/test-kernel.config and the flavor's additions:
+# tests/vm/debug.config (lockdep, KASAN, kmemleak, debug objects, fault injection, stall
+# detectors) or tests/vm/kcsan.config (the data-race detector).  Built as Debian packages
+# (linux-image and linux-headers) in a clean chroot of the series' own suite, with its
+# compiler, so that DKMS builds fairq against it exactly as against the stock kernel.  Cached
+# under ~/.cache/fairq/debug-kernel/SERIES-FLAVOR, keyed by the source version, this script,
+# the config additions and the module list.
 #
-# usage: debug-kernel.sh SERIES    (6.1, 6.12 or 7.3; prints the directory holding the debs)
+# usage: debug-kernel.sh SERIES-FLAVOR  (6.12-debug, 6.12-kcsan, ...; a bare SERIES means
+#                                        SERIES-debug; prints the directory holding the debs)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-series=${1:?usage: debug-kernel.sh SERIES}
-series=${series%-debug}
-kernel_valid "$series" || die "unknown kernel series '$series' (known: $KERNELS_ALL)"
+name=${1:?usage: debug-kernel.sh SERIES-FLAVOR}
+[ -n "$(kernel_flavor "$name")" ] || name=$name-debug
+kernel_valid "$name" || die "unknown test kernel '$name' (known: $KERNELS_DEBUG)"
+series=$(kernel_series "$name")
+flavor=$(kernel_flavor "$name")
 need_root
 
 # What the guests load (guest.sh packs their closure) and what the topology tests will add
@@ -32,23 +37,24 @@ srcver=$(tar -xOf "$base/base.tar" ./var/lib/dpkg/status |
 srcpkg=linux-source-$series
 
 # what the build is made of: the source, the recipe, the config additions, the module list
-key="$srcver $({ cat "$FAIRQ_TOP/tests/vm/debug-kernel-build.sh" "$FAIRQ_TOP/tests/vm/debug.config"
+configs=("$FAIRQ_TOP/tests/vm/test-kernel.config" "$FAIRQ_TOP/tests/vm/$flavor.config")
+key="$srcver $({ cat "$FAIRQ_TOP/tests/vm/debug-kernel-build.sh" "${configs[@]}"
 	echo $MODULES; } | sha256sum | cut -c1-16)"
-dir=$FAIRQ_CACHE/debug-kernel/$series
+dir=$FAIRQ_CACHE/debug-kernel/$name
 if [ -f "$dir/key" ] && [ "$(cat "$dir/key")" = "$key" ] && ls "$dir"/debs/linux-image-*.deb >/dev/null 2>&1; then
-	say "kernel $series-debug: $srcver (cached build)"
+	say "kernel $name: $srcver (cached build)"
 	echo "$dir/debs"
 	exit 0
 fi
 
 mkdir -p "$FAIRQ_CACHE/debug-kernel"
-exec 7>"$FAIRQ_CACHE/debug-kernel/.$series.lock"
+exec 7>"$FAIRQ_CACHE/debug-kernel/.$name.lock"
 flock 7
 
 suite=$(kernel_suite "$series")
 pkg_suite=$(kernel_pkg_suite "$series")
 build=$dir.build
-say "kernel $series-debug: a $suite build chroot with $srcpkg $srcver"
+say "kernel $name: a $suite build chroot with $srcpkg $srcver"
 rm -rf "$build"
 mkdir -p "$build"
 sources=("deb $FAIRQ_MIRROR $suite main" "deb $FAIRQ_MIRROR $suite-updates main"
@@ -62,22 +68,24 @@ mmdebstrap --variant=minbase --mode=root --aptopt='Acquire::Retries "3"' \
 	--include="$(IFS=,; echo "${pkgs[*]}")" \
 	"$suite" "$build/root" "${sources[@]}" >"$build/mmdebstrap.log" 2>&1 || {
 	tail -n 30 "$build/mmdebstrap.log" >&2
-	die "mmdebstrap failed for the $series-debug build chroot (log: $build/mmdebstrap.log)"
+	die "mmdebstrap failed for the $name build chroot (log: $build/mmdebstrap.log)"
 }
 
 tar -xOf "$base/base.tar" "./boot/config-$abi" >"$build/root/tmp/config.debian" ||
 	die "kernel $series: no config-$abi in the image"
 for m in $MODULES; do printf '%s 0 0\n' "$m"; done >"$build/root/tmp/lsmod"
 { echo "Module Size Used by"; cat "$build/root/tmp/lsmod"; } >"$build/root/tmp/lsmod.txt"
-grep -v '^#' "$FAIRQ_TOP/tests/vm/debug.config" | grep . >"$build/root/tmp/debug.config"
+# the flavor's own name on the kernel release (6.12.118-fairq-kcsan), then the additions
+{ echo "CONFIG_LOCALVERSION=\"-fairq-$flavor\""; cat "${configs[@]}"; } | grep -v '^#' | grep . \
+	>"$build/root/tmp/additions.config"
 
 cp "$FAIRQ_TOP/tests/vm/debug-kernel-build.sh" "$build/root/tmp/build.sh"
-say "kernel $series-debug: building (localmodconfig + tests/vm/debug.config; about an hour on 2 cores)"
+say "kernel $name: building (localmodconfig + tests/vm/$flavor.config; about an hour on 2 cores)"
 mount -t proc proc "$build/root/proc"
 trap 'umount "$build/root/proc" 2>/dev/null || true' EXIT
-chroot "$build/root" bash /tmp/build.sh "$srcver" >"$build/build.out" 2>&1 || {
+chroot "$build/root" bash /tmp/build.sh "$srcver" "$flavor" >"$build/build.out" 2>&1 || {
 	cat "$build/build.out" >&2
-	die "kernel $series-debug: the build failed (chroot $build/root, logs in /tmp)"
+	die "kernel $name: the build failed (chroot $build/root, logs in /tmp)"
 }
 umount "$build/root/proc"
 rm -rf "$dir.new"
@@ -88,5 +96,5 @@ cp "$build/root/tmp/"linux-source-*/.config "$dir.new/config"
 echo "$key" >"$dir.new/key"
 rm -rf "$dir" "$build"
 mv "$dir.new" "$dir"
-say "kernel $series-debug: built ($(ls "$dir/debs" | tr '\n' ' '))"
+say "kernel $name: built ($(ls "$dir/debs" | tr '\n' ' '))"
 echo "$dir/debs"

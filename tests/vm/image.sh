@@ -79,20 +79,21 @@ mkdir -p "$FAIRQ_CACHE"
 exec 9>"$FAIRQ_CACHE/.image-$kernel.lock"
 flock 9
 
-# A debug kernel's image is its series' image with the debug kernel's packages installed in
-# place of the stock headers (so that DKMS builds fairq for the debug kernel alone).
-if [ "$kernel" != "${kernel%-debug}" ]; then
-	series=${kernel%-debug}
+# A test kernel's image (SERIES-debug, SERIES-kcsan) is its series' image with that kernel's
+# packages installed in place of the stock headers (so that DKMS builds fairq for it alone).
+flavor=$(kernel_flavor "$kernel")
+if [ -n "$flavor" ]; then
+	series=$(kernel_series "$kernel")
 	base=$(bash "$FAIRQ_TOP/tests/vm/image.sh" "$series")
-	kdebs=$(bash "$FAIRQ_TOP/tests/vm/debug-kernel.sh" "$series")
-	key="$(cat "$base/key") debug $(cat "$kdebs"/*.deb | sha256sum | cut -c1-16)"
+	kdebs=$(bash "$FAIRQ_TOP/tests/vm/debug-kernel.sh" "$kernel")
+	key="$(cat "$base/key") $flavor $(cat "$kdebs"/*.deb | sha256sum | cut -c1-16)"
 	dir=$(image_dir "$kernel")
 	if [ -f "$dir/key" ] && [ "$(cat "$dir/key")" = "$key" ] && [ -f "$dir/base.tar" ]; then
 		say "kernel $kernel: $(cat "$dir/abi") (cached image)"
 		echo "$dir"
 		exit 0
 	fi
-	say "kernel $kernel: installing the debug kernel's packages in the $series image"
+	say "kernel $kernel: installing the $flavor kernel's packages in the $series image"
 	rm -rf "$dir.new"
 	mkdir -p "$dir.new/root/tmp/kdebs"
 	tar -xf "$base/base.tar" -C "$dir.new/root"
@@ -101,14 +102,14 @@ if [ "$kernel" != "${kernel%-debug}" ]; then
 	chroot "$dir.new/root" sh -c "dpkg -i /tmp/kdebs/*.deb &&
 		dpkg -P --force-depends linux-headers-amd64 linux-headers-$stock" >"$dir.new/install.log" 2>&1 || {
 		cat "$dir.new/install.log" >&2
-		die "kernel $kernel: the debug kernel's packages did not install"
+		die "kernel $kernel: the $flavor kernel's packages did not install"
 	}
 	rm -rf "$dir.new/root/tmp/kdebs"
 	abi=""
-	for f in "$dir.new"/root/boot/vmlinuz-*-fairq-debug; do
+	for f in "$dir.new"/root/boot/vmlinuz-*-fairq-"$flavor"; do
 		[ -f "$f" ] && abi=${f##*/vmlinuz-}
 	done
-	[ -n "$abi" ] || die "kernel $kernel: no debug kernel in the image"
+	[ -n "$abi" ] || die "kernel $kernel: no $flavor kernel in the image"
 	tar -C "$dir.new/root" -cf "$dir.new/base.tar" .
 	rm -rf "$dir.new/root"
 	echo "$abi" >"$dir.new/abi"

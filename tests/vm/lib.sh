@@ -8,8 +8,11 @@ FAIRQ_T0=${FAIRQ_T0:-$(date +%s)}
 export FAIRQ_CACHE FAIRQ_MIRROR FAIRQ_TOP FAIRQ_T0
 
 KERNELS_ALL="6.1 6.12 7.3"
-# Debug builds of a series (tests/vm/debug-kernel.sh): named SERIES-debug, never part of "all".
-KERNELS_DEBUG="6.1-debug 6.12-debug 7.3-debug"
+# Test builds of a series (tests/vm/debug-kernel.sh), never part of "all": SERIES-debug (lockdep,
+# KASAN, kmemleak, debug objects, fault injection) and SERIES-kcsan (the data-race detector,
+# which cannot share a kernel with KASAN).
+KERNEL_FLAVORS="debug kcsan"
+KERNELS_DEBUG="6.1-debug 6.12-debug 7.3-debug 6.1-kcsan 6.12-kcsan 7.3-kcsan"
 
 # a failing step inside $(...) must stop the caller too
 shopt -s inherit_errexit 2>/dev/null || true
@@ -26,9 +29,21 @@ die() {
 	exit 1
 }
 
+# kernel_series NAME: the stock series a kernel is built from (6.12-kcsan: 6.12)
+kernel_series() {
+	echo "${1%-*}"
+}
+
+# kernel_flavor NAME: the test build a kernel name asks for (debug or kcsan), empty for stock
+kernel_flavor() {
+	case "$1" in
+	*-*) echo "${1##*-}" ;;
+	esac
+}
+
 # Which Debian suite carries which kernel series: the userland is the one the kernel ships in.
 kernel_suite() {
-	case "${1%-debug}" in
+	case "$(kernel_series "$1")" in
 	6.1) echo bookworm ;;
 	6.12) echo trixie ;;
 	7.3) echo trixie ;;
@@ -38,7 +53,7 @@ kernel_suite() {
 
 # The suite the kernel packages come from (resolved to the newest ABI of the series there).
 kernel_pkg_suite() {
-	case "${1%-debug}" in
+	case "$(kernel_series "$1")" in
 	6.1) echo bookworm ;;
 	6.12) echo trixie ;;
 	7.3) echo trixie-backports ;;
@@ -47,10 +62,14 @@ kernel_pkg_suite() {
 }
 
 kernel_valid() {
-	case "${1%-debug}" in
-	6.1 | 6.12 | 7.3) return 0 ;;
-	*) return 1 ;;
-	esac
+	local s f
+	for s in $KERNELS_ALL; do
+		[ "$1" = "$s" ] && return 0
+		for f in $KERNEL_FLAVORS; do
+			[ "$1" = "$s-$f" ] && return 0
+		done
+	done
+	return 1
 }
 
 image_dir() {

@@ -6,7 +6,8 @@ FAIRQ_SERVER6=fd99::1	# the same server over IPv6; client N is fd99::1N beside 1
 FAIRQ_EXPORT=/srv/nfs
 FAIRQ_SYSFS=/sys/kernel/fairq
 FAIRQ_DEBUGFS=/sys/kernel/debug/fairq
-FAIRQ_KERNEL=$(cat /fairq/kernel)
+FAIRQ_KERNEL=$(cat /fairq/kernel)	# as tests/vm/run -k names it: 6.1, 6.12-debug, 7.3-kcsan
+FAIRQ_SERIES=${FAIRQ_KERNEL%-*}		# the stock series it is: 6.1, 6.12, 7.3
 FAIRQ_CLIENTS=${FAIRQ_CLIENTS:-3}
 FAIRQ_THREADS=${FAIRQ_THREADS:-8}
 

@@ -6,7 +6,7 @@
 . /fairq/lib.sh
 . /fairq/fairqctl-lib.sh
 offered=$(fairq_scheds | tr ' ' '\n' | grep -cx wq)
-case $FAIRQ_KERNEL in
+case $FAIRQ_SERIES in
 6.1)
 	[ "$offered" = 1 ] || fail "wq is not offered on 6.1: $(fairq_scheds)"
 	;;
