@@ -81,10 +81,29 @@ fairq_fio_start() {	# fairq_fio_start [N:VERS[:SERVER:EXPORT] ...] (default: 1:3
 	done
 }
 fairq_fio_stop() {
-	local c
+	local c p i left
 	# shellcheck disable=SC2086 # a pid each
 	kill -0 $FAIRQ_FIO_PIDS 2>/dev/null || fail "a fio client died"
 	pkill -INT -x fio
+	# A client whose mount hangs never ends: name it, rather than wait for the test's timeout
+	for i in $(seq 1 180); do
+		left=""
+		# shellcheck disable=SC2086 # a client number each, in the order of the pids
+		set -- $FAIRQ_FIO_CLIENTS
+		for p in $FAIRQ_FIO_PIDS; do
+			kill -0 "$p" 2>/dev/null && left="$left $1"
+			shift
+		done
+		[ -z "$left" ] && break
+		sleep 1
+	done
+	if [ -n "$left" ]; then
+		for c in $left; do
+			echo "client $c: $(tail -c 300 /tmp/fio$c)"
+		done
+		dmesg | grep -E 'nfs|NFS|lockd|rpc' | tail -n 12
+		fail "client(s)$left: fio and its mount did not end within 180 s of SIGINT"
+	fi
 	# shellcheck disable=SC2086
 	wait $FAIRQ_FIO_PIDS
 	for c in $FAIRQ_FIO_CLIENTS; do
