@@ -96,6 +96,48 @@ bool fairq_pool_adopting(const struct fairq_pool *fp)
 }
 EXPORT_SYMBOL_GPL(fairq_pool_adopting);
 
+spinlock_t *fairq_pool_lockp(struct fairq_pool *fp)
+{
+	return &fp->lock;
+}
+EXPORT_SYMBOL_GPL(fairq_pool_lockp);
+
+bool fairq_pool_runs(const struct fairq_pool *fp, const struct fairq_sched_ops *ops)
+	__must_hold(&fp->lock)
+{
+	lockdep_assert_held(&fp->lock);
+	return fp->ops == ops;
+}
+EXPORT_SYMBOL_GPL(fairq_pool_runs);
+
+bool fairq_pool_stopping(const struct fairq_pool *fp)
+	__must_hold(&fp->lock)
+{
+	lockdep_assert_held(&fp->lock);
+	return fp->stopping;
+}
+EXPORT_SYMBOL_GPL(fairq_pool_stopping);
+
+unsigned int fairq_pool_nr_queued(const struct fairq_pool *fp)
+	__must_hold(&fp->lock)
+{
+	lockdep_assert_held(&fp->lock);
+	return fp->nr_queued;
+}
+EXPORT_SYMBOL_GPL(fairq_pool_nr_queued);
+
+bool fairq_pool_kernel_queue_empty(const struct fairq_pool *fp)
+{
+	return fairq_kq_empty(fp->pool);
+}
+EXPORT_SYMBOL_GPL(fairq_pool_kernel_queue_empty);
+
+struct svc_pool *fairq_pool_svc_pool(const struct fairq_pool *fp)
+{
+	return fp->pool;
+}
+EXPORT_SYMBOL_GPL(fairq_pool_svc_pool);
+
 /* fairq's state of @xprt's service, or NULL (then asked for: the transport stays native). */
 static struct fairq_serv *serv_get(struct svc_xprt *xprt)
 {
@@ -530,6 +572,7 @@ bool fairq_nfsd_push(struct fairq_pool *fp)
 	count_wakeup(fp);
 	return true;
 }
+EXPORT_SYMBOL_GPL(fairq_nfsd_push);
 
 /*
  * A context looks for work in a pool whose policy runs contexts of its own.  The policy learns

@@ -8,6 +8,7 @@
 #include <linux/atomic.h>
 #include <linux/mutex.h>
 #include <fairq/sched.h>
+#include <fairq/sched-own.h>
 #include "compat/compat.h"
 #include "pool.h"
 
@@ -20,7 +21,6 @@ extern struct list_head fairq_servs;
 extern spinlock_t fairq_servs_lock;
 
 void fairq_enqueue(struct svc_xprt *xprt);
-bool fairq_nfsd_push(struct fairq_pool *fp);
 void fairq_pool_counters(struct fairq_pool *fp, struct fairq_counters *out);
 void fairq_thread_pull(struct svc_rqst *rqstp, struct svc_pool *pool);
 void fairq_request_start(struct svc_rqst *rqstp);

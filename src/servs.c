@@ -4,6 +4,7 @@
  * process context, published on fairq_servs, and freed when the service goes or the kernel's
  * dispatch comes back.
  */
+#include <linux/export.h>
 #include <linux/jiffies.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
@@ -288,3 +289,28 @@ static void serv_alloc_work_fn(struct work_struct *work)
 	if (fs)
 		fairq_serv_free(fs);
 }
+
+/**
+ * fairq_pools_walk - call @fn on each pool of every managed service until it returns true
+ * @fn: called under RCU, with the pool and its service; must not sleep, may take the pool lock
+ * @arg: for @fn
+ *
+ * Return: whether @fn returned true.
+ */
+bool fairq_pools_walk(fairq_pool_fn fn, void *arg)
+{
+	struct fairq_serv *fs;
+	bool done = false;
+	unsigned int i;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(fs, &fairq_servs, list) {
+		for (i = 0; i < fs->nr_pools && !done; i++)
+			done = fn(fs->pools[i], fs->serv, arg);
+		if (done)
+			break;
+	}
+	rcu_read_unlock();
+	return done;
+}
+EXPORT_SYMBOL_GPL(fairq_pools_walk);

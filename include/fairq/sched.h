@@ -8,8 +8,9 @@
  * and draining on unload.  Every op below is called with the pool's fairq lock held (bottom
  * halves off) and must not sleep; none may fail.
  *
- * This header is the whole interface: a policy includes it and nothing of fairq's internals,
- * and may live in a module of its own (set @owner; fairq holds a reference on that module
+ * This header is the whole interface (with <fairq/sched-own.h> for a policy that runs requests
+ * in contexts of its own): a policy includes it and nothing of fairq's internals, and may live
+ * in a module of its own (set @owner; fairq holds a reference on that module
  * while the policy is active, so it cannot be unloaded under live pools).
  */
 #ifndef _FAIRQ_SCHED_H
@@ -200,7 +201,7 @@ bool fairq_kernel_has(enum fairq_kernel_feature feature);
  *	work is queued in @fp, start a context for it (wake or create one); return whether one
  *	was started.  The core then never wakes an nfsd thread for the pool's work, except while
  *	the service is stopping.  Pool lock held.  Optional; with it, @has_idle and @quiesce are
- *	mandatory.
+ *	mandatory, and <fairq/sched-own.h> has what such a policy's contexts need of the core.
  * @has_idle: whether such a context of @fp is idle (the watchdog's test for a lost wakeup).
  * @pulled: a context (@rqstp, the current task: one of the policy's own, or an nfsd thread)
  *	looks at @fp's queue for work; the core hands it a transport in the same locked step.
