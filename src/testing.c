@@ -58,6 +58,7 @@ void fairq_test_sleep(enum fairq_test_delay which)
 	if (us)
 		fsleep(us);
 }
+EXPORT_SYMBOL_GPL(fairq_test_sleep);
 
 /*
  * One object a context uses while it sleeps in a widened window (wq's manager and the pool it
@@ -70,6 +71,7 @@ void fairq_test_using(const void *obj)
 {
 	WRITE_ONCE(test_in_use, obj);
 }
+EXPORT_SYMBOL_GPL(fairq_test_using);
 
 void fairq_test_freeing(const void *obj)
 {
@@ -83,4 +85,5 @@ bool fairq_test_fail(enum fairq_test_fail which)
 
 	return every && atomic_inc_return(&test_fail_count[which]) % every == 0;
 }
+EXPORT_SYMBOL_GPL(fairq_test_fail);
 #endif
