@@ -62,6 +62,9 @@ unit: $(UNIT_TESTS)
 
 style: prereqs
 	bash tools/checkpatch.sh
+	@# a policy is built against its API (include/fairq/) only, never the core's own headers
+	@if grep -n '#include "\.\./' src/sched/*.[ch]; then \
+		echo "a policy includes the core's own headers: only <fairq/...> is its API" >&2; exit 1; fi
 
 build-check: prereqs
 	bash tests/build-check.sh $(filter-out all,$(KERNELS))

@@ -37,9 +37,8 @@
 #include <linux/sunrpc/svc.h>
 #include <linux/sunrpc/svc_xprt.h>
 #include <linux/sunrpc/svcsock.h>
-#include "../core.h"
-#include "../compat/kq.h"
-#include "../testing.h"
+#include <fairq/sched-own.h>
+#include <fairq/testing.h>
 
 #ifdef FAIRQ_HAVE_SVC_RQST_ALLOC
 
@@ -91,6 +90,17 @@ static DECLARE_WORK(wq_manage_work, wq_manage);
 static struct wq_pool *wq_pool(struct fairq_pool *fp)
 {
 	return fairq_pool_priv(fp);
+}
+
+/*
+ * @fp's wq state of generation @gen, or NULL if wq left the pool since (even if it came back:
+ * a new generation).  Pool lock held.
+ */
+static struct wq_pool *wq_mine(struct fairq_pool *fp, u64 gen)
+{
+	if (!fairq_pool_runs(fp, &fairq_sched_wq) || wq_pool(fp)->gen != gen)
+		return NULL;
+	return wq_pool(fp);
 }
 
 static void wq_init_pool(struct fairq_pool *fp)
@@ -146,13 +156,12 @@ static bool wq_remove(struct fairq_pool *fp, struct svc_xprt *xprt)
  */
 static void wq_arrived(struct wq_worker *w)
 {
-	struct fairq_pool *fp = w->fp;
-	bool mine = fp->ops == &fairq_sched_wq && wq_pool(fp)->gen == w->gen;
+	struct wq_pool *mine = wq_mine(w->fp, w->gen);
 
 	if (w->fresh && mine)
-		wq_pool(fp)->nr_pending--;
+		mine->nr_pending--;
 	if (w->kicked && mine)
-		wq_pool(fp)->nr_woken--;
+		mine->nr_woken--;
 	w->fresh = false;
 	w->kicked = false;
 }
@@ -174,11 +183,10 @@ static unsigned int wq_on_the_way(struct wq_pool *p)
 /* @w no longer counts as one of its pool's workers (idempotent); pool lock held. */
 static void wq_uncount(struct wq_worker *w)
 {
-	struct fairq_pool *fp = w->fp;
-	bool mine = fp->ops == &fairq_sched_wq && wq_pool(fp)->gen == w->gen;
+	struct wq_pool *mine = wq_mine(w->fp, w->gen);
 
 	if (w->counted && mine)
-		wq_pool(fp)->nr_workers--;
+		mine->nr_workers--;
 	w->counted = false;
 	wq_arrived(w);
 }
@@ -186,21 +194,19 @@ static void wq_uncount(struct wq_worker *w)
 /* Take @w off its pool's idle list if it is there; pool lock held. */
 static void wq_unidle(struct wq_worker *w)
 {
-	struct fairq_pool *fp = w->fp;
+	struct wq_pool *mine = wq_mine(w->fp, w->gen);
 
 	if (list_empty(&w->idle))
 		return;		/* wq_exit_pool() unlinks idle workers of an ending generation */
 	list_del_init(&w->idle);
-	if (fp->ops == &fairq_sched_wq && wq_pool(fp)->gen == w->gen)
-		wq_pool(fp)->nr_idle--;
+	if (mine)
+		mine->nr_idle--;
 }
 
 /* Whether @w still serves its pool; pool lock held. */
 static bool wq_current(struct wq_worker *w)
 {
-	struct fairq_pool *fp = w->fp;
-
-	return fp->ops == &fairq_sched_wq && wq_pool(fp)->gen == w->gen && !fp->stopping;
+	return wq_mine(w->fp, w->gen) && !fairq_pool_stopping(w->fp);
 }
 
 /* Wake the most recently idle worker (its cache is warmest), if there is one; pool lock held. */
@@ -229,7 +235,8 @@ static bool wq_not_coming(struct fairq_pool *fp)
 {
 	struct wq_pool *p = wq_pool(fp);
 
-	if (fp->stopping || fp->nr_queued <= wq_on_the_way(p) || !fp->ops->has_work(fp))
+	if (fairq_pool_stopping(fp) || fairq_pool_nr_queued(fp) <= wq_on_the_way(p) ||
+	    !wq_has_work(fp))
 		return false;
 	return !wq_wake_idle(p) && !p->nr_workers;
 }
@@ -244,7 +251,7 @@ static bool wq_kick(struct fairq_pool *fp)
 	struct wq_pool *p = wq_pool(fp);
 
 	/* enough workers are on their way for everything queued */
-	if (wq_on_the_way(p) >= fp->nr_queued)
+	if (wq_on_the_way(p) >= fairq_pool_nr_queued(fp))
 		return false;
 	if (wq_wake_idle(p))
 		return true;
@@ -264,7 +271,7 @@ static bool wq_has_idle(struct fairq_pool *fp)
 {
 	struct wq_pool *p = wq_pool(fp);
 
-	return p->nr_idle && fp->nr_queued > wq_on_the_way(p);
+	return p->nr_idle && fairq_pool_nr_queued(fp) > wq_on_the_way(p);
 }
 
 static void wq_counters(struct fairq_pool *fp, struct fairq_counters *out)
@@ -293,12 +300,12 @@ static enum wq_next wq_worker_wait(struct wq_worker *w)
 	struct wq_pool *p = wq_pool(fp);
 	long left;
 
-	spin_lock_bh(&fp->lock);
+	fairq_pool_lock(fp);
 	if (!wq_current(w))
 		goto retire_locked;
 	/* a worker on its way (new, or woken) stays counted until it looks (wq_pulled()) */
-	if ((fp->nr_queued && fp->ops->has_work(fp)) || !fairq_kq_empty(fp->pool)) {
-		spin_unlock_bh(&fp->lock);
+	if ((fairq_pool_nr_queued(fp) && wq_has_work(fp)) || !fairq_pool_kernel_queue_empty(fp)) {
+		fairq_pool_unlock(fp);
 		fairq_test_sleep(FAIRQ_TEST_DELAY_WQ_RUN);
 		return WQ_RUN;
 	}
@@ -306,30 +313,30 @@ static enum wq_next wq_worker_wait(struct wq_worker *w)
 	set_current_state(TASK_IDLE | TASK_FREEZABLE);
 	list_add(&w->idle, &p->idle);
 	p->nr_idle++;
-	spin_unlock_bh(&fp->lock);
+	fairq_pool_unlock(fp);
 
 	left = schedule_timeout(msecs_to_jiffies(READ_ONCE(wq_idle_ms)));
 	__set_current_state(TASK_RUNNING);
 
-	spin_lock_bh(&fp->lock);
+	fairq_pool_lock(fp);
 	if (!wq_current(w))
 		goto retire_locked;
 	if (list_empty(&w->idle)) {
 		/* woken by wq_kick(): counted as on its way until it looks */
-		spin_unlock_bh(&fp->lock);
+		fairq_pool_unlock(fp);
 		fairq_test_sleep(FAIRQ_TEST_DELAY_WQ_RUN);
 		return WQ_RUN;
 	}
 	wq_unidle(w);
 	if (left || p->nr_workers <= 1 || kthread_should_stop()) {
-		spin_unlock_bh(&fp->lock);
+		fairq_pool_unlock(fp);
 		return WQ_RUN;
 	}
 	p->stopped_idle++;
 retire_locked:
 	wq_unidle(w);
 	wq_uncount(w);
-	spin_unlock_bh(&fp->lock);
+	fairq_pool_unlock(fp);
 	return WQ_RETIRE;
 }
 
@@ -374,13 +381,13 @@ static int wq_worker_fn(void *data)
 	} else {
 		bool to_nfsd = false;
 
-		spin_lock_bh(&w->fp->lock);
+		fairq_pool_lock(w->fp);
 		wq_uncount(w);
-		if (w->fp->ops == &fairq_sched_wq && wq_pool(w->fp)->gen == w->gen) {
+		if (wq_mine(w->fp, w->gen)) {
 			wq_pool(w->fp)->start_failures++;
 			to_nfsd = wq_not_coming(w->fp);
 		}
-		spin_unlock_bh(&w->fp->lock);
+		fairq_pool_unlock(w->fp);
 		if (to_nfsd)
 			fairq_nfsd_push(w->fp);
 		run = false;
@@ -422,10 +429,10 @@ static void wq_worker_stop(struct wq_worker *w)
 {
 	struct fairq_pool *fp = w->fp;
 
-	spin_lock_bh(&fp->lock);
+	fairq_pool_lock(fp);
 	wq_unidle(w);
 	wq_uncount(w);
-	spin_unlock_bh(&fp->lock);
+	fairq_pool_unlock(fp);
 	wq_worker_free(w);
 }
 
@@ -434,27 +441,29 @@ static void wq_start(struct fairq_pool *fp, struct svc_serv *serv, u64 gen)
 {
 	struct task_struct *task = NULL;
 	struct wq_worker *w;
+	struct wq_pool *p;
 	bool keep, to_nfsd = false;
 
 	lockdep_assert_held(&wq_mutex);
 	fairq_test_sleep(FAIRQ_TEST_DELAY_WQ_START);
 	w = kzalloc(sizeof(*w), GFP_KERNEL);
 	if (w && !fairq_test_fail(FAIRQ_TEST_FAIL_WQ_WORKER))
-		w->rqstp = svc_rqst_alloc(serv, fp->pool, NUMA_NO_NODE);
+		w->rqstp = svc_rqst_alloc(serv, fairq_pool_svc_pool(fp), NUMA_NO_NODE);
 	if (w && w->rqstp)
-		task = kthread_create(wq_worker_fn, w->rqstp, "fairq-wq/%u", fp->id);
+		task = kthread_create(wq_worker_fn, w->rqstp, "fairq-wq/%u", fairq_pool_id(fp));
 	if (IS_ERR_OR_NULL(task)) {
 		if (w && w->rqstp)
 			svc_rqst_free(w->rqstp);
 		kfree(w);
-		spin_lock_bh(&fp->lock);
-		if (fp->ops == &fairq_sched_wq && wq_pool(fp)->gen == gen) {
-			wq_pool(fp)->nr_workers--;
-			wq_pool(fp)->nr_pending--;
-			wq_pool(fp)->start_failures++;
+		fairq_pool_lock(fp);
+		p = wq_mine(fp, gen);
+		if (p) {
+			p->nr_workers--;
+			p->nr_pending--;
+			p->start_failures++;
 			to_nfsd = wq_not_coming(fp);
 		}
-		spin_unlock_bh(&fp->lock);
+		fairq_pool_unlock(fp);
 		if (to_nfsd)
 			fairq_nfsd_push(fp);
 		return;
@@ -470,17 +479,57 @@ static void wq_start(struct fairq_pool *fp, struct svc_serv *serv, u64 gen)
 	list_add(&w->all, &wq_workers);
 	hash_add_rcu(wq_by_task, &w->by_task, (unsigned long)task);
 
-	spin_lock_bh(&fp->lock);
-	keep = fp->ops == &fairq_sched_wq && wq_pool(fp)->gen == gen && !fp->stopping;
+	fairq_pool_lock(fp);
+	p = wq_mine(fp, gen);
+	keep = p && !fairq_pool_stopping(fp);
 	if (keep)
-		wq_pool(fp)->started++;
+		p->started++;
 	else
 		wq_uncount(w);
-	spin_unlock_bh(&fp->lock);
+	fairq_pool_unlock(fp);
 	if (keep)
 		wake_up_process(task);
 	else
 		wq_worker_free(w);
+}
+
+/* The pool the manager starts a worker for next, and what it starts it with. */
+struct wq_start_req {
+	struct fairq_pool *fp;
+	struct svc_serv *serv;
+	u64 gen;
+};
+
+/* Whether @cand (of @serv) asked for a worker: if so, its request is taken into @arg. */
+static bool wq_take_start(struct fairq_pool *cand, struct svc_serv *serv, void *arg)
+{
+	struct wq_start_req *req = arg;
+	struct wq_pool *wp;
+	bool found = false;
+
+	fairq_pool_lock(cand);
+	if (!fairq_pool_runs(cand, &fairq_sched_wq))
+		goto out;
+	wp = wq_pool(cand);
+	/*
+	 * A stopping service is being torn down: it may be freed while wq_start() sleeps, so it
+	 * gets no worker (see wq_quiesce()), and the workers wq_kick() counted will not come.
+	 */
+	if (fairq_pool_stopping(cand)) {
+		wp->nr_workers -= wp->nr_starting;
+		wp->nr_pending -= wp->nr_starting;
+		wp->nr_starting = 0;
+	}
+	if (wp->nr_starting) {
+		wp->nr_starting--;
+		req->fp = cand;
+		req->serv = serv;
+		req->gen = wp->gen;
+		found = true;
+	}
+out:
+	fairq_pool_unlock(cand);
+	return found;
 }
 
 /*
@@ -490,11 +539,7 @@ static void wq_start(struct fairq_pool *fp, struct svc_serv *serv, u64 gen)
 static void wq_manage(struct work_struct *work)
 {
 	struct wq_worker *w, *tmp;
-	struct fairq_serv *fs;
-	struct fairq_pool *fp;
-	struct svc_serv *serv;
-	unsigned int i;
-	u64 gen;
+	struct wq_start_req req;
 
 	fairq_test_sleep(FAIRQ_TEST_DELAY_WQ_MANAGE);
 	mutex_lock(&wq_mutex);
@@ -502,42 +547,9 @@ static void wq_manage(struct work_struct *work)
 		if (READ_ONCE(w->retired))
 			wq_worker_free(w);
 	}
-	for (;;) {
-		fp = NULL;
-		rcu_read_lock();
-		list_for_each_entry_rcu(fs, &fairq_servs, list) {
-			for (i = 0; i < fs->nr_pools && !fp; i++) {
-				struct fairq_pool *cand = fs->pools[i];
-
-				spin_lock_bh(&cand->lock);
-				/*
-				 * A stopping service is being torn down: it may be freed while
-				 * wq_start() sleeps, so it gets no worker (see wq_quiesce()).
-				 */
-				if (cand->ops == &fairq_sched_wq && cand->stopping) {
-					struct wq_pool *wp = wq_pool(cand);
-
-					/* the workers wq_kick() counted will not come */
-					wp->nr_workers -= wp->nr_starting;
-					wp->nr_pending -= wp->nr_starting;
-					wp->nr_starting = 0;
-				}
-				if (cand->ops == &fairq_sched_wq && wq_pool(cand)->nr_starting) {
-					wq_pool(cand)->nr_starting--;
-					gen = wq_pool(cand)->gen;
-					serv = fs->serv;
-					fp = cand;
-				}
-				spin_unlock_bh(&cand->lock);
-			}
-			if (fp)
-				break;
-		}
-		rcu_read_unlock();
-		if (!fp)
-			break;
-		fairq_test_using(fp);
-		wq_start(fp, serv, gen);
+	while (fairq_pools_walk(wq_take_start, &req)) {
+		fairq_test_using(req.fp);
+		wq_start(req.fp, req.serv, req.gen);
 		fairq_test_using(NULL);
 	}
 	mutex_unlock(&wq_mutex);
