@@ -28,12 +28,18 @@
  * active policy.  A worker belongs to one generation of its pool's wq state; after a switch
  * away and back, old workers find their generation gone and wait to be stopped.
  */
+#include <linux/atomic.h>
 #include <linux/freezer.h>
 #include <linux/fs_struct.h>
 #include <linux/hashtable.h>
+#include <linux/jiffies.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 #include <linux/sunrpc/svc.h>
 #include <linux/sunrpc/svc_xprt.h>
 #include <linux/sunrpc/svcsock.h>
