@@ -24,29 +24,7 @@ case "${1:-}" in
 *) die "usage: tools/ynl-regen.sh [--check]" ;;
 esac
 
-has_ynl() {
-	[ -f "$1/tools/net/ynl/ynl-gen-c.py" ] && [ -f "$1/Documentation/netlink/genetlink-legacy.yaml" ]
-}
-
-src=${FAIRQ_YNL_SRC:-}
-if [ -z "$src" ]; then
-	for d in /tmp/src/6.12/linux-source-6.12 "$FAIRQ_CACHE/ynl"; do
-		if has_ynl "$d"; then
-			src=$d
-			break
-		fi
-	done
-fi
-if [ -z "$src" ]; then
-	say "fetching the netlink generator from Debian's linux-source-6.12"
-	need_root
-	rm -rf "$FAIRQ_CACHE/ynl.new"
-	linux_source_extract "$FAIRQ_CACHE/ynl.new" '*/tools/net/ynl/*' '*/Documentation/netlink/*.yaml'
-	rm -rf "$FAIRQ_CACHE/ynl"
-	mv "$FAIRQ_CACHE/ynl.new" "$FAIRQ_CACHE/ynl"
-	src=$FAIRQ_CACHE/ynl
-fi
-has_ynl "$src" || die "no tools/net/ynl in $src"
+src=$(ynl_tree)
 python3 -c 'import yaml, jsonschema' 2>/dev/null ||
 	die "the generator needs python3 with PyYAML and jsonschema (apt install python3-yaml python3-jsonschema)"
 

@@ -163,6 +163,15 @@ rm -rf "$merged/tmp/fairq-load"
 # The test suite and its helpers.
 mkdir -p "$merged/fairq/tests"
 cp -a "$FAIRQ_TOP/tests/vm/guest/." "$merged/fairq/"
+# The kernel's spec-driven netlink client (YNL's Python library, from Debian's linux-source)
+# with fairq's and nfsd's specs and the schemas it validates them against: fairq-nl.py.
+ynl=$(ynl_tree)
+rm -rf "$merged/fairq/ynl"
+mkdir -p "$merged/fairq/ynl/lib" "$merged/fairq/ynl/specs"
+cp "$ynl"/tools/net/ynl/lib/*.py "$merged/fairq/ynl/lib/"
+cp "$ynl"/Documentation/netlink/genetlink*.yaml "$merged/fairq/ynl/"
+cp "$ynl/Documentation/netlink/specs/nfsd.yaml" "$FAIRQ_TOP/docs/netlink/fairq.yaml" \
+	"$merged/fairq/ynl/specs/"
 # the packages' autopkgtests, which the systemd boot runs (they need a machine)
 cp -a "$FAIRQ_TOP/debian/tests" "$merged/fairq/autopkgtest"
 echo "$kernel" >"$merged/fairq/kernel"

@@ -131,7 +131,7 @@ flock -u 8
 pkgs=(
 	nfs-kernel-server nfs-common rpcbind fio kmod iproute2 procps busybox util-linux
 	psmisc dkms build-essential sparse pkgconf libnl-3-dev libnl-genl-3-dev libnl-3-200 libnl-genl-3-200
-	systemd systemd-sysv python3-prometheus-client trace-cmd bpftrace
+	systemd systemd-sysv python3-prometheus-client python3-yaml python3-jsonschema trace-cmd bpftrace
 	"linux-image-$abi" "linux-headers-$abi"
 )
 # A backports kernel needs the backports linux-base (its PreDepends); nothing else moves.

@@ -100,6 +100,37 @@ linux_source_extract() {
 	rm -rf "$tmp"
 }
 
+# ynl_tree: a tree holding the kernel's YNL (tools/net/ynl: the netlink code generator and the
+# Python client) with the netlink specs and their schemas (Documentation/netlink): $FAIRQ_YNL_SRC,
+# else an unpacked linux-source-6.12 in /tmp/src, else the parts of Debian's linux-source-6.12
+# fetched once into the cache.  Prints its path.
+ynl_tree() {
+	local d
+	has_ynl() {
+		[ -f "$1/tools/net/ynl/ynl-gen-c.py" ] && [ -f "$1/tools/net/ynl/lib/ynl.py" ] &&
+			[ -f "$1/Documentation/netlink/genetlink-legacy.yaml" ]
+	}
+	if [ -n "${FAIRQ_YNL_SRC:-}" ]; then
+		has_ynl "$FAIRQ_YNL_SRC" || die "no tools/net/ynl in FAIRQ_YNL_SRC=$FAIRQ_YNL_SRC"
+		echo "$FAIRQ_YNL_SRC"
+		return
+	fi
+	for d in /tmp/src/6.12/linux-source-6.12 "$FAIRQ_CACHE/ynl"; do
+		if has_ynl "$d"; then
+			echo "$d"
+			return
+		fi
+	done
+	say "fetching the kernel's netlink tools (YNL) from Debian's linux-source-6.12" >&2
+	need_root
+	rm -rf "$FAIRQ_CACHE/ynl.new"
+	linux_source_extract "$FAIRQ_CACHE/ynl.new" '*/tools/net/ynl/*' '*/Documentation/netlink/*.yaml'
+	rm -rf "$FAIRQ_CACHE/ynl"
+	mv "$FAIRQ_CACHE/ynl.new" "$FAIRQ_CACHE/ynl"
+	has_ynl "$FAIRQ_CACHE/ynl" || die "no tools/net/ynl in Debian's linux-source-6.12"
+	echo "$FAIRQ_CACHE/ynl"
+}
+
 need_root() {
 	[ "$(id -u)" = 0 ] || die "the VM harness needs root (mmdebstrap, chroot): run it as root"
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""A bare generic netlink client for the fairq family, for the requests fairqctl never makes,
-and for nfsd's pool mode where the guest's nfs-utils has no nfsdctl.
+"""The netlink requests fairqctl never makes, and nfsd's pool mode where the guest's nfs-utils
+has no nfsdctl, made with the kernel's own spec-driven client (YNL).
 
 usage: fairq-nl.py pool-get SERV POOL          one pool (the pool-get do request)
        fairq-nl.py key-get SERV POOL ADDR      one IPv4 address key (the key-get do request)
@@ -15,170 +15,101 @@ usage: fairq-nl.py pool-get SERV POOL          one pool (the pool-get do request
        fairq-nl.py nfsd-pool-mode [MODE]       nfsd's pool mode: set it (global, percpu,
                                                pernode), then print it with the pool count
 
-Prints the reply's attributes as JSON, or "errno N: EXTACK MESSAGE" and exits 1.  The numbers
-below are the uapi header's (include/uapi/linux/fairq.h); fairqctl's host tests check that.
+Prints the reply's attributes as JSON, or "errno N: EXTACK MESSAGE" and exits 1.
+
+Nothing here knows an attribute number: requests are encoded and replies decoded from the
+specs (fairq's docs/netlink/fairq.yaml, nfsd's Documentation/netlink/specs/nfsd.yaml) by
+tools/net/ynl/lib of Debian's linux-source, which the harness copies into $FAIRQ_YNL with the
+specs and the genetlink schemas.  The library validates each spec against its schema as it
+loads it.
 """
 import ipaddress
 import json
 import os
 import socket
-import struct
 import sys
 
-NETLINK_GENERIC = 16
-GENL_ID_CTRL = 0x10
-CTRL_CMD_GETFAMILY = 3
-CTRL_ATTR_FAMILY_ID = 1
-CTRL_ATTR_FAMILY_NAME = 2
-NLM_F_REQUEST, NLM_F_ACK = 1, 4
-NLMSG_ERROR, NLMSG_DONE = 2, 3
-NLM_F_ACK_TLVS = 0x200
-NLMSGERR_ATTR_MSG = 1
-SOL_NETLINK, NETLINK_EXT_ACK, NETLINK_CAP_ACK = 270, 11, 10
-
-# from include/uapi/linux/fairq.h
-FAIRQ_CMD = {"sched-get": 1, "sched-set": 2, "param-set": 3, "pool-get": 4, "key-get": 5,
-             "weight-set": 6}
-POOL = {"serv-id": 2, "pool-id": 3, "sched": 4, "threads": 5, "threads-idle": 6, "queued": 7,
-        "enqueued": 8, "fed-pull": 9, "fed-push": 10, "fed-bypass": 11, "close-flushes": 12,
-        "rescues": 13, "migrated": 14, "wakeups": 15}
-KEY = {"serv-id": 2, "pool-id": 3, "id": 4, "weight": 5, "queued": 6, "in-flight": 7,
-       "dispatches": 8, "thread-ns": 9}
-SCHED = {"name": 1, "active": 2, "sched": 4}
-SCHED_INFO = {"name": 1, "flags": 2, "active": 3, "tunable": 4, "alias": 5}
-KEY_ID = {"type": 1, "family": 2, "prefix-len": 3, "port": 4, "addr": 5}
-KEY_TYPE = {"addr": 1, "subnet": 2, "conn": 3, "v4client": 4}
-
-# from include/uapi/linux/nfsd_netlink.h (6.11 and later)
-NFSD_CMD_POOL_MODE_SET, NFSD_CMD_POOL_MODE_GET = 8, 9
-NFSD_A_POOL_MODE_MODE, NFSD_A_POOL_MODE_NPOOLS = 1, 2
+YNL = os.environ.get("FAIRQ_YNL", "/fairq/ynl")
+sys.path.insert(0, YNL)
+from lib import NlError, YnlFamily  # noqa: E402  (from $FAIRQ_YNL, not from the tree)
 
 
-def attr(kind, payload):
-    return struct.pack("HH", 4 + len(payload), kind) + payload + b"\0" * (-len(payload) % 4)
+def family(name):
+    """The family of specs/NAME.yaml; a family the kernel lacks is errno 2, as the kernel says."""
+    try:
+        return YnlFamily(os.path.join(YNL, "specs", name + ".yaml"), process_unknown=True)
+    except Exception as e:  # YNL says "not supported by the kernel" with a bare Exception
+        if "not supported by the kernel" in str(e):
+            raise OSError(2, "no %s netlink family in this kernel" % name) from e
+        raise
 
 
-def attrs(buf):
-    out = {}
-    while len(buf) >= 4:
-        length, kind = struct.unpack_from("HH", buf)
-        out[kind & 0x3fff] = buf[4:length]
-        buf = buf[(length + 3) & ~3:]
-    return out
+def request(fam, op, attrs):
+    """One do request; its reply's attributes, or OSError with the kernel's extack message."""
+    try:
+        return fam.do(op, attrs) or {}
+    except NlError as e:
+        msg = (e.nl_msg.extack or {}).get("msg") or os.strerror(e.error)
+        raise OSError(e.error, msg) from e
 
 
-class Genl:
-    def __init__(self, name="fairq"):
-        self.sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_GENERIC)
-        self.sock.bind((0, 0))
-        self.sock.setsockopt(SOL_NETLINK, NETLINK_EXT_ACK, 1)
-        self.sock.setsockopt(SOL_NETLINK, NETLINK_CAP_ACK, 1)
-        self.seq = 0
-        reply = self.request(GENL_ID_CTRL, CTRL_CMD_GETFAMILY,
-                             attr(CTRL_ATTR_FAMILY_NAME, name.encode() + b"\0"))
-        self.family = struct.unpack("H", reply[CTRL_ATTR_FAMILY_ID][:2])[0]
-
-    def request(self, family, cmd, payload=b""):
-        """Send one do request; return the reply's attributes, or raise OSError with extack."""
-        self.seq += 1
-        body = struct.pack("BBH", cmd, 1, 0) + payload
-        self.sock.send(struct.pack("IHHII", 16 + len(body), family, NLM_F_REQUEST | NLM_F_ACK,
-                                   self.seq, 0) + body)
-        reply = None
-        while True:
-            data = self.sock.recv(65536)
-            while data:
-                length, kind, flags, seq, _ = struct.unpack_from("IHHII", data)
-                msg, data = data[16:length], data[(length + 3) & ~3:]
-                if kind == NLMSG_ERROR:
-                    err = struct.unpack_from("i", msg)[0]
-                    if err == 0:
-                        return reply
-                    text = ""
-                    if flags & NLM_F_ACK_TLVS:
-                        tlv = attrs(msg[20:])
-                        text = tlv.get(NLMSGERR_ATTR_MSG, b"").rstrip(b"\0").decode()
-                    raise OSError(-err, text or os.strerror(-err))
-                if kind == NLMSG_DONE:
-                    return reply
-                reply = attrs(msg[4:])
+def printable(value):
+    """A reply as JSON can hold it: binary attributes as hex."""
+    if isinstance(value, dict):
+        return {k: printable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [printable(v) for v in value]
+    if isinstance(value, bytes):
+        return value.hex()
+    return value
 
 
-def u32(v):
-    return struct.pack("I", v)
-
-
-def decode(raw, names):
-    out = {}
-    for name, kind in names.items():
-        if kind not in raw:
-            continue
-        v = raw[kind]
-        if name == "sched":
-            out[name] = v.rstrip(b"\0").decode()
-        elif name == "id":
-            out[name] = {k: attrs(v).get(n, b"").hex() for k, n in KEY_ID.items()}
-        else:
-            out[name] = struct.unpack({4: "I", 8: "Q"}[len(v)], v)[0]
+def key_id(kind, addr, prefix=None):
+    ip = ipaddress.ip_address(addr)
+    out = {"type": kind, "family": socket.AF_INET if ip.version == 4 else socket.AF_INET6,
+           "addr": ip.packed + b"\0" * (16 - len(ip.packed))}
+    if prefix is not None:
+        out["prefix-len"] = prefix
     return out
 
 
 def main(argv):
+    if not argv:
+        print(__doc__.strip().splitlines()[2], file=sys.stderr)
+        return 2
     try:
         if argv[0] == "nfsd-pool-mode" and len(argv) <= 2:
-            nl = Genl("nfsd")
+            nfsd = family("nfsd")
             if len(argv) == 2:
-                nl.request(nl.family, NFSD_CMD_POOL_MODE_SET,
-                           attr(NFSD_A_POOL_MODE_MODE, argv[1].encode() + b"\0"))
-            raw = nl.request(nl.family, NFSD_CMD_POOL_MODE_GET)
-            print(json.dumps({"mode": raw[NFSD_A_POOL_MODE_MODE].rstrip(b"\0").decode(),
-                              "npools": struct.unpack("I", raw[NFSD_A_POOL_MODE_NPOOLS])[0]}))
+                request(nfsd, "pool-mode-set", {"mode": argv[1]})
+            reply = request(nfsd, "pool-mode-get", {})
+            print(json.dumps({"mode": reply["mode"], "npools": reply["npools"]}))
             return 0
-        nl = Genl()
+        fq = family("fairq")
         if argv[0] == "pool-get" and len(argv) == 3:
-            raw = nl.request(nl.family, FAIRQ_CMD["pool-get"],
-                             attr(POOL["serv-id"], u32(int(argv[1]))) +
-                             attr(POOL["pool-id"], u32(int(argv[2]))))
-            print(json.dumps(decode(raw, POOL)))
+            reply = request(fq, "pool-get", {"serv-id": int(argv[1]), "pool-id": int(argv[2])})
         elif argv[0] == "key-get" and len(argv) == 4:
-            key = (attr(KEY_ID["type"], bytes([KEY_TYPE["addr"]])) +
-                   attr(KEY_ID["family"], bytes([socket.AF_INET])) +
-                   attr(KEY_ID["addr"], socket.inet_aton(argv[3]) + b"\0" * 12))
-            raw = nl.request(nl.family, FAIRQ_CMD["key-get"],
-                             attr(KEY["serv-id"], u32(int(argv[1]))) +
-                             attr(KEY["pool-id"], u32(int(argv[2]))) +
-                             struct.pack("HH", 4 + len(key), KEY["id"] | 0x8000) + key)
-            print(json.dumps(decode(raw, KEY)))
+            reply = request(fq, "key-get", {"serv-id": int(argv[1]), "pool-id": int(argv[2]),
+                                            "id": key_id("addr", argv[3])})
         elif argv[0] == "weight-set" and len(argv) == 5:
-            addr = ipaddress.ip_address(argv[2])
-            key = (attr(KEY_ID["type"], bytes([KEY_TYPE[argv[1]]])) +
-                   attr(KEY_ID["family"], bytes([socket.AF_INET if addr.version == 4
-                                                 else socket.AF_INET6])) +
-                   attr(KEY_ID["prefix-len"], bytes([int(argv[3])])) +
-                   attr(KEY_ID["addr"], addr.packed + b"\0" * (16 - len(addr.packed))))
-            nl.request(nl.family, FAIRQ_CMD["weight-set"],
-                       struct.pack("HH", 4 + len(key), KEY["id"] | 0x8000) + key +
-                       attr(KEY["weight"], u32(int(argv[4]))))
-            print("{}")
+            request(fq, "weight-set", {"id": key_id(argv[1], argv[2], int(argv[3])),
+                                       "weight": int(argv[4])})
+            reply = {}
         elif argv[0] == "sched-get" and len(argv) == 2:
-            raw = nl.request(nl.family, FAIRQ_CMD["sched-get"],
-                             attr(SCHED["name"], argv[1].encode() + b"\0"))
-            info = attrs(raw[SCHED["sched"]])
-            print(json.dumps({k: info[n].rstrip(b"\0").decode()
-                              for k, n in SCHED_INFO.items() if k in ("name", "alias") and n in info}))
+            info = request(fq, "sched-get", {"name": argv[1]})["sched"][0]  # multi-attr
+            reply = {k: info[k] for k in ("name", "alias") if k in info}
         elif argv[0] == "sched-set" and len(argv) == 2:
-            nl.request(nl.family, FAIRQ_CMD["sched-set"],
-                       attr(SCHED["name"], argv[1].encode() + b"\0"))
-            print("{}")
+            request(fq, "sched-set", {"name": argv[1]})
+            reply = {}
         elif argv[0] == "bare" and len(argv) == 2:
-            raw = nl.request(nl.family, FAIRQ_CMD[argv[1]])
-            print(json.dumps(sorted(raw or {})))
+            reply = sorted(request(fq, argv[1], {}))
         else:
             print(__doc__.strip().splitlines()[2], file=sys.stderr)
             return 2
     except OSError as e:
         print("errno %d: %s" % (e.errno, e.strerror))
         return 1
+    print(json.dumps(printable(reply)))
     return 0
 
 
