@@ -56,9 +56,6 @@ const struct fairq_pool_counter_def fairq_pool_counter_defs[] = {
 	POOL_COUNTER(close_flushes, CLOSE_FLUSHES),
 	POOL_COUNTER(rescues, RESCUES),
 	POOL_COUNTER(migrated, MIGRATED),
-	POOL_COUNTER(overloads_avoided, OVERLOADS_AVOIDED),
-	POOL_COUNTER(wakers_expired, WAKERS_EXPIRED),
-	POOL_COUNTER(cap_waits, CAP_WAITS),
 };
 
 const unsigned int fairq_pool_nr_counters = ARRAY_SIZE(fairq_pool_counter_defs);
@@ -645,8 +642,8 @@ void fairq_thread_pull(struct svc_rqst *rqstp, struct svc_pool *pool)
 	}
 	if (READ_ONCE(fp->nr_queued) && !fairq_pool_hold_keeps(fp, rqstp, !rqstp->rq_xprt))
 		feed_one(fp, true, &fp->stats.fed_pull);
-	/* under a wake cap the pool self-clocks: a running thread that sees more work wakes one */
-	if (READ_ONCE(fp->max_waking) && READ_ONCE(fp->nr_queued))
+	/* a policy with wake ops clocks itself: a running thread that sees more wakes one */
+	if (fairq_pool_wake_ops(fp) && READ_ONCE(fp->nr_queued))
 		fairq_nfsd_push(fp);
 	/*
 	 * 6.1 has no wake-next chain of its own for our queue: two enqueues that each missed

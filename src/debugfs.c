@@ -35,9 +35,9 @@ static int pools_show(struct seq_file *m, void *v)
 			queued = fp->nr_queued;
 			fairq_pool_counters(fp, &counters);
 			spin_unlock_bh(&fp->lock);
-			seq_printf(m, "serv %u pool %u threads %u queued %u wakeups %ld waking %u",
+			seq_printf(m, "serv %u pool %u threads %u queued %u wakeups %ld",
 				   fs->id, i, fairq_pool_threads(fp->pool), queued,
-				   atomic_long_read(&fp->wakeups), READ_ONCE(fp->nr_waking));
+				   atomic_long_read(&fp->wakeups));
 			for (c = 0; c < fairq_pool_nr_counters; c++)
 				seq_printf(m, " %s %llu", fairq_pool_counter_defs[c].name,
 					   fairq_pool_stat(&st, &fairq_pool_counter_defs[c]));

@@ -231,7 +231,6 @@ struct pool_snap {
 	struct fairq_counters counters;
 	const char *sched;
 	unsigned int queued;
-	unsigned int waking;
 	unsigned int threads;
 	unsigned int idle;
 	u64 wakeups;
@@ -242,7 +241,6 @@ static void pool_snap(struct fairq_pool *fp, struct pool_snap *s)
 	spin_lock_bh(&fp->lock);
 	s->st = fp->stats;
 	s->queued = fp->nr_queued;
-	s->waking = fp->nr_waking;
 	/* a pool without a policy passes everything to the kernel, as fifo does */
 	s->sched = fp->ops ? fp->ops->name : fairq_sched_fifo.name;
 	fairq_pool_counters(fp, &s->counters);
@@ -286,8 +284,7 @@ static int pool_stats_put(struct sk_buff *skb, u32 serv, unsigned int idx,
 	    nla_put_u32(skb, FAIRQ_A_POOL_THREADS, s->threads) ||
 	    nla_put_u32(skb, FAIRQ_A_POOL_THREADS_IDLE, s->idle) ||
 	    nla_put_u32(skb, FAIRQ_A_POOL_QUEUED, s->queued) ||
-	    put_u64(skb, FAIRQ_A_POOL_WAKEUPS, s->wakeups, FAIRQ_A_POOL_PAD) ||
-	    nla_put_u32(skb, FAIRQ_A_POOL_THREADS_WAKING, s->waking))
+	    put_u64(skb, FAIRQ_A_POOL_WAKEUPS, s->wakeups, FAIRQ_A_POOL_PAD))
 		return -EMSGSIZE;
 	for (c = 0; c < s->counters.nr; c++)
 		if (counter_put(skb, &s->counters.c[c]))

@@ -27,9 +27,6 @@ struct fairq_pool_stats {
 	u64 close_flushes;	/* closed while queued: moved to the kernel queue at once */
 	u64 rescues;		/* work the watchdog found stalled: each one is a bug */
 	u64 migrated;		/* moved to another pool because this one lost its last thread */
-	u64 overloads_avoided;	/* wakeups not made because max_waking threads were on their way */
-	u64 wakers_expired;	/* woken threads that did not run within a second: cap released */
-	u64 cap_waits;		/* a watchdog tick found work held back by the cap, a thread idle */
 };
 
 /* One of the core's counters of a pool: its name, its netlink attribute, its field. */
@@ -47,12 +44,6 @@ static inline u64 fairq_pool_stat(const struct fairq_pool_stats *st,
 {
 	return *(const u64 *)((const char *)st + def->offset);
 }
-
-/* A thread fairq woke that has not run yet (the wake cap of the capped policy). */
-struct fairq_waker {
-	struct task_struct *task;
-	unsigned long when;	/* jiffies */
-};
 
 /*
  * An nfsd thread of a pool that tracks threads, and what its current work is charged to (a
@@ -81,8 +72,6 @@ struct fairq_thread {
  * @watchdog_stalls: consecutive watchdog ticks that found the pool stalled.
  * @stats: counters, see struct fairq_pool_stats.
  * @wakeups: threads fairq woke (counted outside the lock).
- * @max_waking: the policy's cap on threads woken but not yet running (0: no cap).
- * @nr_waking: threads woken but not yet running, listed in @waking.
  * @hold_until: while the clock (ktime_get_ns) is before it, keep one thread idle for work the
  *	policy expects (fairq_pool_hold_thread()); 0 when not holding.
  * @hold_skips: hand-offs not made because they would have taken the held thread.
@@ -105,9 +94,6 @@ struct fairq_pool {
 	unsigned int watchdog_stalls;
 	struct fairq_pool_stats stats;
 	atomic_long_t wakeups;
-	unsigned int max_waking;
-	unsigned int nr_waking;
-	struct fairq_waker waking[FAIRQ_WAKE_CAP_MAX];
 	u64 hold_until;
 	atomic_long_t hold_skips;
 	bool track_threads;

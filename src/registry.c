@@ -221,6 +221,8 @@ static bool ops_complete(const struct fairq_sched_ops *ops)
 		return true;
 	if (ops->kick && !(ops->has_idle && ops->quiesce))
 		return false;
+	if (ops->wake && !(ops->wake->reserve && ops->wake->commit && ops->wake->ran))
+		return false;
 	if (!tunables_complete(ops->tunables))
 		return false;
 	return ops->init_pool && ops->enqueue && ops->pick && ops->has_work && ops->drain &&

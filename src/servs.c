@@ -42,8 +42,6 @@ void fairq_pool_set_ops(struct fairq_pool *fp, const struct fairq_sched_ops *ops
 {
 	fairq_threads_untrack(fp);
 	memset(fp->priv, 0, sizeof(fp->priv));
-	WRITE_ONCE(fp->max_waking, 0);
-	WRITE_ONCE(fp->nr_waking, 0);
 	WRITE_ONCE(fp->hold_until, 0);
 	WRITE_ONCE(fp->ops, ops);
 	if (ops)

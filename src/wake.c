@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * A policy's say over wakeups: a cap on the threads woken that have not run yet (capped, SGI's
- * capped wakeups), and one thread held idle for work expected soon (fq's anticipation).
+ * A policy's say over wakeups: which threads are woken for its work (its wake ops: capped's cap
+ * on threads woken that have not run yet), and one thread held idle for work expected soon
+ * (fq's anticipation).
  */
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
@@ -79,86 +80,65 @@ bool fairq_pool_hold_keeps_held(struct fairq_pool *fp, const struct svc_rqst *se
 	return true;
 }
 
-/**
- * fairq_pool_set_wake_cap - cap the threads fairq wakes that have not run yet
- * @fp: the pool (its lock held: call from init_pool)
- * @max_waking: the cap, at most FAIRQ_WAKE_CAP_MAX; 0 removes it
+/*
+ * The wake ops of @fp's policy, asked under the pool lock: the unlocked look of the inline
+ * callers (wake.h) only saves policies without them the lock, and a switch may have come
+ * in between.
  */
-void fairq_pool_set_wake_cap(struct fairq_pool *fp, unsigned int max_waking)
-{
-	WRITE_ONCE(fp->max_waking, min_t(unsigned int, max_waking, FAIRQ_WAKE_CAP_MAX));
-}
-EXPORT_SYMBOL_GPL(fairq_pool_set_wake_cap);
-
-static void waking_forget(struct fairq_pool *fp, unsigned int i)
+static const struct fairq_wake_ops *wake_ops_locked(struct fairq_pool *fp)
 	__must_hold(&fp->lock)
 {
-	WRITE_ONCE(fp->nr_waking, fp->nr_waking - 1);
-	fp->waking[i] = fp->waking[fp->nr_waking];
+	return fp->ops ? fp->ops->wake : NULL;
 }
 
-/*
- * fairq_waking_reserve() of a pool with a cap: a slot is taken for the thread about to be
- * woken (give it a task, or give it back, with fairq_waking_commit()).  A woken thread that
- * has not run within a second (stopped, or starved of CPU) gives its slot back, so a stalled
- * waker cannot leak capacity.
- */
-bool fairq_waking_reserve_capped(struct fairq_pool *fp)
+/* fairq_waking_reserve() of a pool whose policy has a say. */
+bool fairq_waking_reserve_policy(struct fairq_pool *fp)
 {
-	unsigned int i;
+	const struct fairq_wake_ops *wake;
 	bool ok = true;
 
 	spin_lock_bh(&fp->lock);
-	for (i = 0; i < fp->nr_waking;) {
-		if (fp->waking[i].task && time_after(jiffies, fp->waking[i].when + HZ)) {
-			waking_forget(fp, i);
-			fp->stats.wakers_expired++;
-		} else {
-			i++;
-		}
-	}
-	if (fp->max_waking && fp->nr_waking >= fp->max_waking) {
-		/* the watchdog reads it unlocked */
-		WRITE_ONCE(fp->stats.overloads_avoided, fp->stats.overloads_avoided + 1);
-		ok = false;
-	} else if (fp->max_waking) {
-		fp->waking[fp->nr_waking].task = NULL;
-		fp->waking[fp->nr_waking].when = jiffies;
-		WRITE_ONCE(fp->nr_waking, fp->nr_waking + 1);
-	}
+	wake = wake_ops_locked(fp);
+	if (wake)
+		ok = wake->reserve(fp);
 	spin_unlock_bh(&fp->lock);
 	return ok;
 }
 
-/* fairq_waking_commit() of a pool with a cap. */
-void fairq_waking_commit_capped(struct fairq_pool *fp, struct task_struct *task)
+/* fairq_waking_commit() of a pool whose policy has a say. */
+void fairq_waking_commit_policy(struct fairq_pool *fp, struct task_struct *task)
 {
-	unsigned int i;
+	const struct fairq_wake_ops *wake;
 
 	spin_lock_bh(&fp->lock);
-	for (i = 0; i < fp->nr_waking; i++) {
-		if (fp->waking[i].task)
-			continue;
-		if (task)
-			fp->waking[i].task = task;
-		else
-			waking_forget(fp, i);
-		break;
-	}
+	wake = wake_ops_locked(fp);
+	if (wake)
+		wake->commit(fp, task);
 	spin_unlock_bh(&fp->lock);
 }
 
-/* fairq_waking_ran() of a pool with threads on their way. */
-void fairq_waking_ran_capped(struct fairq_pool *fp)
+/* fairq_waking_ran() of a pool whose policy has a say. */
+void fairq_waking_ran_policy(struct fairq_pool *fp)
 {
-	unsigned int i;
+	const struct fairq_wake_ops *wake;
 
 	spin_lock_bh(&fp->lock);
-	for (i = 0; i < fp->nr_waking; i++) {
-		if (fp->waking[i].task == current) {
-			waking_forget(fp, i);
-			break;
-		}
-	}
+	wake = wake_ops_locked(fp);
+	if (wake)
+		wake->ran(fp);
+	spin_unlock_bh(&fp->lock);
+}
+
+/* The watchdog found @fp's work stalled and could not wake a thread for it. */
+void fairq_waking_stalled(struct fairq_pool *fp)
+{
+	const struct fairq_wake_ops *wake;
+
+	if (!fairq_pool_wake_ops(fp))
+		return;
+	spin_lock_bh(&fp->lock);
+	wake = wake_ops_locked(fp);
+	if (wake && wake->stalled)
+		wake->stalled(fp);
 	spin_unlock_bh(&fp->lock);
 }

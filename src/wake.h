@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* A policy's say over wakeups: the wake cap and the held thread (wake.c). */
+/* A policy's say over wakeups: its wake ops and the held thread (wake.c). */
 #ifndef _FAIRQ_WAKE_H
 #define _FAIRQ_WAKE_H
 
@@ -11,9 +11,10 @@ struct task_struct;
 bool fairq_pool_hold_keeps_held(struct fairq_pool *fp, const struct svc_rqst *self,
 				bool self_takes);
 bool fairq_pool_hold_ran_out_held(struct fairq_pool *fp);
-bool fairq_waking_reserve_capped(struct fairq_pool *fp);
-void fairq_waking_commit_capped(struct fairq_pool *fp, struct task_struct *task);
-void fairq_waking_ran_capped(struct fairq_pool *fp);
+bool fairq_waking_reserve_policy(struct fairq_pool *fp);
+void fairq_waking_commit_policy(struct fairq_pool *fp, struct task_struct *task);
+void fairq_waking_ran_policy(struct fairq_pool *fp);
+void fairq_waking_stalled(struct fairq_pool *fp);
 
 /*
  * Whether handing one transport to the kernel queue now would take the held thread: the
@@ -36,25 +37,36 @@ static inline bool fairq_pool_hold_ran_out(struct fairq_pool *fp)
 	return READ_ONCE(fp->hold_until) && fairq_pool_hold_ran_out_held(fp);
 }
 
-/* May fairq wake one more thread of @fp's pool?  Without a cap, always. */
-static inline bool fairq_waking_reserve(struct fairq_pool *fp)
+/*
+ * The wake ops of @fp's policy, or NULL (read without the pool lock: the callers below check
+ * again under it).
+ */
+static inline const struct fairq_wake_ops *fairq_pool_wake_ops(struct fairq_pool *fp)
 {
-	return !READ_ONCE(fp->max_waking) || fairq_waking_reserve_capped(fp);
+	const struct fairq_sched_ops *ops = READ_ONCE(fp->ops);
+
+	return ops ? ops->wake : NULL;
 }
 
-/* Name the thread a reserved slot is for, or (@task NULL) give the slot back. */
+/* May fairq wake one more thread of @fp's pool?  Unless the policy says otherwise, yes. */
+static inline bool fairq_waking_reserve(struct fairq_pool *fp)
+{
+	return !fairq_pool_wake_ops(fp) || fairq_waking_reserve_policy(fp);
+}
+
+/* Name the thread a reserved wakeup woke, or (@task NULL) say that none was. */
 static inline void fairq_waking_commit(struct fairq_pool *fp, struct task_struct *task,
 				       bool reserved)
 {
-	if (reserved && READ_ONCE(fp->max_waking))
-		fairq_waking_commit_capped(fp, task);
+	if (reserved && fairq_pool_wake_ops(fp))
+		fairq_waking_commit_policy(fp, task);
 }
 
-/* The current thread runs: if fairq woke it, its slot is free again. */
+/* The current thread looks for work: if the policy let it be woken, it has arrived. */
 static inline void fairq_waking_ran(struct fairq_pool *fp)
 {
-	if (READ_ONCE(fp->nr_waking))
-		fairq_waking_ran_capped(fp);
+	if (fairq_pool_wake_ops(fp))
+		fairq_waking_ran_policy(fp);
 }
 
 #endif /* _FAIRQ_WAKE_H */

@@ -60,7 +60,6 @@ static void watchdog_tick(struct work_struct *work)
 			struct fairq_pool *fp = fs->pools[i];
 			unsigned long progress = READ_ONCE(fp->progress);
 			unsigned int released = 0;
-			u64 avoided;
 			bool stalled;
 
 			spin_lock_bh(&fp->lock);
@@ -87,18 +86,10 @@ static void watchdog_tick(struct work_struct *work)
 			if (fp->watchdog_stalls < 2)
 				continue;
 			fp->watchdog_stalls = 0;
-			avoided = READ_ONCE(fp->stats.overloads_avoided);
-			if (fairq_pool_push(fp)) {
+			if (fairq_pool_push(fp))
 				count_rescue(fs, fp);
-			} else if (READ_ONCE(fp->stats.overloads_avoided) != avoided) {
-				/*
-				 * Not lost, held back: the threads the cap waits for have not run
-				 * for a whole tick.  Their slots expire after a second.
-				 */
-				spin_lock_bh(&fp->lock);
-				fp->stats.cap_waits++;
-				spin_unlock_bh(&fp->lock);
-			}
+			else	/* held back by the policy (a wake cap), or no thread claimable */
+				fairq_waking_stalled(fp);
 		}
 	}
 	/*

@@ -28,6 +28,7 @@ struct module;
 struct svc_xprt;
 struct svc_rqst;
 struct svc_serv;
+struct task_struct;
 
 /* Room for a policy's per-pool state, inside struct fairq_pool: switching never allocates. */
 #define FAIRQ_SCHED_PRIV_BYTES	512
@@ -141,6 +142,30 @@ bool fairq_kernel_has(enum fairq_kernel_feature feature);
 #define FAIRQ_SCHED_ALWAYS_READY	BIT(1)
 
 /**
+ * struct fairq_wake_ops - a policy's say over how many of a pool's nfsd threads are on their
+ * way to its work (capped: SGI's capped wakeups)
+ * @reserve: the core is about to wake an idle thread of @fp for queued work: return whether
+ *	it may.  Asked only where a thread is claimed before work is fed to it (6.1: the
+ *	kernel wakes one thread per transport); 6.7+ wakes one at a time by itself.  A true
+ *	return is always followed by @commit.
+ * @commit: the thread woken for the last @reserve (@task), or none after all (NULL).
+ * @ran: the current thread of @fp looks for work: if the policy let it be woken, it has
+ *	arrived.  Called on every thread's look for work: keep it cheap.
+ * @stalled: the watchdog found @fp's queued work waiting for two ticks beside an idle
+ *	thread and could not wake one (so @reserve refused, or nothing was claimable): the
+ *	policy counts it if it held the work back.  Optional.
+ *
+ * All are called with the pool's fairq lock held.  A policy with these ops clocks itself: a
+ * thread that looks for work while more is queued wakes one more, as far as @reserve lets it.
+ */
+struct fairq_wake_ops {
+	bool (*reserve)(struct fairq_pool *fp);
+	void (*commit)(struct fairq_pool *fp, struct task_struct *task);
+	void (*ran)(struct fairq_pool *fp);
+	void (*stalled)(struct fairq_pool *fp);
+};
+
+/**
  * struct fairq_sched_ops - a dispatch policy
  * @owner: the module the ops live in (THIS_MODULE).
  * @name: what sysfs and netlink call it.
@@ -213,6 +238,8 @@ bool fairq_kernel_has(enum fairq_kernel_feature feature);
  *	possibly fairq_sched_mutex.
  * @release: the policy is unregistered: free what it keeps outside its pools (settings,
  *	weight rules).  No pool uses it any more.  Optional.
+ * @wake: which threads are woken for the policy's work: see struct fairq_wake_ops.
+ *	Optional (every transport may wake an idle thread).
  *
  * Native policies (FAIRQ_SCHED_NATIVE) have no queue ops: selecting one turns fairq's hooks off.
  */
@@ -247,6 +274,7 @@ struct fairq_sched_ops {
 	void (*pulled)(struct fairq_pool *fp, struct svc_rqst *rqstp);
 	void (*quiesce)(struct svc_serv *serv);
 	void (*release)(void);
+	const struct fairq_wake_ops *wake;
 };
 
 void *fairq_pool_priv(struct fairq_pool *fp);
@@ -275,9 +303,6 @@ void fairq_v4client_want(bool on);
 int fairq_register_sched(const struct fairq_sched_ops *ops);
 int fairq_requeue_all(const struct fairq_sched_ops *ops);
 
-/* The most threads a pool's wake cap lets be woken and not yet running. */
-#define FAIRQ_WAKE_CAP_MAX	32
-void fairq_pool_set_wake_cap(struct fairq_pool *fp, unsigned int max_waking);
 void fairq_pool_track_threads(struct fairq_pool *fp);
 u64 fairq_pool_untracked(const struct fairq_pool *fp);
 void fairq_pool_hold_thread(struct fairq_pool *fp, u64 ns);

@@ -12,6 +12,7 @@
 #include "../../src/compat/conn_limit.h"
 
 unsigned long jiffies = 1000;
+struct task_struct *kshim_current;
 u64 kshim_now_ns;
 int kshim_fail_allocs;
 int kshim_notices;
@@ -37,6 +38,13 @@ struct fairq_xnode *fairq_xnode_of(struct svc_xprt *xprt)
 struct svc_xprt *fairq_xprt_of(struct fairq_xnode *node)
 {
 	return container_of((void *)node, struct svc_xprt, xpt_ready);
+}
+
+/* 6.1's sunrpc: a thread woken per transport, where capped is offered. */
+bool fairq_kernel_has(enum fairq_kernel_feature feature)
+{
+	(void)feature;
+	return false;
 }
 
 void *fairq_pool_priv(struct fairq_pool *fp)
@@ -127,6 +135,7 @@ unsigned int unit_trace_holds, unit_trace_lost_handoffs;
 #include "../../src/sched/keytab.c"
 #include "../../src/sched/keys.c"
 #include "../../src/sched/fq.c"
+#include "../../src/sched/capped.c"
 #include "check.h"
 
 #define N 64
@@ -235,13 +244,69 @@ static void test_ops_table(const struct fairq_sched_ops *ops)
 		ops->counters(&fp, &cs);
 		CHECK(cs.nr > 0 && cs.nr < FAIRQ_SCHED_COUNTERS_MAX, "%s: its %u counters fit, with room",
 		      ops->name, cs.nr);
-		ops->exit_pool(&fp);
+		if (ops->exit_pool)
+			ops->exit_pool(&fp);
 	}
 	/* before any test changes them: every tunable is at the default it reports */
 	for (const struct fairq_tunable *t = ops->tunables; t && t->name; t++)
 		CHECK(t->def >= t->min && t->def <= t->max && t->get() == t->def,
 		      "%s.%s: at its default %llu, within range (it reads %llu)", ops->name, t->name,
 		      (unsigned long long)t->def, (unsigned long long)t->get());
+}
+
+/*
+ * capped's wake cap: at most max_waking threads woken and not yet running; a woken thread's
+ * first look for work frees its slot, a wakeup that found no thread gives it back, and a
+ * thread that has not run within a second loses it (counted).  The watchdog's stall counts
+ * as a wait behind the cap only while the cap is full.
+ */
+static void test_capped_wake_cap(void)
+{
+	const struct fairq_wake_ops *w = fairq_sched_capped.wake;
+	struct task_struct t[3] = { { 1 }, { 2 }, { 3 } };
+	struct fairq_counters cs = { 0 };
+	struct fairq_pool fp;
+	unsigned int i;
+
+	memset(&fp, 0, sizeof(fp));
+	fairq_sched_capped.init_pool(&fp);	/* the default cap, 2 */
+	CHECK(w && w->reserve(&fp), "capped: a first wakeup is allowed");
+	w->commit(&fp, &t[0]);
+	CHECK(w->reserve(&fp), "capped: a second wakeup is allowed");
+	w->commit(&fp, &t[1]);
+	w->stalled(&fp);
+	CHECK(!w->reserve(&fp), "capped: a third is refused while two are on their way");
+	kshim_current = &t[2];
+	w->ran(&fp);		/* a thread it did not wake frees nothing */
+	CHECK(!w->reserve(&fp), "capped: a thread it did not wake frees no slot");
+	kshim_current = &t[0];
+	w->ran(&fp);
+	CHECK(w->reserve(&fp), "capped: a woken thread's first look frees its slot");
+	w->commit(&fp, NULL);	/* no idle thread after all: the slot goes back */
+	CHECK(w->reserve(&fp), "capped: a wakeup that woke nothing gives its slot back");
+	w->commit(&fp, &t[2]);
+	jiffies += HZ + 1;
+	CHECK(w->reserve(&fp), "capped: threads that did not run within a second lose their slots");
+	w->commit(&fp, &t[0]);
+	fairq_sched_capped.counters(&fp, &cs);
+	for (i = 0; i < cs.nr; i++)
+		if (!strcmp(cs.c[i].name, "overloads_avoided"))
+			CHECK(cs.c[i].value == 2, "capped: 2 wakeups refused (%llu)",
+			      (unsigned long long)cs.c[i].value);
+		else if (!strcmp(cs.c[i].name, "wakers_expired"))
+			CHECK(cs.c[i].value == 2, "capped: 2 slots expired (%llu)",
+			      (unsigned long long)cs.c[i].value);
+		else if (!strcmp(cs.c[i].name, "waking"))
+			CHECK(cs.c[i].value == 1, "capped: 1 thread on its way (%llu)",
+			      (unsigned long long)cs.c[i].value);
+		else if (!strcmp(cs.c[i].name, "cap_waits"))
+			CHECK(cs.c[i].value == 1, "capped: 1 stall behind the full cap (%llu)",
+			      (unsigned long long)cs.c[i].value);
+	CHECK(cs.nr == 4, "capped: 4 counters (%u)", cs.nr);
+	w->stalled(&fp);	/* one of two on its way: not the cap's doing */
+	cs.nr = 0;
+	fairq_sched_capped.counters(&fp, &cs);
+	CHECK(cs.c[3].value == 1, "capped: a stall below the cap is not a wait behind it");
 }
 
 /* ---- the fairq policy, driven by a small discrete-event model of a thread pool ---- */
@@ -1458,6 +1523,8 @@ int main(void)
 	for (seed = 1; seed <= 20; seed++)
 		test_qfifo_model(&fairq_sched_qfifo, seed);
 	test_ops_table(&fairq_sched_fq);
+	test_ops_table(&fairq_sched_capped);
+	test_capped_wake_cap();
 	for (i = 0; i < NX; i++)
 		fx[i].id = i;
 	test_fairq_keys();

@@ -5,9 +5,11 @@
  * It proves that a policy needs nothing of fairq but <fairq/sched.h> and the symbols fairq
  * exports: it registers at load, can be selected under load, keeps its module loaded while it
  * is active, and withdraws at unload.  First come, first served through the FIFO helper, with
- * a tunable (a wake cap, /sys/kernel/fairq/extfifo/max_waking) and a counter of its own
- * ("picked": transports it handed out), so that its sysfs directory, its netlink tunable and
- * its counters are all exercised.
+ * a tunable (a wake cap, /sys/kernel/fairq/extfifo/max_waking, through the wake ops) and
+ * counters of its own ("picked": transports it handed out; "waking"), so that its sysfs
+ * directory, its netlink tunable, its counters and the wake ops are all exercised.  Its cap
+ * counts the threads woken for it that have not looked for work yet, without naming them:
+ * any thread's look ends one, which is looser than capped's, and never leaks.
  *
  * It can also misbehave on purpose, for the fail-safe test: with strand_ms set, the transport
  * at the head of a pool's queue is hidden (has_work says no) until it has been the head that
@@ -22,7 +24,9 @@
 struct extfifo_pool {
 	struct fairq_qfifo_pool fifo;	/* first: the FIFO helper's state */
 	u64 picked;
-	u64 head_since;			/* ktime_get_ns() when the head became the head */
+	u64 head_since;
+	unsigned int max_waking;	/* 0: no cap */
+	unsigned int waking;			/* ktime_get_ns() when the head became the head */
 };
 
 /* Other names, to test the registry's: a name or alias already taken is refused. */
@@ -33,6 +37,7 @@ static char *alias;
 module_param(alias, charp, 0444);
 MODULE_PARM_DESC(alias, "an old name it also answers to (default none)");
 
+#define EXTFIFO_MAX_WAKING	32
 static u32 extfifo_max_waking;	/* 0: no cap */
 static u32 extfifo_strand_ms;	/* 0: behave */
 
@@ -44,8 +49,36 @@ static struct extfifo_pool *extfifo(struct fairq_pool *fp)
 static void extfifo_init_pool(struct fairq_pool *fp)
 {
 	fairq_qfifo_init_pool(fp);
-	fairq_pool_set_wake_cap(fp, READ_ONCE(extfifo_max_waking));
+	extfifo(fp)->max_waking = READ_ONCE(extfifo_max_waking);
 }
+
+static bool extfifo_reserve(struct fairq_pool *fp)
+{
+	struct extfifo_pool *ep = extfifo(fp);
+
+	if (ep->max_waking && ep->waking >= ep->max_waking)
+		return false;
+	ep->waking++;
+	return true;
+}
+
+static void extfifo_commit(struct fairq_pool *fp, struct task_struct *task)
+{
+	if (!task && extfifo(fp)->waking)
+		extfifo(fp)->waking--;
+}
+
+static void extfifo_ran(struct fairq_pool *fp)
+{
+	if (extfifo(fp)->waking)
+		extfifo(fp)->waking--;
+}
+
+static const struct fairq_wake_ops extfifo_wake = {
+	.reserve	= extfifo_reserve,
+	.commit		= extfifo_commit,
+	.ran		= extfifo_ran,
+};
 
 static void extfifo_enqueue(struct fairq_pool *fp, struct svc_xprt *xprt)
 {
@@ -77,6 +110,7 @@ static struct svc_xprt *extfifo_pick(struct fairq_pool *fp)
 static void extfifo_counters(struct fairq_pool *fp, struct fairq_counters *out)
 {
 	fairq_counter_add(out, "picked", extfifo(fp)->picked);
+	fairq_counter_add(out, "waking", extfifo(fp)->waking);
 }
 
 static u64 extfifo_get_max_waking(void)
@@ -105,7 +139,7 @@ static int extfifo_set_max_waking(u64 val)
 
 static const struct fairq_tunable extfifo_tunables[] = {
 	FAIRQ_TUNABLE("max_waking", "threads per pool woken but not yet running (0: no cap)", 0,
-		      FAIRQ_WAKE_CAP_MAX, 0, extfifo_get_max_waking, extfifo_set_max_waking),
+		      EXTFIFO_MAX_WAKING, 0, extfifo_get_max_waking, extfifo_set_max_waking),
 	FAIRQ_TUNABLE("strand_ms", "misbehave: hide a queue head this long (0: never)",
 		      0, 10000, 0, extfifo_get_strand_ms, extfifo_set_strand_ms),
 	{ }
@@ -122,6 +156,7 @@ static struct fairq_sched_ops extfifo_ops = {	/* named at load */
 	.remove		= fairq_qfifo_remove,
 	.counters	= extfifo_counters,
 	.tunables	= extfifo_tunables,
+	.wake		= &extfifo_wake,
 };
 
 static int __init extfifo_init(void)
