@@ -69,54 +69,20 @@ static void pool_labels(FILE *f, const struct fc_pool *p)
 	fputc('}', f);
 }
 
-/* One per-pool metric: its offset in struct fc_pool, 32 or 64 bits. */
-struct pool_metric {
-	const char *name, *type, *help;
-	size_t off;
-	bool wide;
-};
-
-#define GAUGE(n, field, h) { "fairq_pool_" n, "gauge", h, offsetof(struct fc_pool, field), false }
-#define COUNTER(n, field, h) \
-	{ "fairq_pool_" n "_total", "counter", h, offsetof(struct fc_pool, field), true }
-
-static const struct pool_metric pool_metrics[] = {
-	GAUGE("threads", threads, "nfsd threads of the pool."),
-	GAUGE("threads_idle", idle, "Threads waiting for work."),
-	GAUGE("threads_waking", waking, "Threads woken by fairq that have not run yet (wake cap)."),
-	GAUGE("queued", queued, "Transports waiting in fairq's queue."),
-	COUNTER("enqueued", enqueued, "Transports the scheduler took."),
-	COUNTER("fed_pull", fed_pull, "Handed to the kernel queue by a thread looking for work."),
-	COUNTER("fed_push", fed_push, "Handed over with an idle thread woken for it."),
-	COUNTER("fed_bypass", fed_bypass, "Handed over without the scheduler (close, switch, no thread)."),
-	COUNTER("wakeups", wakeups, "Threads fairq woke."),
-	COUNTER("close_flushes", close_flushes, "Connections closed while queued, passed on at once."),
-	COUNTER("migrated", migrated, "Transports moved to another pool when this one lost its last thread."),
-	COUNTER("rescues", rescues, "Stalled transports the watchdog handed over (a bug: report it)."),
-	COUNTER("overloads_avoided", overloads_avoided, "Wakeups not made: the wake cap was reached."),
-	COUNTER("wakers_expired", wakers_expired, "Woken threads that did not run within a second."),
-	COUNTER("cap_waits", cap_waits, "Watchdog periods in which work waited behind the wake cap."),
-};
-
-static uint64_t pool_value(const struct fc_pool *p, const struct pool_metric *m)
-{
-	const char *base = (const char *)p + m->off;
-
-	return m->wide ? *(const uint64_t *)base : *(const uint32_t *)base;
-}
-
 static void print_pools(FILE *f, const struct fc_pools *pools)
 {
 	unsigned int i, j, k;
 
-	for (i = 0; i < ARRAY_SIZE(pool_metrics); i++) {
-		const struct pool_metric *m = &pool_metrics[i];
+	for (i = 0; i < FC_POOL_NUMS; i++) {
+		const struct fc_pool_num_def *d = &fc_pool_nums[i];
+		char name[64];
 
-		family(f, m->name, m->type, m->help);
+		snprintf(name, sizeof(name), "fairq_pool_%s%s", d->name, d->gauge ? "" : "_total");
+		family(f, name, d->gauge ? "gauge" : "counter", d->help);
 		for (j = 0; j < pools->nr; j++) {
-			fputs(m->name, f);
+			fputs(name, f);
 			pool_labels(f, &pools->p[j]);
-			fprintf(f, " %llu\n", (unsigned long long)pool_value(&pools->p[j], m));
+			fprintf(f, " %llu\n", (unsigned long long)pools->p[j].num[i]);
 		}
 	}
 	/*
@@ -124,7 +90,7 @@ static void print_pools(FILE *f, const struct fc_pools *pools)
 	 * untyped family, named by label.
 	 */
 	family(f, "fairq_pool_sched_value", "untyped",
-	       "A scheduler's own per-pool number by name: gauges keys, key_buckets, workers, idle_workers, woken_workers; the others count up.");
+	       "A scheduler's own per-pool number by name: gauges keys, key_buckets, waking, workers, idle_workers, woken_workers; the others count up.");
 	for (j = 0; j < pools->nr; j++) {
 		const struct fc_pool *p = &pools->p[j];
 

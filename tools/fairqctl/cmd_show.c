@@ -89,27 +89,27 @@ static void print_sched_counters(const struct fc_pool *p, bool full)
 /* One pool as a table row (the summary, or every counter with @full) and as a JSON object. */
 static void print_pool(const struct fc_pool *p, bool full)
 {
+	unsigned int i;
+
 	out_obj_start(NULL);
 	out_exact(FC_ANY, "serv", "%4s", p->serv);
 	out_exact(FC_ANY, "pool", " %4s", p->pool);
 	out_str(FC_ANY, "sched", " %-8s", p->sched);
-	out_exact(FC_ANY, "threads", " %7s", p->threads);
-	out_exact(FC_ANY, "threads_idle", " %4s", p->idle);
-	out_exact(full ? FC_ANY : FC_JSON, "threads_waking", " %6s", p->waking);
-	out_num(FC_ANY, "queued", " %6s", p->queued);
-	out_num(full ? FC_ANY : FC_JSON, "enqueued", " %8s", p->enqueued);
-	out_num(full ? FC_ANY : FC_JSON, "fed_pull", " %8s", p->fed_pull);
-	out_num(full ? FC_ANY : FC_JSON, "fed_push", " %8s", p->fed_push);
-	out_num(full ? FC_ANY : FC_JSON, "fed_bypass", " %8s", p->fed_bypass);
-	if (!full)
-		out_num(FC_TEXT, NULL, " %10s", p->fed_pull + p->fed_push + p->fed_bypass);
-	out_num(FC_ANY, "wakeups", " %8s", p->wakeups);
-	out_num(full ? FC_ANY : FC_JSON, "close_flushes", " %8s", p->close_flushes);
-	out_num(full ? FC_ANY : FC_JSON, "migrated", " %8s", p->migrated);
-	out_num(FC_ANY, "rescues", " %7s", p->rescues);
-	out_num(full ? FC_ANY : FC_JSON, "overloads_avoided", " %8s", p->overloads_avoided);
-	out_num(full ? FC_ANY : FC_JSON, "wakers_expired", " %8s", p->wakers_expired);
-	out_num(full ? FC_ANY : FC_JSON, "cap_waits", " %8s", p->cap_waits);
+	for (i = 0; i < FC_POOL_NUMS; i++) {
+		const struct fc_pool_num_def *d = &fc_pool_nums[i];
+		enum fc_out w = full || d->summary ? FC_ANY : FC_JSON;
+		char fmt[8];
+
+		snprintf(fmt, sizeof(fmt), " %%%ds", d->width);
+		if (d->exact)
+			out_exact(w, d->name, fmt, p->num[i]);
+		else
+			out_num(w, d->name, fmt, p->num[i]);
+		/* the short table's one column for the three ways work is handed over */
+		if (!full && i == FC_FED_BYPASS)
+			out_num(FC_TEXT, NULL, " %10s", p->num[FC_FED_PULL] + p->num[FC_FED_PUSH] +
+				p->num[FC_FED_BYPASS]);
+	}
 	print_sched_counters(p, full);
 	out_obj_end();
 	out_text("\n");
@@ -120,10 +120,14 @@ static void print_pools(const struct fc_pools *p, bool full)
 	unsigned int i;
 
 	if (p->nr) {
-		if (full)
-			out_text("SERV POOL SCHED    THREADS IDLE WAKING QUEUED ENQUEUED     PULL     PUSH   BYPASS  WAKEUPS  FLUSHES MIGRATED RESCUES  AVOIDED  EXPIRED CAPWAITS\n");
-		else
-			out_text("SERV POOL SCHED    THREADS IDLE QUEUED DISPATCHED  WAKEUPS RESCUES\n");
+		out_text("SERV POOL SCHED   ");
+		for (i = 0; i < FC_POOL_NUMS; i++) {
+			if (full || fc_pool_nums[i].summary)
+				out_text(" %*s", fc_pool_nums[i].width, fc_pool_nums[i].column);
+			if (!full && i == FC_FED_BYPASS)
+				out_text(" DISPATCHED");
+		}
+		out_text("\n");
 	}
 	out_arr_start("pools");
 	for (i = 0; i < p->nr; i++)

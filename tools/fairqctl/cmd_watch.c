@@ -320,17 +320,17 @@ static void print_frame(const struct fc_pools *cur, const struct fc_pools *prev,
 		out_exact(FC_ANY, "serv", tty ? "%4s" : "serv %s", p->serv);
 		out_exact(FC_ANY, "pool", tty ? " %4s" : " pool %s", p->pool);
 		out_str(FC_ANY, "sched", tty ? " %-8s" : " sched %s", p->sched);
-		out_exact(FC_ANY, "threads", tty ? " %7s" : " threads %s", p->threads);
-		out_exact(FC_ANY, "threads_idle", tty ? " %4s" : " idle %s", p->idle);
-		out_num(FC_ANY, "queued", tty ? " %6s" : " queued %s", p->queued);
+		out_exact(FC_ANY, "threads", tty ? " %7s" : " threads %s", p->num[FC_THREADS]);
+		out_exact(FC_ANY, "threads_idle", tty ? " %4s" : " idle %s", p->num[FC_THREADS_IDLE]);
+		out_num(FC_ANY, "queued", tty ? " %6s" : " queued %s", p->num[FC_QUEUED]);
 		out_rate(FC_ANY, "enqueued_per_sec", tty ? " %8s" : " enq/s %s",
-			 rate(p->enqueued, q->enqueued, secs));
+			 rate(p->num[FC_ENQUEUED], q->num[FC_ENQUEUED], secs));
 		out_rate(FC_ANY, "dispatched_per_sec", tty ? " %8s" : " disp/s %s",
-			 rate(p->fed_pull + p->fed_push + p->fed_bypass,
-			      q->fed_pull + q->fed_push + q->fed_bypass, secs));
+			 rate(p->num[FC_FED_PULL] + p->num[FC_FED_PUSH] + p->num[FC_FED_BYPASS],
+			      q->num[FC_FED_PULL] + q->num[FC_FED_PUSH] + q->num[FC_FED_BYPASS], secs));
 		out_rate(FC_ANY, "wakeups_per_sec", tty ? " %8s" : " wake/s %s",
-			 rate(p->wakeups, q->wakeups, secs));
-		out_num(FC_ANY, "rescues", tty ? " %7s" : " rescues %s", p->rescues);
+			 rate(p->num[FC_WAKEUPS], q->num[FC_WAKEUPS], secs));
+		out_num(FC_ANY, "rescues", tty ? " %7s" : " rescues %s", p->num[FC_RESCUES]);
 		out_obj_end();
 		out_text("\n");
 	}

@@ -96,12 +96,33 @@ struct fc_counter {
 /* Twice what the module sends at most (16 a scheduler), so that newer modules fit too. */
 #define FC_MAX_SCHED_COUNTERS 32
 
+/*
+ * The core's numbers of a pool, in the order fairqctl shows them.  Each has one line in
+ * fc_pool_nums (report.c) saying where it comes from and how it is shown: a new one is an
+ * entry here and a line there.
+ */
+enum fc_pool_num {
+	FC_THREADS, FC_THREADS_IDLE, FC_QUEUED, FC_ENQUEUED, FC_FED_PULL, FC_FED_PUSH,
+	FC_FED_BYPASS, FC_WAKEUPS, FC_CLOSE_FLUSHES, FC_MIGRATED, FC_RESCUES, FC_POOL_NUMS
+};
+
+struct fc_pool_num_def {
+	int attr;		/* FAIRQ_A_POOL_*: a u32 for gauges, a u64 for counters */
+	bool gauge;		/* a level (metric without _total), else a count up */
+	bool exact;		/* never abbreviated in text */
+	bool summary;		/* also a column of the short table (pools, show) */
+	int width;		/* of its text column */
+	const char *name;	/* JSON member; metric fairq_pool_NAME(_total) */
+	const char *column;	/* text column header */
+	const char *help;	/* metric help */
+};
+
+extern const struct fc_pool_num_def fc_pool_nums[FC_POOL_NUMS];
+
 struct fc_pool {
 	uint32_t serv, pool;
 	char sched[FAIRQ_SCHED_NAME_LEN + 1];
-	uint32_t threads, idle, waking, queued;
-	uint64_t enqueued, fed_pull, fed_push, fed_bypass, close_flushes, rescues, migrated;
-	uint64_t wakeups, overloads_avoided, wakers_expired, cap_waits;
+	uint64_t num[FC_POOL_NUMS];
 	unsigned int nr_counters;
 	struct fc_counter counters[FC_MAX_SCHED_COUNTERS];
 };

@@ -8,8 +8,8 @@
 #include <stdint.h>
 
 /* The version of the -j documents; bump the minor for additions, the major for changes. */
-#define FC_JSON_MAJOR	1
-#define FC_JSON_MINOR	5
+#define FC_JSON_MAJOR	2
+#define FC_JSON_MINOR	0
 
 /* How documents are written, as the command line says (before the first is started). */
 struct fc_out_opts {

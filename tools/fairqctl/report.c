@@ -10,6 +10,34 @@
 
 #define POOL_STATS "/proc/fs/nfsd/pool_stats"
 
+#define GAUGE(id, a, exact_, summary_, width_, name_, column_, help_) \
+	[id] = { FAIRQ_A_POOL_##a, true, exact_, summary_, width_, name_, column_, help_ }
+#define COUNT(id, a, summary_, width_, name_, column_, help_) \
+	[id] = { FAIRQ_A_POOL_##a, false, false, summary_, width_, name_, column_, help_ }
+
+const struct fc_pool_num_def fc_pool_nums[FC_POOL_NUMS] = {
+	GAUGE(FC_THREADS, THREADS, true, true, 7, "threads", "THREADS", "nfsd threads of the pool."),
+	GAUGE(FC_THREADS_IDLE, THREADS_IDLE, true, true, 4, "threads_idle", "IDLE",
+	      "Threads waiting for work."),
+	GAUGE(FC_QUEUED, QUEUED, false, true, 6, "queued", "QUEUED",
+	      "Transports waiting in fairq's queue."),
+	COUNT(FC_ENQUEUED, ENQUEUED, false, 8, "enqueued", "ENQUEUED",
+	      "Transports the scheduler took."),
+	COUNT(FC_FED_PULL, FED_PULL, false, 8, "fed_pull", "PULL",
+	      "Handed to the kernel queue by a thread looking for work."),
+	COUNT(FC_FED_PUSH, FED_PUSH, false, 8, "fed_push", "PUSH",
+	      "Handed over with an idle thread woken for it."),
+	COUNT(FC_FED_BYPASS, FED_BYPASS, false, 8, "fed_bypass", "BYPASS",
+	      "Handed over without the scheduler (close, switch, no thread)."),
+	COUNT(FC_WAKEUPS, WAKEUPS, true, 8, "wakeups", "WAKEUPS", "Threads fairq woke."),
+	COUNT(FC_CLOSE_FLUSHES, CLOSE_FLUSHES, false, 8, "close_flushes", "FLUSHES",
+	      "Connections closed while queued, passed on at once."),
+	COUNT(FC_MIGRATED, MIGRATED, false, 8, "migrated", "MIGRATED",
+	      "Transports moved to another pool when this one lost its last thread."),
+	COUNT(FC_RESCUES, RESCUES, true, 7, "rescues", "RESCUES",
+	      "Stalled transports the watchdog handed over (a bug: report it)."),
+};
+
 /* An attribute's value, or @missing (strings) or 0 when the kernel did not send it. */
 void fc_attr_str(char *dst, size_t len, struct nlattr *a, const char *missing)
 {
@@ -139,6 +167,7 @@ static int parse_pool(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 	struct fc_pools *all = arg;
 	struct fc_pool *p, *arr;
 	struct nlattr *a;
+	unsigned int i;
 	int rem;
 
 	arr = grow(all->p, all->nr, &all->cap, sizeof(*p));
@@ -150,21 +179,11 @@ static int parse_pool(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 	p->serv = fc_attr_u32(tb[FAIRQ_A_POOL_SERV_ID]);
 	p->pool = fc_attr_u32(tb[FAIRQ_A_POOL_POOL_ID]);
 	fc_attr_str(p->sched, sizeof(p->sched), tb[FAIRQ_A_POOL_SCHED], "");
-	p->threads = fc_attr_u32(tb[FAIRQ_A_POOL_THREADS]);
-	p->idle = fc_attr_u32(tb[FAIRQ_A_POOL_THREADS_IDLE]);
-	p->queued = fc_attr_u32(tb[FAIRQ_A_POOL_QUEUED]);
-	p->enqueued = fc_attr_u64(tb[FAIRQ_A_POOL_ENQUEUED]);
-	p->fed_pull = fc_attr_u64(tb[FAIRQ_A_POOL_FED_PULL]);
-	p->fed_push = fc_attr_u64(tb[FAIRQ_A_POOL_FED_PUSH]);
-	p->fed_bypass = fc_attr_u64(tb[FAIRQ_A_POOL_FED_BYPASS]);
-	p->close_flushes = fc_attr_u64(tb[FAIRQ_A_POOL_CLOSE_FLUSHES]);
-	p->rescues = fc_attr_u64(tb[FAIRQ_A_POOL_RESCUES]);
-	p->migrated = fc_attr_u64(tb[FAIRQ_A_POOL_MIGRATED]);
-	p->wakeups = fc_attr_u64(tb[FAIRQ_A_POOL_WAKEUPS]);
-	p->waking = fc_attr_u32(tb[FAIRQ_A_POOL_THREADS_WAKING]);
-	p->overloads_avoided = fc_attr_u64(tb[FAIRQ_A_POOL_OVERLOADS_AVOIDED]);
-	p->wakers_expired = fc_attr_u64(tb[FAIRQ_A_POOL_WAKERS_EXPIRED]);
-	p->cap_waits = fc_attr_u64(tb[FAIRQ_A_POOL_CAP_WAITS]);
+	for (i = 0; i < FC_POOL_NUMS; i++) {
+		const struct fc_pool_num_def *d = &fc_pool_nums[i];
+
+		p->num[i] = d->gauge ? fc_attr_u32(tb[d->attr]) : fc_attr_u64(tb[d->attr]);
+	}
 	/* one FAIRQ_A_POOL_SCHED_COUNTER per counter: every attribute, in order */
 	nla_for_each_attr(a, genlmsg_attrdata(gh, 0), genlmsg_attrlen(gh, 0), rem) {
 		if (nla_type(a) == FAIRQ_A_POOL_SCHED_COUNTER)
