@@ -181,8 +181,8 @@ static void trace_dispatch(struct fairq_pool *fp, struct svc_xprt *xprt, bool pu
 	const struct fairq_key_id *key = NULL;
 	s64 wait_ns = -1;
 
-	if (fp->ops->picked)
-		fp->ops->picked(fp, &key, &wait_ns);
+	if (fp->ops->keys && fp->ops->keys->picked)
+		fp->ops->keys->picked(fp, &key, &wait_ns);
 	trace_fairq_dispatch(fp->id, fp->nr_queued, xprt, pull, key, wait_ns);
 }
 
@@ -310,7 +310,7 @@ static bool pool_runs_own(struct fairq_pool *fp)
 {
 	const struct fairq_sched_ops *ops = READ_ONCE(fp->ops);
 
-	return ops && ops->kick;
+	return ops && ops->own;
 }
 
 /*
@@ -324,12 +324,12 @@ bool fairq_pool_ask_own(struct fairq_pool *fp, bool kick, bool *answer)
 	const struct fairq_sched_ops *ops = READ_ONCE(fp->ops);
 	bool own;
 
-	if (!ops || !ops->kick)
+	if (!ops || !ops->own)
 		return false;
 	spin_lock_bh(&fp->lock);
 	own = fp->ops == ops && !fp->stopping;
 	if (own)
-		*answer = kick ? fp->nr_queued && ops->kick(fp) : ops->has_idle(fp);
+		*answer = kick ? fp->nr_queued && ops->own->kick(fp) : ops->own->has_idle(fp);
 	spin_unlock_bh(&fp->lock);
 	return own;
 }
@@ -380,7 +380,7 @@ static void enqueue_native(struct svc_xprt *xprt)
 static bool enqueue_feeds(struct fairq_pool *fp)
 	__must_hold(&fp->lock)
 {
-	return !fp->ops->kick && !fairq_pool_holding(fp) && fairq_kq_feeds_then_wakes(fp->pool);
+	return !fp->ops->own && !fairq_pool_holding(fp) && fairq_kq_feeds_then_wakes(fp->pool);
 }
 
 /* A new connection, a close or a TLS handshake: the kernel's path, once fairq let go of it. */
@@ -585,8 +585,8 @@ static void own_pull(struct fairq_pool *fp, struct svc_rqst *rqstp)
 
 	spin_lock_bh(&fp->lock);
 	ops = fp->ops;
-	if (ops && ops->pulled)
-		ops->pulled(fp, rqstp);
+	if (ops && ops->own && ops->own->pulled)
+		ops->own->pulled(fp, rqstp);
 	more = !feed_one_locked(fp, true, &fp->stats.fed_pull) && fp->nr_queued;
 	spin_unlock_bh(&fp->lock);
 	if (more)

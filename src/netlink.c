@@ -372,9 +372,9 @@ static int sched_put(const struct fairq_sched_ops *ops, void *data)
 	arg->found = true;
 	if (ops->flags & FAIRQ_SCHED_NATIVE)
 		flags |= FAIRQ_SCHED_FLAGS_NATIVE;
-	if (ops->for_each_key)
+	if (ops->keys)
 		flags |= FAIRQ_SCHED_FLAGS_KEYED;
-	if (ops->set_weight)
+	if (ops->keys && ops->keys->set_weight)
 		flags |= FAIRQ_SCHED_FLAGS_WEIGHTED;
 	nest = nla_nest_start(arg->skb, FAIRQ_A_SCHED_SCHED);
 	if (!nest ||
@@ -718,8 +718,8 @@ static int pool_keys(struct fairq_pool *fp, u64 *cursor,
 	int err = 0;
 
 	spin_lock_bh(&fp->lock);
-	if (fp->ops && fp->ops->for_each_key)
-		err = fp->ops->for_each_key(fp, cursor, fn, data);
+	if (fp->ops && fp->ops->keys)
+		err = fp->ops->keys->for_each_key(fp, cursor, fn, data);
 	spin_unlock_bh(&fp->lock);
 	return err;
 }
@@ -881,7 +881,7 @@ static const struct fairq_sched_ops *weights_of(const struct nlattr *name,
 	if (!ops) {
 		NL_SET_ERR_MSG_ATTR(extack, name, MSG_NO_SCHED);
 		*err = -ENOENT;
-	} else if (!ops->for_each_weight) {
+	} else if (!ops->keys || !ops->keys->for_each_weight) {
 		if (name)
 			NL_SET_ERR_MSG_ATTR(extack, name, "that scheduler has no per-key weights");
 		else
@@ -944,7 +944,7 @@ int fairq_nl_weight_get_doit(struct sk_buff *skb, struct genl_info *info)
 	ops = weights_of(info->attrs[FAIRQ_A_KEY_SCHED], info->extack, &err);
 	if (!ops)
 		return err;
-	if (!ops->for_each_weight(&cursor, weight_find_one, &wf)) {
+	if (!ops->keys->for_each_weight(&cursor, weight_find_one, &wf)) {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[FAIRQ_A_KEY_ID],
 				    "no weight is set for that key: it has the default");
 		err = -ENOENT;
@@ -1012,7 +1012,7 @@ int fairq_nl_weight_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	if (!ops)
 		return err;
 	w.sched = ops->name;
-	err = ops->for_each_weight(&pos->key, weight_dump_one, &w);
+	err = ops->keys->for_each_weight(&pos->key, weight_dump_one, &w);
 	fairq_sched_put(ops);
 	/* a full skb with nothing in it: one entry can never fit */
 	if (err == -EMSGSIZE && !skb->len)
@@ -1054,14 +1054,14 @@ int fairq_nl_weight_set_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	ops = fairq_active_sched();
 	weight = nla_get_u32(info->attrs[FAIRQ_A_KEY_WEIGHT]);
-	err = ops->set_weight ? ops->set_weight(&id, weight) : -EOPNOTSUPP;
+	err = ops->keys && ops->keys->set_weight ? ops->keys->set_weight(&id, weight) : -EOPNOTSUPP;
 	if (!err)
 		fairq_weight_changed(ops, &id, weight);
 	else if (err == -EALREADY)
 		err = 0;	/* the weight it had: no change to log or announce */
 	fairq_change_end();
 
-	if (!ops->set_weight)
+	if (!ops->keys || !ops->keys->set_weight)
 		NL_SET_ERR_MSG(info->extack, "the active scheduler has no per-key weights");
 	else if (err == -EOPNOTSUPP)
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[FAIRQ_A_KEY_ID],

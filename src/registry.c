@@ -219,7 +219,9 @@ static bool ops_complete(const struct fairq_sched_ops *ops)
 		return false;
 	if (ops->flags & FAIRQ_SCHED_NATIVE)
 		return true;
-	if (ops->kick && !(ops->has_idle && ops->quiesce))
+	if (ops->own && !(ops->own->kick && ops->own->has_idle && ops->own->quiesce))
+		return false;
+	if (ops->keys && !ops->keys->for_each_key)
 		return false;
 	if (ops->wake && !(ops->wake->reserve && ops->wake->commit && ops->wake->ran))
 		return false;
@@ -560,8 +562,8 @@ void fairq_sched_quiesce(struct svc_serv *serv)
 
 	down_read(&fairq_scheds_rwsem);
 	list_for_each_entry(e, &fairq_scheds, list) {
-		if (e->ops->quiesce)
-			e->ops->quiesce(serv);
+		if (e->ops->own)
+			e->ops->own->quiesce(serv);
 	}
 	up_read(&fairq_scheds_rwsem);
 }

@@ -367,8 +367,8 @@ void fairq_switch(const struct fairq_sched_ops *new_ops)
 	}
 	spin_unlock_bh(&fairq_servs_lock);
 	/* contexts the old policy ran requests in finish them and go; before any pool is freed */
-	if (old_ops->quiesce)
-		old_ops->quiesce(NULL);
+	if (old_ops->own)
+		old_ops->own->quiesce(NULL);
 	if (to_native) {
 		fairq_servs_alloc_stop();
 		fairq_watchdog_stop();

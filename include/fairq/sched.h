@@ -166,6 +166,60 @@ struct fairq_wake_ops {
 };
 
 /**
+ * struct fairq_key_ops - a keyed policy: transports grouped by client into keys, with weights
+ * @for_each_key: report the pool's keys to @fn (pool lock held, @fn must not sleep), from
+ *	the position *@cursor (0: the first key; its encoding is the policy's); stop early and
+ *	return @fn's value when it is non-zero, with *@cursor at the key @fn stopped at, so that
+ *	a later walk (a netlink dump's next skb) starts with it instead of walking the keys
+ *	already reported again.  Keys that come or go in between may be missed or reported
+ *	twice.
+ * @for_each_weight: report the weights set (@set_weight's, in the order they were set) to @fn,
+ *	from the position *@cursor (0: the first); stop early and return @fn's value when it is
+ *	non-zero, with *@cursor at the weight @fn stopped at.  Called without locks (the policy
+ *	protects its own rules); @fn must not sleep.  Optional, with @set_weight.
+ * @picked: for the dispatch tracepoint, right after @pick (same locked step): the key of the
+ *	transport it returned and how long that key had waited for the turn, in ns (-1 for
+ *	unknown); *@key is used before the pool lock is dropped.  Optional.
+ * @set_weight: set the weight of the clients @id stands for, in every pool; 0 restores the
+ *	default.  -EALREADY if that is the weight they have (nothing changed).  Called with
+ *	fairq_sched_mutex held, may sleep.  Optional.
+ *
+ * @for_each_key is mandatory in the group.
+ */
+struct fairq_key_ops {
+	int (*for_each_key)(struct fairq_pool *fp, u64 *cursor, fairq_key_fn fn, void *arg);
+	void (*picked)(struct fairq_pool *fp, const struct fairq_key_id **key, s64 *wait_ns);
+	int (*set_weight)(const struct fairq_key_id *id, u32 weight);
+	int (*for_each_weight)(u64 *cursor, fairq_weight_fn fn, void *arg);
+};
+
+/**
+ * struct fairq_own_ops - a policy that runs requests in contexts of its own instead of nfsd's
+ * threads (<fairq/sched-own.h> has what those contexts need of the core)
+ * @kick: work is queued in @fp, start a context for it (wake or create one); return whether
+ *	one was started.  Pool lock held.
+ * @has_idle: whether a context of @fp is idle (the watchdog's test for a lost wakeup).
+ *	Pool lock held.
+ * @pulled: a context (@rqstp, the current task: one of the policy's own, or an nfsd thread)
+ *	looks at @fp's queue for work; the core hands it a transport in the same locked step.
+ *	A context the policy counts as on its way to the work stops counting here, not
+ *	earlier: in between, queued work would look forgotten.  Pool lock held.  Optional.
+ * @quiesce: stop every context the policy runs for @serv (every service when NULL), each
+ *	after its current request; sleeps.  Called before a service loses its last nfsd thread,
+ *	before it is freed, and once the policy is no longer active.  No locks held but
+ *	possibly fairq_sched_mutex.
+ *
+ * The core then never wakes an nfsd thread for the pool's work, except while the service is
+ * stopping.  @kick, @has_idle and @quiesce are mandatory in the group.
+ */
+struct fairq_own_ops {
+	bool (*kick)(struct fairq_pool *fp);
+	bool (*has_idle)(struct fairq_pool *fp);
+	void (*pulled)(struct fairq_pool *fp, struct svc_rqst *rqstp);
+	void (*quiesce)(struct svc_serv *serv);
+};
+
+/**
  * struct fairq_sched_ops - a dispatch policy
  * @owner: the module the ops live in (THIS_MODULE).
  * @name: what sysfs and netlink call it.
@@ -198,22 +252,6 @@ struct fairq_wake_ops {
  *	back, when its pool state is rebuilt or left.  Only called for pools that track threads
  *	(fairq_pool_track_threads() from @init_pool); then mandatory, with @uncharge.
  * @uncharge: the thread @token was charged for has finished with it.
- * @for_each_key: report the pool's keys to @fn (pool lock held, @fn must not sleep), from
- *	the position *@cursor (0: the first key; its encoding is the policy's); stop early and
- *	return @fn's value when it is non-zero, with *@cursor at the key @fn stopped at, so that
- *	a later walk (a netlink dump's next skb) starts with it instead of walking the keys
- *	already reported again.  Keys that come or go in between may be missed or reported
- *	twice.  Optional (keyless policies).
- * @for_each_weight: report the weights set (@set_weight's, in the order they were set) to @fn,
- *	from the position *@cursor (0: the first); stop early and return @fn's value when it is
- *	non-zero, with *@cursor at the weight @fn stopped at.  Called without locks (the policy
- *	protects its own rules); @fn must not sleep.  Optional, with @set_weight.
- * @picked: for the dispatch tracepoint, right after @pick (same locked step): the key of the
- *	transport it returned and how long that key had waited for the turn, in ns (-1 for
- *	unknown); *@key is used before the pool lock is dropped.  Optional (keyless policies).
- * @set_weight: set the weight of the clients @id stands for, in every pool; 0 restores the
- *	default.  -EALREADY if that is the weight they have (nothing changed).  Called with
- *	fairq_sched_mutex held, may sleep.  Optional.
  * @tick: periodic (the core's watchdog interval): let go of work the policy holds back
  *	for reasons that can expire without an event; return how many were let go, and the
  *	core wakes threads for them.  Pool lock held.  Optional.
@@ -222,22 +260,10 @@ struct fairq_wake_ops {
  *	Pool lock held.  Optional.
  * @supported: whether the policy really does something on the running kernel.  A policy that
  *	would be a no-op is not offered.  Optional (default: supported).
- * @kick: for policies that run requests in contexts of their own instead of nfsd's threads:
- *	work is queued in @fp, start a context for it (wake or create one); return whether one
- *	was started.  The core then never wakes an nfsd thread for the pool's work, except while
- *	the service is stopping.  Pool lock held.  Optional; with it, @has_idle and @quiesce are
- *	mandatory, and <fairq/sched-own.h> has what such a policy's contexts need of the core.
- * @has_idle: whether such a context of @fp is idle (the watchdog's test for a lost wakeup).
- * @pulled: a context (@rqstp, the current task: one of the policy's own, or an nfsd thread)
- *	looks at @fp's queue for work; the core hands it a transport in the same locked step.
- *	A context the policy counts as on its way to the work stops counting here, not
- *	earlier: in between, queued work would look forgotten.  Pool lock held.  Optional.
- * @quiesce: stop every context the policy runs for @serv (every service when NULL), each
- *	after its current request; sleeps.  Called before a service loses its last nfsd thread,
- *	before it is freed, and once the policy is no longer active.  No locks held but
- *	possibly fairq_sched_mutex.
  * @release: the policy is unregistered: free what it keeps outside its pools (settings,
  *	weight rules).  No pool uses it any more.  Optional.
+ * @keys: a keyed policy's ops (struct fairq_key_ops).  Optional (keyless policies).
+ * @own: a policy that runs requests in contexts of its own (struct fairq_own_ops).  Optional.
  * @wake: which threads are woken for the policy's work: see struct fairq_wake_ops.
  *	Optional (every transport may wake an idle thread).
  *
@@ -261,19 +287,12 @@ struct fairq_sched_ops {
 	void (*complete)(struct fairq_pool *fp, struct svc_xprt *xprt, u64 thread_ns);
 	void *(*charge)(struct fairq_pool *fp, struct svc_xprt *xprt);
 	void (*uncharge)(struct fairq_pool *fp, void *token);
-	int (*for_each_key)(struct fairq_pool *fp, u64 *cursor, fairq_key_fn fn,
-			    void *arg);
-	void (*picked)(struct fairq_pool *fp, const struct fairq_key_id **key, s64 *wait_ns);
-	int (*set_weight)(const struct fairq_key_id *id, u32 weight);
-	int (*for_each_weight)(u64 *cursor, fairq_weight_fn fn, void *arg);
 	void (*counters)(struct fairq_pool *fp, struct fairq_counters *out);
 	unsigned int (*tick)(struct fairq_pool *fp);
 	bool (*supported)(void);
-	bool (*kick)(struct fairq_pool *fp);
-	bool (*has_idle)(struct fairq_pool *fp);
-	void (*pulled)(struct fairq_pool *fp, struct svc_rqst *rqstp);
-	void (*quiesce)(struct svc_serv *serv);
 	void (*release)(void);
+	const struct fairq_key_ops *keys;
+	const struct fairq_own_ops *own;
 	const struct fairq_wake_ops *wake;
 };
 

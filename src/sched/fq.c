@@ -889,6 +889,13 @@ static void fq_release(void)
 	fairq_weights_clear(&fq_weights);
 }
 
+static const struct fairq_key_ops fq_key_ops = {
+	.for_each_key	= fq_walk_keys,
+	.picked		= fq_picked,
+	.set_weight	= fq_set_weight,
+	.for_each_weight = fq_walk_weights,
+};
+
 const struct fairq_sched_ops fairq_sched_fq = {
 	.owner		= THIS_MODULE,
 	.name		= "fq",
@@ -905,10 +912,7 @@ const struct fairq_sched_ops fairq_sched_fq = {
 	.complete	= fq_complete,
 	.charge		= fq_charge,
 	.uncharge	= fq_uncharge,
-	.for_each_key	= fq_walk_keys,
-	.picked		= fq_picked,
-	.set_weight	= fq_set_weight,
-	.for_each_weight = fq_walk_weights,
+	.keys		= &fq_key_ops,
 	.counters	= fq_counters,
 	.tick		= fq_tick,
 	.release	= fq_release,

@@ -619,6 +619,15 @@ static const struct fairq_tunable wq_tunables[] = {
 	{ }
 };
 
+static const struct fairq_own_ops wq_own_ops = {
+	.kick		= wq_kick,
+	.has_idle	= wq_has_idle,
+	.pulled		= wq_pulled,
+	.quiesce	= wq_quiesce,
+};
+
+#define wq_own		(&wq_own_ops)
+
 #else /* sunrpc processes inside svc_recv() and keeps request contexts to its threads */
 
 static bool wq_supported(void)
@@ -633,10 +642,7 @@ static bool wq_supported(void)
 #define wq_drain	fairq_qfifo_drain
 #define wq_remove	fairq_qfifo_remove
 #define wq_exit_pool	NULL
-#define wq_kick		NULL
-#define wq_has_idle	NULL
-#define wq_pulled	NULL
-#define wq_quiesce	NULL
+#define wq_own		NULL
 #define wq_counters	NULL
 #define wq_tunables	NULL
 #define wq_pool		fairq_qfifo_pool
@@ -655,10 +661,7 @@ const struct fairq_sched_ops fairq_sched_wq = {
 	.has_work	= wq_has_work,
 	.drain		= wq_drain,
 	.remove		= wq_remove,
-	.kick		= wq_kick,
-	.has_idle	= wq_has_idle,
-	.pulled		= wq_pulled,
-	.quiesce	= wq_quiesce,
+	.own		= wq_own,
 	.tunables	= wq_tunables,
 	.counters	= wq_counters,
 	.supported	= wq_supported,

@@ -577,9 +577,9 @@ static void test_fairq_weights(void)
 	int i;
 
 	inet_pton(AF_INET, "10.1.0.0", id.addr);
-	CHECK(fairq_sched_fq.set_weight(&id, 4) == 0, "weight rule accepted");
+	CHECK(fairq_sched_fq.keys->set_weight(&id, 4) == 0, "weight rule accepted");
 	/* the weight it has: nothing changes, and no pool is rebuilt for it */
-	CHECK(fairq_sched_fq.set_weight(&id, 4) == -EALREADY, "the same weight again changes nothing");
+	CHECK(fairq_sched_fq.keys->set_weight(&id, 4) == -EALREADY, "the same weight again changes nothing");
 	CHECK(requeue_calls > 0, "a weight change asks for the queues to be rebuilt");
 	sim_init(&sm, 8);
 	for (i = 0; i < 8; i++) {
@@ -595,12 +595,12 @@ static void test_fairq_weights(void)
 	s = share(&sm, 0, 4, 0, 8);
 	CHECK(s > 0.77 && s < 0.83, "4:1 weighted subnet share %.3f (per-address keys)", s);
 	sim_exit(&sm);
-	CHECK(fairq_sched_fq.set_weight(&id, 0) == 0, "weight rule removed");
-	CHECK(fairq_sched_fq.set_weight(&id, 0) == -EALREADY, "removing it again changes nothing");
+	CHECK(fairq_sched_fq.keys->set_weight(&id, 0) == 0, "weight rule removed");
+	CHECK(fairq_sched_fq.keys->set_weight(&id, 0) == -EALREADY, "removing it again changes nothing");
 	id.prefix_len = 33;
-	CHECK(fairq_sched_fq.set_weight(&id, 2) == -EINVAL, "bad prefix refused");
+	CHECK(fairq_sched_fq.keys->set_weight(&id, 2) == -EINVAL, "bad prefix refused");
 	id.prefix_len = 24;
-	CHECK(fairq_sched_fq.set_weight(&id, 1001) == -EINVAL, "weight over 1000 refused");
+	CHECK(fairq_sched_fq.keys->set_weight(&id, 1001) == -EINVAL, "weight over 1000 refused");
 }
 
 /*
@@ -615,7 +615,7 @@ static void test_fairq_heavy_weights(void)
 	int i;
 
 	inet_pton(AF_INET, "10.0.0.2", id.addr);
-	CHECK(fairq_sched_fq.set_weight(&id, 3) == 0, "weight rule accepted");
+	CHECK(fairq_sched_fq.keys->set_weight(&id, 3) == 0, "weight rule accepted");
 	sim_init(&sm, 4);
 	for (i = 0; i < 3; i++) {
 		set_addr(&fx[i], i ? "10.0.0.1" : "10.0.0.2", 700 + i);
@@ -627,7 +627,7 @@ static void test_fairq_heavy_weights(void)
 	s = share(&sm, 0, 1, 0, 3);
 	CHECK(s > 0.72 && s < 0.78, "3:1 weight with 100 ms requests: share %.3f", s);
 	sim_exit(&sm);
-	CHECK(fairq_sched_fq.set_weight(&id, 0) == 0, "weight rule removed");
+	CHECK(fairq_sched_fq.keys->set_weight(&id, 0) == 0, "weight rule removed");
 }
 
 /*
@@ -647,7 +647,7 @@ static void test_fairq_deep_weights(void)
 	fq_key_type = FAIRQ_KEY_TYPE_SUBNET;
 	fq_prefix4 = 30;
 	inet_pton(AF_INET, "10.99.0.12", id.addr);
-	CHECK(fairq_sched_fq.set_weight(&id, 4) == 0, "weight 4 on 10.99.0.12/30 accepted");
+	CHECK(fairq_sched_fq.keys->set_weight(&id, 4) == 0, "weight 4 on 10.99.0.12/30 accepted");
 	sim_init(&sm, 8);
 	for (i = 0; i < 3; i++) {
 		set_addr(&fx[i], ips[i], 800 + i);
@@ -661,7 +661,7 @@ static void test_fairq_deep_weights(void)
 	CHECK(s0 > 0.17 && s0 < 0.23, "deep windows, weight 1 against a weight-4 subnet: %.3f (owed 0.2)", s0);
 	CHECK(s1 > 0.37 && s1 < 0.43, "deep windows, one of the weight-4 subnet's two: %.3f (owed 0.4)", s1);
 	sim_exit(&sm);
-	CHECK(fairq_sched_fq.set_weight(&id, 0) == 0, "weight rule removed");
+	CHECK(fairq_sched_fq.keys->set_weight(&id, 0) == 0, "weight rule removed");
 	fq_key_type = FAIRQ_KEY_TYPE_ADDR;
 	fq_prefix4 = 24;
 }
@@ -1001,7 +1001,7 @@ static void test_fairq_key_walk(void)
 		cursor = 0;
 		for (calls = 0; calls < 2 * NX; calls++) {
 			w.room = room;
-			if (!fairq_sched_fq.for_each_key(&sm.fp, &cursor, count_key, &w))
+			if (!fairq_sched_fq.keys->for_each_key(&sm.fp, &cursor, count_key, &w))
 				break;
 		}
 		for (i = 0, dup = 0, missed = 0; i < NX; i++) {
@@ -1104,7 +1104,7 @@ static void test_fairq_walk_while_growing(void)
 	bits0 = fqp(&sm.fp)->keys.bits;
 	for (calls = 0; calls < 2 * (first + more); calls++) {
 		w.room = 5;
-		if (!fairq_sched_fq.for_each_key(&sm.fp, &cursor, count_conn, &w))
+		if (!fairq_sched_fq.keys->for_each_key(&sm.fp, &cursor, count_conn, &w))
 			break;
 		for (i = 0; i < 40 && added < more; i++, added++) {
 			set_conn(&xs[first + added], first + added);
@@ -1341,18 +1341,18 @@ static void test_fairq_trace_wait(void)
 	fairq_sched_fq.enqueue(&sm.fp, &fx[2]);
 	kshim_now_ns += 5000;
 	CHECK(fairq_sched_fq.pick(&sm.fp) == &fx[0], "the first key first");
-	fairq_sched_fq.picked(&sm.fp, &key, &wait);
+	fairq_sched_fq.keys->picked(&sm.fp, &key, &wait);
 	CHECK(key->type == FAIRQ_KEY_TYPE_ADDR && key->addr[3] == 1 && wait == 8000,
 	      "key 10.0.0.1, waited 8 us since it had work (%lld)", (long long)wait);
 	kshim_now_ns += 2000;
 	/* a new key is served ahead while its allowance lasts: its second transport is next */
 	CHECK(fairq_sched_fq.pick(&sm.fp) == &fx[1], "the first key's second transport");
-	fairq_sched_fq.picked(&sm.fp, &key, &wait);
+	fairq_sched_fq.keys->picked(&sm.fp, &key, &wait);
 	CHECK(key->addr[3] == 1 && wait == 2000, "waited since the key's previous dispatch (%lld)",
 	      (long long)wait);
 	kshim_now_ns += 1000;
 	CHECK(fairq_sched_fq.pick(&sm.fp) == &fx[2], "then the second key");
-	fairq_sched_fq.picked(&sm.fp, &key, &wait);
+	fairq_sched_fq.keys->picked(&sm.fp, &key, &wait);
 	CHECK(key->addr[3] == 2 && wait == 8000, "key 10.0.0.2 waited 8 us (%lld)", (long long)wait);
 
 	/*
@@ -1363,12 +1363,12 @@ static void test_fairq_trace_wait(void)
 	fairq_sched_fq.enqueue(&sm.fp, &fx[1]);
 	unit_trace_on = false;
 	fairq_sched_fq.pick(&sm.fp);
-	fairq_sched_fq.picked(&sm.fp, &key, &wait);
+	fairq_sched_fq.keys->picked(&sm.fp, &key, &wait);
 	CHECK(wait == -1, "not tracing: no wait (%lld)", (long long)wait);
 	unit_trace_on = true;
 	kshim_now_ns += 50000;
 	fairq_sched_fq.pick(&sm.fp);
-	fairq_sched_fq.picked(&sm.fp, &key, &wait);
+	fairq_sched_fq.keys->picked(&sm.fp, &key, &wait);
 	CHECK(key->addr[3] == 1 && wait == -1, "waiting from before tracing: unknown (%lld)",
 	      (long long)wait);
 
@@ -1378,7 +1378,7 @@ static void test_fairq_trace_wait(void)
 	sm.fp.adopting = false;
 	kshim_now_ns += 1000;
 	fairq_sched_fq.pick(&sm.fp);
-	fairq_sched_fq.picked(&sm.fp, &key, &wait);
+	fairq_sched_fq.keys->picked(&sm.fp, &key, &wait);
 	CHECK(key->addr[3] == 2 && wait == -1, "adopted work: unknown (%lld)", (long long)wait);
 	unit_trace_on = false;
 	sim_exit(&sm);
@@ -1431,7 +1431,7 @@ static void test_fairq_release(void)
 	struct fairq_key_id id = { .type = FAIRQ_KEY_TYPE_ADDR, .family = AF_INET };
 
 	inet_pton(AF_INET, "10.0.9.9", id.addr);
-	CHECK(fairq_sched_fq.set_weight(&id, 5) == 0, "a weight rule before unload");
+	CHECK(fairq_sched_fq.keys->set_weight(&id, 5) == 0, "a weight rule before unload");
 	CHECK(rcu_access_pointer(fq_weights), "the rules exist");
 	CHECK(fairq_sched_fq.release, "the policy has a release op");
 	if (fairq_sched_fq.release)
