@@ -29,8 +29,8 @@ static u32 capped_max_waking = CAPPED_DEF_MAX_WAKING;
 
 /*
  * A pool's threads on their way: slot i is a thread woken (task[i]), or about to be (NULL),
- * since jiffies when[i] (the low 32 bits: a slot lives a second at most).  Pool lock held for
- * all of it; nr_waking is also read without it, for reports.
+ * since jiffies when[i] (the low 32 bits, compared unsigned: an age wraps only after 2^32
+ * jiffies, and then looks young for at most a second).  Pool lock held for all of it.
  */
 struct capped_pool {
 	struct fairq_qfifo_pool fifo;	/* first: the FIFO helper's state */
@@ -75,7 +75,7 @@ static bool capped_reserve(struct fairq_pool *fp)
 	unsigned int i;
 
 	for (i = 0; i < cp->nr_waking;) {
-		if (cp->task[i] && (s32)(now - cp->when[i]) > HZ) {
+		if (cp->task[i] && now - cp->when[i] > HZ) {
 			slot_forget(cp, i);
 			cp->wakers_expired++;
 		} else {
@@ -121,7 +121,11 @@ static void capped_ran(struct fairq_pool *fp)
 	}
 }
 
-/* Not lost, held back: the threads the cap waits for have not run for a whole tick. */
+/*
+ * Not lost, held back: the threads the cap waits for have not run for a whole tick.  Counted
+ * when the cap is full as the watchdog's wakeup fails: a thread that arrives in between
+ * makes it miss one, which a later tick counts if the work still waits.
+ */
 static void capped_stalled(struct fairq_pool *fp)
 {
 	struct capped_pool *cp = capped(fp);

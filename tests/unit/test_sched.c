@@ -307,6 +307,14 @@ static void test_capped_wake_cap(void)
 	cs.nr = 0;
 	fairq_sched_capped.counters(&fp, &cs);
 	CHECK(cs.c[3].value == 1, "capped: a stall below the cap is not a wait behind it");
+	/* a thread that never ran, its slot found only 2^31 jiffies later: long gone, not young */
+	jiffies += 0x80000000UL;
+	CHECK(w->reserve(&fp), "capped: a wakeup after 2^31 jiffies is allowed");
+	cs.nr = 0;
+	fairq_sched_capped.counters(&fp, &cs);
+	CHECK(cs.c[2].value == 3 && cs.c[0].value == 1,
+	      "capped: a slot 2^31 jiffies old expired (expired %llu, waking %llu)",
+	      (unsigned long long)cs.c[2].value, (unsigned long long)cs.c[0].value);
 }
 
 /* ---- the fairq policy, driven by a small discrete-event model of a thread pool ---- */

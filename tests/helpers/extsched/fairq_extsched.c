@@ -9,7 +9,10 @@
  * counters of its own ("picked": transports it handed out; "waking"), so that its sysfs
  * directory, its netlink tunable, its counters and the wake ops are all exercised.  Its cap
  * counts the threads woken for it that have not looked for work yet, without naming them:
- * any thread's look ends one, which is looser than capped's, and never leaks.
+ * any thread's look ends one, which is looser than capped's (a woken thread that exits
+ * without looking holds a place until another thread looks).  Having wake ops, it always
+ * clocks itself like capped, also without a cap: the path without wake ops is qfifo's and
+ * fq's.
  *
  * It can also misbehave on purpose, for the fail-safe test: with strand_ms set, the transport
  * at the head of a pool's queue is hidden (has_work says no) until it has been the head that
@@ -24,9 +27,9 @@
 struct extfifo_pool {
 	struct fairq_qfifo_pool fifo;	/* first: the FIFO helper's state */
 	u64 picked;
-	u64 head_since;
+	u64 head_since;			/* ktime_get_ns() when the head became the head */
 	unsigned int max_waking;	/* 0: no cap */
-	unsigned int waking;			/* ktime_get_ns() when the head became the head */
+	unsigned int waking;
 };
 
 /* Other names, to test the registry's: a name or alias already taken is refused. */
