@@ -23,6 +23,10 @@
  * differ per kernel and live in compat/kq.c.  A watchdog checks the claim: work held while a
  * thread sits idle with nothing to do, with no hand-off for two ticks in a row, is rescued and
  * counted.
+ *
+ * This file is the dispatch path alone (enqueue, feed, pull, push and the request hooks),
+ * about 750 lines kept whole: each step's ordering pairs with another's in the argument above.
+ * Switching, services, thread records, wake ops and the watchdog have files of their own.
  */
 #include <linux/hash.h>
 #include <linux/module.h>
@@ -407,7 +411,7 @@ static void thread_gave_back(struct svc_xprt *xprt)
 }
 
 /**
- * fairq_enqueue - svc_xprt_enqueue() for nfsd transports, while a fairq policy is active
+ * fairq_enqueue - svc_xprt_enqueue() for nfsd transports, while a queueing policy is active
  * @xprt: the transport that may have work
  *
  * Called in place of the kernel's function (see hook.c), from softirq or process context.

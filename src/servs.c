@@ -220,7 +220,7 @@ static struct fairq_serv *serv_alloc(unsigned int n)
 /*
  * Allocate the state of the first wanted service, then publish it if the service is still
  * wanted (neither torn down nor dropped by a switch to the kernel's dispatch meanwhile) and a
- * fairq policy is still active.  A failed allocation is counted and retried a second later.
+ * queueing policy is still active.  A failed allocation is counted and retried a second later.
  */
 static void serv_alloc_work_fn(struct work_struct *work)
 {

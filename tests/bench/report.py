@@ -1139,7 +1139,7 @@ def plot_s1(r):
     fig.suptitle("Scenario 1: the interactive client's latency, per scheduler\n(%s)" % where, fontsize=11)
     savefig(fig, "s1-latency.png")
 
-    # (4) anticipation, when the run compared fairq with anticipate_us variants
+    # (4) anticipation, when the run compared fq with anticipate_us variants
     if s1_anticipation(r):
         w, points = s1_tradeoff_points(r)
         tradeoff_figure([("interactive window %d" % w, points)],

@@ -12,7 +12,7 @@
 # results into BENCH_OUT/raw/sN/ and writes BENCH_OUT/results.json, bench.md and the plots
 # (tests/bench/report.py).  BENCH_SCALE scales every measured interval (0.2 for a quick look);
 # B1_KS, B2_NS, ... narrow a scenario (see tests/vm/guest/bench/sN-*.sh); B_SCHEDS="fq wq"
-# runs only those schedulers beside fifo; B_TUNE="fairq/new_burst=128" sets tunables first.
+# runs only those schedulers beside fifo; B_TUNE="fq/new_burst=128" sets tunables first.
 set -euo pipefail
 . "$(dirname "$0")/../vm/lib.sh"
 
@@ -39,7 +39,7 @@ esac
 for t in ${B_TUNE:-}; do
 	case "$t" in
 	[a-z]*/[a-z]*=[0-9]*) ;;
-	*) die "B_TUNE takes SCHEDULER/TUNABLE=VALUE words (fairq/new_burst=128), not '$t'" ;;
+	*) die "B_TUNE takes SCHEDULER/TUNABLE=VALUE words (fq/new_burst=128), not '$t'" ;;
 	esac
 done
 

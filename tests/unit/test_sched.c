@@ -317,7 +317,7 @@ static void test_capped_wake_cap(void)
 	      (unsigned long long)cs.c[2].value, (unsigned long long)cs.c[0].value);
 }
 
-/* ---- the fairq policy, driven by a small discrete-event model of a thread pool ---- */
+/* ---- the fq policy, driven by a small discrete-event model of a thread pool ---- */
 
 #define NX 256
 static struct svc_xprt fx[NX];

@@ -87,7 +87,7 @@ struct fc_scheds {
 };
 void fc_print_module(const struct fc_module *m);
 
-/* One of the pool scheduler's own counters (fairq's keys, wq's workers). */
+/* One of the pool scheduler's own counters (fq's keys, wq's workers). */
 struct fc_counter {
 	char name[32];
 	uint64_t value;

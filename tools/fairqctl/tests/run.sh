@@ -375,12 +375,12 @@ else
 	zcomplete_test "--json" fairqctl -e --j
 	zcomplete_test "set" fairqctl sched ""
 	zcomplete_test "qfifo" fairqctl -j sched set q
-	zcomplete_test "fairq fifo qfifo" fairqctl sched set ""
-	zcomplete_test "fairq.quantum_us" fairqctl set fairq.q
+	zcomplete_test "fifo fq qfifo" fairqctl sched set ""
+	zcomplete_test "fq.quantum_us" fairqctl set fq.q
 	zcomplete_test "--all-netns --exact --help --interval --json --key --netns --pool --pretty --sort --top" fairqctl shares --
 	zcomplete_test "requests" fairqctl shares --interval 2 --sort r
 	zcomplete_test "--all-netns --exact --help --json --netns --pretty --textfile --top" fairqctl metrics --
-	zcomplete_test "fairq fifo prune qfifo" fairqctl weights ""
+	zcomplete_test "fifo fq prune qfifo" fairqctl weights ""
 	zcomplete_test "10.0.0.0/24 10.0.0.1" fairqctl weights prune ""
 	zcomplete_test "10.0.0.0/24 10.0.0.1" fairqctl weight 10
 	zcomplete_test "--count" fairqctl mon --c

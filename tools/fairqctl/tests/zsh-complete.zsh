@@ -18,8 +18,8 @@ fpath=($dir \$fpath)
 autoload -Uz compinit && compinit -u -D
 fairqctl() {
 	case "\$*" in
-	("sched --names") print -l fifo qfifo fairq ;;
-	("sched --params") print -l fairq.key fairq.quantum_us ;;
+	("sched --names") print -l fifo qfifo fq ;;
+	("sched --params") print -l fq.key fq.quantum_us ;;
 	(weights) print -l "10.0.0.1 3" "10.0.0.0/24 2" ;;
 	esac
 }

@@ -14,7 +14,7 @@ GREEDY_PID=""
 mkdir -p "$B_OUT"
 : >"$B_OUT/cells.jsonl"
 
-# B_TUNE="fairq/new_burst=128 ...": scheduler tunables (under /sys/kernel/fairq) for the whole
+# B_TUNE="fq/new_burst=128 ...": scheduler tunables (under /sys/kernel/fairq) for the whole
 # run, to measure a setting other than the defaults; meta.json records them as "tune"
 for b_tune in ${B_TUNE:-}; do
 	case $b_tune in
