@@ -7,6 +7,7 @@
 #include <linux/seq_file.h>
 #include <linux/sunrpc/svc.h>
 #include "core.h"
+#include "servs.h"
 #include "registry.h"
 #include "compat/kq.h"
 #include "v4client.h"
@@ -18,14 +19,14 @@ static struct dentry *fairq_debugfs_dir;
 static int pools_show(struct seq_file *m, void *v)
 {
 	struct fairq_serv *fs;
+	struct fairq_pool *fp;
 	u64 bind_skipped, seq_refused, seq_missed;
-	unsigned int i, bound;
+	unsigned int bound;
 
 	rcu_read_lock();	/* also for the active policy's name: its module may go */
 	seq_printf(m, "scheduler %s\n", fairq_active_sched()->name);
-	list_for_each_entry_rcu(fs, &fairq_servs, list) {
-		for (i = 0; i < fs->nr_pools; i++) {
-			struct fairq_pool *fp = fs->pools[i];
+	fairq_for_each_serv(fs) {
+		fairq_for_each_pool(fp, fs) {
 			struct fairq_counters counters;
 			struct fairq_pool_stats st;
 			unsigned int queued, c;
@@ -36,7 +37,7 @@ static int pools_show(struct seq_file *m, void *v)
 			fairq_pool_counters(fp, &counters);
 			spin_unlock_bh(&fp->lock);
 			seq_printf(m, "serv %u pool %u threads %u queued %u wakeups %ld",
-				   fs->id, i, fairq_pool_threads(fp->pool), queued,
+				   fs->id, fp->id, fairq_pool_threads(fp->pool), queued,
 				   atomic_long_read(&fp->wakeups));
 			for (c = 0; c < fairq_pool_nr_counters; c++)
 				seq_printf(m, " %s %llu", fairq_pool_counter_defs[c].name,

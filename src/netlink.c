@@ -28,6 +28,8 @@
 #include <net/genetlink.h>
 #include <net/sock.h>
 #include "core.h"
+#include "servs.h"
+#include "switch.h"
 #include "registry.h"
 #include "hook.h"
 #include "compat/kq.h"
@@ -329,7 +331,7 @@ static struct fairq_serv *serv_find(const struct fairq_nl_filter *f)
 {
 	struct fairq_serv *fs;
 
-	list_for_each_entry_rcu(fs, &fairq_servs, list) {
+	fairq_for_each_serv(fs) {
 		if (serv_match(fs, f))
 			return fs;
 	}
@@ -652,7 +654,7 @@ int fairq_nl_pool_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	if (err)
 		return err;
 	rcu_read_lock();
-	list_for_each_entry_rcu(fs, &fairq_servs, list) {
+	fairq_for_each_serv(fs) {
 		if (!serv_match(fs, &f))
 			continue;
 		if (n++ < pos->serv)
@@ -761,7 +763,7 @@ int fairq_nl_key_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	if (err)
 		return err;
 	rcu_read_lock();
-	list_for_each_entry_rcu(fs, &fairq_servs, list) {
+	fairq_for_each_serv(fs) {
 		if (!serv_match(fs, &f))
 			continue;
 		if (n++ < pos->serv)

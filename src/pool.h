@@ -111,7 +111,7 @@ struct fairq_serv {
 	u32 id;			/* stable name for netlink and debugfs while fairq tracks it */
 	unsigned int nr_pools;
 	u16 *cpu_pool;		/* with several pools: the pool whose threads run on each CPU */
-	struct fairq_pool *pools[];	/* one allocation each, in process context */
+	struct fairq_pool *pools[];	/* one allocation each, in process context; NULL after */
 };
 
 #endif /* _FAIRQ_POOL_H */

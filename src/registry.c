@@ -12,6 +12,7 @@
 #include <linux/workqueue.h>
 #include "core.h"
 #include "switch.h"
+#include "servs.h"
 #include "registry.h"
 #include "hook.h"
 #include "events.h"

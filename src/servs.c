@@ -195,7 +195,7 @@ static struct fairq_serv *serv_alloc(unsigned int n)
 	struct fairq_serv *fs;
 	unsigned int i;
 
-	fs = kzalloc(struct_size(fs, pools, n), GFP_KERNEL);
+	fs = kzalloc(struct_size(fs, pools, n + 1), GFP_KERNEL);	/* a NULL after the last */
 	if (!fs)
 		return NULL;
 	fs->nr_pools = n;
@@ -286,6 +286,41 @@ static void serv_alloc_work_fn(struct work_struct *work)
 	spin_unlock_bh(&fairq_servs_lock);
 	if (fs)
 		fairq_serv_free(fs);
+}
+
+/*
+ * @serv is going: its state leaves the list (readers under RCU may still stand on it) and is
+ * returned for the caller to quiesce and free, or NULL if fairq had none.
+ */
+struct fairq_serv *fairq_serv_unlist(const struct svc_serv *serv)
+{
+	struct fairq_serv *fs;
+
+	spin_lock_bh(&fairq_servs_lock);
+	fs = fairq_serv_lookup(serv);
+	if (fs)
+		list_del_rcu(&fs->list);
+	spin_unlock_bh(&fairq_servs_lock);
+	return fs;
+}
+
+/*
+ * Every service leaves the list, for the caller to free on @dead once no reader can see it:
+ * readers (the watchdog, netlink dumps, debugfs) may still walk the list under RCU, so each
+ * entry is unlinked with list_del_rcu(), and a reader standing on one keeps a valid ->next.
+ * None is wanted for the allocation work any more either.
+ */
+void fairq_servs_unlist_all(struct list_head *dead)
+{
+	struct fairq_serv *fs, *tmp;
+
+	spin_lock_bh(&fairq_servs_lock);
+	fairq_servs_unwant_all();
+	list_for_each_entry_safe(fs, tmp, &fairq_servs, list) {
+		list_del_rcu(&fs->list);
+		list_add(&fs->dead, dead);
+	}
+	spin_unlock_bh(&fairq_servs_lock);
 }
 
 /**

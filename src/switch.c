@@ -49,16 +49,14 @@ EXPORT_SYMBOL_GPL(fairq_change_held);
 int fairq_requeue_all(const struct fairq_sched_ops *ops)
 {
 	struct fairq_serv *fs;
-	unsigned int i;
+	struct fairq_pool *fp;
 
 	lockdep_assert_held(&fairq_sched_mutex);
 	if (fairq_active_sched() != ops)
 		return 0;
 	spin_lock_bh(&fairq_servs_lock);
-	list_for_each_entry(fs, &fairq_servs, list) {
-		for (i = 0; i < fs->nr_pools; i++) {
-			struct fairq_pool *fp = fs->pools[i];
-
+	fairq_for_each_serv(fs) {
+		fairq_for_each_pool(fp, fs) {
 			spin_lock_bh(&fp->lock);
 			if (fp->ops == ops)
 				pool_switch(fp, ops, ops);
@@ -249,11 +247,7 @@ void fairq_serv_destroyed(struct svc_serv *serv)
 	fairq_serv_unwant(serv);
 	fairq_serv_threads_changing(serv, true);
 	fairq_test_sleep(FAIRQ_TEST_DELAY_SERV_UNLIST);
-	spin_lock_bh(&fairq_servs_lock);
-	fs = fairq_serv_lookup(serv);
-	if (fs)
-		list_del_rcu(&fs->list);
-	spin_unlock_bh(&fairq_servs_lock);
+	fs = fairq_serv_unlist(serv);
 	if (!fs)
 		return;
 	for (i = 0; i < fs->nr_pools; i++) {
@@ -297,9 +291,7 @@ static void pool_switch(struct fairq_pool *fp, const struct fairq_sched_ops *new
 /**
  * fairq_servs_free - the switch to the kernel's dispatch, after the hooks are off
  *
- * Every service's state goes.  Readers (the watchdog, netlink dumps, debugfs) may still walk
- * fairq_servs under RCU, so each entry is unlinked with list_del_rcu(): a reader standing on
- * one keeps a valid ->next.
+ * Every service's state goes, once no reader can still see it.
  */
 void fairq_servs_free(void)
 {
@@ -307,13 +299,7 @@ void fairq_servs_free(void)
 	LIST_HEAD(dead);
 
 	lockdep_assert_held(&fairq_sched_mutex);
-	spin_lock_bh(&fairq_servs_lock);
-	fairq_servs_unwant_all();
-	list_for_each_entry_safe(fs, tmp, &fairq_servs, list) {
-		list_del_rcu(&fs->list);
-		list_add(&fs->dead, &dead);
-	}
-	spin_unlock_bh(&fairq_servs_lock);
+	fairq_servs_unlist_all(&dead);
 	fairq_servs_alloc_stop();
 	synchronize_rcu();
 	list_for_each_entry_safe(fs, tmp, &dead, dead)
@@ -335,7 +321,7 @@ void fairq_switch(const struct fairq_sched_ops *new_ops)
 	const struct fairq_sched_ops *old_ops = fairq_active_sched();
 	bool to_native = new_ops->flags & FAIRQ_SCHED_NATIVE;
 	struct fairq_serv *fs;
-	unsigned int i;
+	struct fairq_pool *fp;
 
 	lockdep_assert_held(&fairq_sched_mutex);
 	if (new_ops == old_ops)
@@ -351,10 +337,8 @@ void fairq_switch(const struct fairq_sched_ops *new_ops)
 	 */
 	if (to_native)
 		fairq_servs_unwant_all();
-	list_for_each_entry(fs, &fairq_servs, list) {
-		for (i = 0; i < fs->nr_pools; i++) {
-			struct fairq_pool *fp = fs->pools[i];
-
+	fairq_for_each_serv(fs) {
+		fairq_for_each_pool(fp, fs) {
 			spin_lock_bh(&fp->lock);
 			if (to_native)
 				pool_drain_to_kernel(fp);

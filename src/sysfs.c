@@ -10,6 +10,8 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include "core.h"
+#include "servs.h"
+#include "switch.h"
 #include "registry.h"
 #include "events.h"
 #include "sysfs.h"

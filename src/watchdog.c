@@ -9,6 +9,7 @@
 #include <linux/workqueue.h>
 #include <linux/sunrpc/svc.h>
 #include "core.h"
+#include "servs.h"
 #include "compat/kq.h"
 #include "events.h"
 #include "wake.h"
@@ -52,12 +53,11 @@ static void count_rescue(struct fairq_serv *fs, struct fairq_pool *fp)
 static void watchdog_tick(struct work_struct *work)
 {
 	struct fairq_serv *fs;
-	unsigned int i;
+	struct fairq_pool *fp;
 
 	rcu_read_lock();
-	list_for_each_entry_rcu(fs, &fairq_servs, list) {
-		for (i = 0; i < fs->nr_pools; i++) {
-			struct fairq_pool *fp = fs->pools[i];
+	fairq_for_each_serv(fs) {
+		fairq_for_each_pool(fp, fs) {
 			unsigned long progress = READ_ONCE(fp->progress);
 			unsigned int released = 0;
 			bool stalled;
