@@ -3,6 +3,8 @@
 # make              build fairq.ko for the running kernel (KDIR=... for another)
 # make demo         boot a Debian kernel in qemu: nfsd under load, schedulers switched
 # make check        every test: unit, style, builds on all kernels, the VM suite on all kernels
+# make quick        the inner loop: unit, style, nl-check and cli; no VM, no root (seconds, once
+#                   the first run fetched checkpatch and the netlink generator)
 # make vm-check KERNELS="6.12" TESTS="switch-under-load"   a part of the VM suite
 # make deep-check   W=1/sparse and the VM suite on the debug kernel (6.12-debug: lockdep, KASAN, kmemleak; built
 #                   once from Debian's source, about an hour, then cached), the concurrency tests on
@@ -31,7 +33,8 @@ comma := ,
 TESTS ?=
 DEMO_KERNEL ?= 6.12
 
-.PHONY: all module clean prereqs demo check quick unit style build-check vm-check deep-check
+.PHONY: all module clean prereqs quick-prereqs demo check quick unit style build-check vm-check \
+	deep-check
 .PHONY: pkg-prereqs deb rpm pkg-check pkg-install-check
 
 all: module
@@ -48,6 +51,9 @@ clean:
 prereqs:
 	bash tests/vm/prereqs.sh
 
+quick-prereqs:
+	bash tests/prereqs-quick.sh
+
 demo: prereqs
 	bash tests/vm/demo.sh $(DEMO_KERNEL)
 
@@ -60,7 +66,7 @@ build/unit/test_%: tests/unit/test_%.c tests/unit/kshim.h tests/unit/check.h $(w
 unit: $(UNIT_TESTS)
 	@set -e; for t in $(UNIT_TESTS); do echo "$$t"; ./$$t; done
 
-style: prereqs
+style: quick-prereqs
 	bash tools/checkpatch.sh
 	@# a policy is built against its API (include/fairq/) only, never the core's own headers
 	@if grep -n '#include "\.\./' src/sched/*.[ch]; then \
@@ -77,8 +83,9 @@ vm-check: prereqs
 
 check: images unit style nl-check cli load-test pkg-check pkg-install-check build-check vm-check
 
-# The inner loop: what needs no kernel, no VM and no package build, in about a minute.
-quick: unit style nl-check cli
+# The inner loop: what needs no kernel, no VM, no package build and no root, in about a minute
+# (the first run downloads Debian's linux-source-6.12 once, for checkpatch and the generator).
+quick: quick-prereqs unit style nl-check cli
 
 DEEP_KERNELS ?= 6.12-debug
 KCSAN_KERNELS ?= 6.12-kcsan
@@ -98,7 +105,7 @@ fairqctl:
 cli: fairqctl
 	$(MAKE) -C tools/fairqctl VERSION=$(VERSION) check
 
-nl-check: prereqs
+nl-check: quick-prereqs
 	bash tools/ynl-regen.sh --check
 
 # The load generator, and the benchmarks that drive it in the VM (docs/benchmarks.md).

@@ -14,40 +14,8 @@ kernel=${1:?usage: image.sh KERNEL}
 kernel_valid "$kernel" || die "unknown kernel series '$kernel' (known: $KERNELS_ALL)"
 need_root
 
-apt_root=$FAIRQ_CACHE/apt
 suite=$(kernel_suite "$kernel")
 pkg_suite=$(kernel_pkg_suite "$kernel")
-
-sources_for() {
-	local s=$1
-	echo "deb $FAIRQ_MIRROR $s main"
-	echo "deb $FAIRQ_MIRROR $s-updates main"
-	echo "deb ${FAIRQ_MIRROR%/debian}/debian-security $s-security main"
-	[ "$s" = trixie ] && echo "deb $FAIRQ_MIRROR trixie-backports main"
-	return 0
-}
-
-# shellcheck disable=SC2046
-apt_private() {
-	apt-get -q $(apt_private_opts) -o Debug::NoLocking=1 -o Acquire::Retries=3 "$@"
-}
-# shellcheck disable=SC2046
-apt_cache_private() {
-	apt-cache $(apt_private_opts) "$@"
-}
-
-refresh_indexes() {
-	local stamp=$apt_root/updated
-	mkdir -p "$apt_root/state/lists/partial" "$apt_root/cache/archives/partial"
-	touch "$apt_root/state/status"
-	{ sources_for bookworm; sources_for trixie; } >"$apt_root/sources.list"
-	# One index refresh per hour is plenty: Debian's kernels move weekly at most.
-	if [ -z "$(find "$stamp" -mmin -60 2>/dev/null)" ]; then
-		say "apt: refreshing Debian indexes (bookworm, trixie, trixie-backports)"
-		apt_private update >/dev/null || die "apt-get update failed for the private index"
-		touch "$stamp"
-	fi
-}
 
 # The newest ABI of the series: what the suite's linux-image-amd64 metapackage points at.
 resolve_abi() {

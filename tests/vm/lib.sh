@@ -84,16 +84,60 @@ apt_private_opts() {
 		"-o Dir::Etc::SourceParts=/dev/null -o Dir::State::status=$r/state/status"
 }
 
+# Debian's package index, private to the cache: the host's own lists are never touched, and
+# a normal user can keep one (what needs no VM, such as make quick, needs no root).
+sources_for() {
+	local s=$1
+	echo "deb $FAIRQ_MIRROR $s main"
+	echo "deb $FAIRQ_MIRROR $s-updates main"
+	echo "deb ${FAIRQ_MIRROR%/debian}/debian-security $s-security main"
+	[ "$s" = trixie ] && echo "deb $FAIRQ_MIRROR trixie-backports main"
+	return 0
+}
+
+# shellcheck disable=SC2046
+apt_private() {
+	apt-get -q $(apt_private_opts) -o Debug::NoLocking=1 -o Acquire::Retries=3 "$@"
+}
+# shellcheck disable=SC2046
+apt_cache_private() {
+	apt-cache $(apt_private_opts) "$@"
+}
+
+# refresh_indexes: the private index of bookworm and trixie (root not needed), at most hourly;
+# callers that may run side by side hold a lock on $FAIRQ_CACHE/.apt.lock around it.
+refresh_indexes() {
+	local stamp=$FAIRQ_CACHE/apt/updated
+	mkdir -p "$FAIRQ_CACHE/apt/state/lists/partial" "$FAIRQ_CACHE/apt/cache/archives/partial"
+	touch "$FAIRQ_CACHE/apt/state/status"
+	{ sources_for bookworm; sources_for trixie; } >"$FAIRQ_CACHE/apt/sources.list"
+	# One index refresh per hour is plenty: Debian's kernels move weekly at most.
+	if [ -z "$(find "$stamp" -mmin -60 2>/dev/null)" ]; then
+		say "apt: refreshing Debian indexes (bookworm, trixie, trixie-backports)"
+		apt_private update >/dev/null || die "apt-get update failed for the private index"
+		touch "$stamp"
+	fi
+}
+
 # linux_source_extract DEST PATTERN...: files of Debian's linux-source-6.12 (the newest
-# supported series' source package: checkpatch, the netlink generator), into DEST.
+# supported series' source package: checkpatch, the netlink generator), into DEST.  The
+# package is downloaded once into the cache.  Needs no root.
 linux_source_extract() {
-	local dest=$1 tmp
+	local dest=$1 debs=$FAIRQ_CACHE/apt/debs tmp deb
 	shift
-	bash "$FAIRQ_TOP/tests/vm/image.sh" 6.12 >/dev/null	# makes the private apt index
+	mkdir -p "$debs"
+	(
+		flock 8
+		if ! ls "$debs"/linux-source-6.12_*.deb >/dev/null 2>&1; then
+			refresh_indexes
+			say "downloading Debian's linux-source-6.12 (about 150 MB, once)"
+			(cd "$debs" && apt_private download linux-source-6.12 >/dev/null) ||
+				die "cannot download linux-source-6.12"
+		fi
+	) 8>"$FAIRQ_CACHE/.apt.lock"
+	deb=$(ls -t "$debs"/linux-source-6.12_*.deb | head -n1)
 	tmp=$(mktemp -d)
-	# shellcheck disable=SC2046
-	(cd "$tmp" && apt-get -q $(apt_private_opts) download linux-source-6.12 >/dev/null)
-	dpkg-deb --fsys-tarfile "$tmp"/linux-source-6.12_*.deb | tar -x -C "$tmp" --wildcards '*.tar.xz'
+	dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$tmp" --wildcards '*.tar.xz'
 	mkdir -p "$dest"
 	tar -xJf "$(find "$tmp" -name 'linux-source-*.tar.xz')" -C "$dest" --strip-components=1 \
 		--wildcards "$@"
@@ -121,8 +165,7 @@ ynl_tree() {
 			return
 		fi
 	done
-	say "fetching the kernel's netlink tools (YNL) from Debian's linux-source-6.12" >&2
-	need_root
+	say "fetching the kernel's netlink tools (YNL) from Debian's linux-source-6.12"
 	rm -rf "$FAIRQ_CACHE/ynl.new"
 	linux_source_extract "$FAIRQ_CACHE/ynl.new" '*/tools/net/ynl/*' '*/Documentation/netlink/*.yaml'
 	rm -rf "$FAIRQ_CACHE/ynl"
