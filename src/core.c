@@ -20,7 +20,7 @@
  * No lost wakeup.  An enqueuer publishes under the pool lock and then looks for an idle
  * thread (full barrier in between); a thread publishes itself idle and then, through the pull
  * hook, looks at the policy under the same lock.  One of the two sees the other.  The details
- * differ per kernel and live in compat/kq.c.  A watchdog checks the claim: work held while a
+ * differ per kernel and live in kq.c.  A watchdog checks the claim: work held while a
  * thread sits idle with nothing to do, with no hand-off for two ticks in a row, is rescued and
  * counted.
  *
@@ -37,7 +37,7 @@
 #include <linux/sunrpc/svc_xprt.h>
 #include "core.h"
 #include "mark.h"
-#include "compat/kq.h"
+#include "kq.h"
 #include "events.h"
 #include "v4client.h"
 #include "testing.h"

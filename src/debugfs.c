@@ -9,7 +9,7 @@
 #include "core.h"
 #include "servs.h"
 #include "registry.h"
-#include "compat/kq.h"
+#include "kq.h"
 #include "v4client.h"
 #include "testing.h"
 #include "debugfs.h"

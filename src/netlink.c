@@ -32,7 +32,7 @@
 #include "switch.h"
 #include "registry.h"
 #include "hook.h"
-#include "compat/kq.h"
+#include "kq.h"
 #include "events.h"
 #include "v4client.h"
 #include "testing.h"

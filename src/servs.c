@@ -11,7 +11,7 @@
 #include <linux/sunrpc/svc.h>
 #include <linux/sunrpc/svc_xprt.h>
 #include "core.h"
-#include "compat/kq.h"
+#include "kq.h"
 #include "servs.h"
 #include "testing.h"
 #include "threads.h"

@@ -10,7 +10,7 @@
 #include <linux/sunrpc/svc_xprt.h>
 #include "core.h"
 #include "mark.h"
-#include "compat/kq.h"
+#include "kq.h"
 #include "servs.h"
 #include "switch.h"
 #include "testing.h"

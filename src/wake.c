@@ -10,7 +10,7 @@
 #include <linux/sched.h>
 #include <linux/sunrpc/svc.h>
 #include "core.h"
-#include "compat/kq.h"
+#include "kq.h"
 #include "wake.h"
 
 /**

@@ -10,7 +10,7 @@
 #include <linux/sunrpc/svc.h>
 #include "core.h"
 #include "servs.h"
-#include "compat/kq.h"
+#include "kq.h"
 #include "events.h"
 #include "wake.h"
 #include "watchdog.h"

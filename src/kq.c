@@ -13,7 +13,7 @@
 #include <linux/sunrpc/svc.h>
 #include <linux/sunrpc/svc_xprt.h>
 #include "kq.h"
-#include "conn_limit.h"
+#include "compat/conn_limit.h"
 
 unsigned int fairq_serv_nr_pools(const struct svc_serv *serv)
 {
