@@ -333,16 +333,18 @@ void fairq_servs_unlist_all(struct list_head *dead)
 bool fairq_pools_walk(fairq_pool_fn fn, void *arg)
 {
 	struct fairq_serv *fs;
+	struct fairq_pool *fp;
 	bool done = false;
-	unsigned int i;
 
 	rcu_read_lock();
-	list_for_each_entry_rcu(fs, &fairq_servs, list) {
-		for (i = 0; i < fs->nr_pools && !done; i++)
-			done = fn(fs->pools[i], fs->serv, arg);
-		if (done)
-			break;
+	fairq_for_each_serv(fs) {
+		fairq_for_each_pool(fp, fs) {
+			done = fn(fp, fs->serv, arg);
+			if (done)
+				goto out;
+		}
 	}
+out:
 	rcu_read_unlock();
 	return done;
 }
