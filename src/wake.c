@@ -18,7 +18,7 @@
  * @fp: the pool (its lock held)
  * @ns: for how long at most
  *
- * For a policy that expects a favoured client's next request within @ns (fairq's
+ * For a policy that expects a favoured client's next request within @ns (fq's
  * anticipation): until then, a thread looking for work sleeps rather than take the pool's
  * last idle place, and no push wakes the last idle thread.  Ends at @ns, or earlier with
  * fairq_pool_release_thread() when the expected work arrives.  Threads that are not needed

@@ -217,7 +217,7 @@ static void print_module(FILE *f, const struct fc_module *m)
 		  "Work that took the kernel's dispatch: fairq's table of new services was full, or too many pools.",
 		  m->serv_table_full },
 		{ "fairq_v4client_bound", "gauge",
-		  "Connections bound to an NFSv4.1 client id (fairq's key 4).", m->v4client_bound },
+		  "Connections bound to an NFSv4.1 client id (fq's key=4).", m->v4client_bound },
 		{ "fairq_v4client_skipped_total", "counter",
 		  "Connections keyed by address because their client id could not be bound (a table full).",
 		  m->v4client_skipped },

@@ -18,7 +18,7 @@ static int no_opt(int c, const char *arg, void *ctx)
 	return FC_EXIT_OK;
 }
 
-/* The scheduler lines: "scheduler qfifo  (offered: fifo [qfifo] fairq)". */
+/* The scheduler lines: "scheduler qfifo  (offered: fifo [qfifo] fq)". */
 static void print_sched_line(const struct fc_scheds *s)
 {
 	unsigned int i;
