@@ -165,11 +165,18 @@ ynl_tree() {
 			return
 		fi
 	done
-	say "fetching the kernel's netlink tools (YNL) from Debian's linux-source-6.12"
-	rm -rf "$FAIRQ_CACHE/ynl.new"
-	linux_source_extract "$FAIRQ_CACHE/ynl.new" '*/tools/net/ynl/*' '*/Documentation/netlink/*.yaml'
-	rm -rf "$FAIRQ_CACHE/ynl"
-	mv "$FAIRQ_CACHE/ynl.new" "$FAIRQ_CACHE/ynl"
+	# guests are prepared side by side: one of them fetches, the others wait for its tree
+	mkdir -p "$FAIRQ_CACHE"
+	(
+		flock 9
+		has_ynl "$FAIRQ_CACHE/ynl" && exit 0
+		say "fetching the kernel's netlink tools (YNL) from Debian's linux-source-6.12"
+		rm -rf "$FAIRQ_CACHE/ynl.new"
+		linux_source_extract "$FAIRQ_CACHE/ynl.new" '*/tools/net/ynl/*' \
+			'*/Documentation/netlink/*.yaml'
+		rm -rf "$FAIRQ_CACHE/ynl"
+		mv "$FAIRQ_CACHE/ynl.new" "$FAIRQ_CACHE/ynl"
+	) 9>"$FAIRQ_CACHE/.ynl.lock"
 	has_ynl "$FAIRQ_CACHE/ynl" || die "no tools/net/ynl in Debian's linux-source-6.12"
 	echo "$FAIRQ_CACHE/ynl"
 }
