@@ -12,6 +12,12 @@
  * A hostile client (--forge-sequence, NFSv3 only) first sends an NFSv4.1 SEQUENCE of a forged or
  * random session id on each of its connections, counts how the server answers, and then puts its
  * NFSv3 load on those same connections.
+ *
+ * The file is long (about 1,900 lines) and kept whole on purpose: the options, the set-up calls
+ * and the event loop all act on one client's state (its connections, call slots, histograms
+ * and deadlines), which lives here as file-local variables.  What stands on its own is apart,
+ * with host tests of its own (tests/test_xdr.c): the XDR and RPC encodings (rpc.c), the NFS
+ * calls (nfs.c) and the latency histogram (hist.c).
  */
 #define _GNU_SOURCE
 #include <ctype.h>
