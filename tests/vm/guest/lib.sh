@@ -189,8 +189,6 @@ fairq_switch_storm() {
 	fairq_set_sched fq
 }
 
-# fairq_rescues: watchdog rescues since this test started (the module may have been reloaded
-# meanwhile, which starts the count again)
 # fairq_pool_sum FIELD: a debugfs pool counter (core or the scheduler's own), summed over every pool
 fairq_pool_sum() {
 	awk -v f="$1" '$1 == "serv" { for (i = 1; i < NF; i++) if ($i == f) s += $(i + 1) } END { print s + 0 }' \
@@ -203,6 +201,8 @@ fairq_expect_rescues() {
 	: >/tmp/fairq-rescues-expected
 }
 
+# fairq_rescues: watchdog rescues since this test started (the module may have been reloaded
+# meanwhile, which starts the count again)
 fairq_rescues() {
 	local now
 	now=$(cat "$FAIRQ_SYSFS/rescues")
