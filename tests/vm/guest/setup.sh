@@ -21,6 +21,14 @@ rpc.mountd
 mount -t rpc_pipefs rpc_pipefs /var/lib/nfs/rpc_pipefs
 mkdir -p /var/lib/nfs/nfsdcld
 nfsdcld
+# A restarted nfsd waits one second for nfsdcld to open its new pipe.  A loaded emulated guest
+# can miss that, and nfsd then falls back to the nfsdcltrack helper (6.1, 6.12), which can
+# leave an nfsd thread in call_usermodehelper_exec() for good, so that the next nfsd shutdown
+# never ends.  With the helper refused (/bin/false), nfsd falls back to its recovery directory.
+if [ -w /sys/module/nfsd/parameters/cltrack_prog ]; then
+	echo /bin/false >/sys/module/nfsd/parameters/cltrack_prog
+	mkdir -p /var/lib/nfs/v4recovery
+fi
 [ -z "${FAIRQ_POOL_MODE:-}" ] || fairq_pool_mode_set "$FAIRQ_POOL_MODE"
 fairq_nfsd_up "$FAIRQ_THREADS"
 
