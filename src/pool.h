@@ -5,6 +5,7 @@
 
 #include <linux/atomic.h>
 #include <linux/cache.h>
+#include <linux/ktime.h>
 #include <linux/list.h>
 #include <linux/spinlock.h>
 #include <fairq/sched.h>
@@ -62,6 +63,8 @@ struct fairq_thread {
  * struct fairq_pool - fairq's state for one thread pool of one nfsd service
  * @lock: serialises the policy, the hand-off into the kernel queue, and switching.
  * @ops: the active policy, or NULL while the pool passes everything to the kernel.
+ * @ops_since: when @ops's state was built (ktime_get()): a request read before that began under
+ *	another state, and its start and end are not the new state's to count.
  * @pool: the sunrpc pool this shadows.
  * @nr_queued: transports the policy holds.
  * @orphaned: the pool lost its last thread; new work goes elsewhere until a thread returns.
@@ -83,6 +86,7 @@ struct fairq_thread {
 struct fairq_pool {
 	spinlock_t lock;	/* see above */
 	const struct fairq_sched_ops *ops;
+	ktime_t ops_since;
 	struct svc_pool *pool;
 	unsigned int id;
 	unsigned int nr_queued;

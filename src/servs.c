@@ -6,6 +6,7 @@
  */
 #include <linux/export.h>
 #include <linux/jiffies.h>
+#include <linux/ktime.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 #include <linux/sunrpc/svc.h>
@@ -43,6 +44,7 @@ void fairq_pool_set_ops(struct fairq_pool *fp, const struct fairq_sched_ops *ops
 	fairq_threads_untrack(fp);
 	memset(fp->priv, 0, sizeof(fp->priv));
 	WRITE_ONCE(fp->hold_until, 0);
+	fp->ops_since = ktime_get();
 	WRITE_ONCE(fp->ops, ops);
 	if (ops)
 		ops->init_pool(fp);

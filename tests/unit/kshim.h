@@ -62,6 +62,7 @@ static inline u64 ktime_get_ns(void)
 {
 	return kshim_now_ns;
 }
+typedef s64 ktime_t;
 
 /* Allocation failures can be injected to test the fallbacks. */
 extern int kshim_fail_allocs;
