@@ -56,9 +56,11 @@ fairq_client() {
 fairq_nfs() {
 	local n=$1 vers=$2 server=$FAIRQ_SERVER proto=tcp
 	shift 2
-	# FAIRQ_NFS_SERVER6=1: over IPv6; FAIRQ_NFS_TARGET=SERVER:EXPORT: another server's export
+	# FAIRQ_NFS_SERVER6=1: over IPv6; FAIRQ_NFS_TARGET=SERVER:EXPORT: another server's export;
+	# FAIRQ_NFS_OPTS: more mount options (xprtsec=tls)
 	[ -n "${FAIRQ_NFS_SERVER6:-}" ] && server="[$FAIRQ_SERVER6]" proto=tcp6
-	local opts="vers=$vers,proto=$proto,hard" target=${FAIRQ_NFS_TARGET:-$server:$FAIRQ_EXPORT}
+	local opts="vers=$vers,proto=$proto,hard${FAIRQ_NFS_OPTS:+,$FAIRQ_NFS_OPTS}"
+	local target=${FAIRQ_NFS_TARGET:-$server:$FAIRQ_EXPORT}
 	[ "$vers" = 3 ] && opts="$opts,nolock"
 	ip netns exec "c$n" sh -c "mkdir -p /mnt/nfs && mount -t nfs -o $opts $target /mnt/nfs || exit 99
 		mkdir -p /mnt/nfs/c$n && cd /mnt/nfs/c$n && { $*; }; rc=\$?; cd /; umount /mnt/nfs || umount -l /mnt/nfs; exit \$rc"
@@ -171,7 +173,7 @@ fairq_series_wait() {
 	return 1
 }
 
-# fairq_switch_storm N [CMD]: N live switches to random schedulers, 0.2 s apart, ending on fairq;
+# fairq_switch_storm N [CMD]: N live switches to random schedulers, 0.2 s apart, ending on fq;
 # fifo is picked a quarter as often as the others (each change of hooks is slow under TCG).
 # CMD (sh) runs after every tenth switch, e.g. to change a tunable meanwhile.
 fairq_switch_storm() {
