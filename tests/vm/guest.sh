@@ -182,6 +182,10 @@ umount "$merged/proc"
 moddir=usr/lib/modules/$abi
 [ -d "$merged/$moddir" ] || moddir=lib/modules/$abi
 want="fairq nfsd nfsv3 nfsv4 nfs veth bridge"
+# and where the kernel has them: kernel TLS and the ciphers its sessions use (NFS over TLS)
+for m in tls gcm ghash-generic ctr ccm chacha20poly1305 seqiv; do
+	modinfo -b "$merged" -k "$abi" -n "$m" >/dev/null 2>&1 && want="$want $m"
+done
 declare -A seen=()
 rm -rf "$out/mods-sysd"
 queue=($want)

@@ -102,6 +102,9 @@ pkgs=(
 	systemd systemd-sysv python3-prometheus-client python3-yaml python3-jsonschema trace-cmd bpftrace
 	"linux-image-$abi" "linux-headers-$abi"
 )
+# NFS over TLS (tests/vm/guest/tests/57-tls.sh): tlshd and a certificate made in the guest;
+# bookworm has no ktls-utils, and 6.1 no TLS for NFS.
+[ "$suite" != bookworm ] && pkgs+=(ktls-utils openssl)
 # A backports kernel needs the backports linux-base (its PreDepends); nothing else moves.
 [ "$pkg_suite" != "$suite" ] && pkgs+=("linux-base/$pkg_suite")
 # The image is rebuilt when the ABI or the package list changes.
