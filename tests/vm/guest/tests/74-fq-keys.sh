@@ -1,5 +1,5 @@
 #!/bin/bash
-# fairq's subnet and connection keys, and a subnet weight, converge to the shares they owe.
+# fq's subnet and connection keys, and a subnet weight, converge to the shares they owe.
 # Three backlogged clients (deep windows of NFSv3 GETATTR, counted by each client's load
 # generator) share 4 threads of 50 ms requests (80 calls/s), so thread time is the scarce
 # resource even when the host is loaded and the guest's CPUs are slow:
