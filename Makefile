@@ -9,8 +9,8 @@
 # make deep-check   W=1/sparse and the VM suite on the debug kernel (6.12-debug: lockdep, KASAN, kmemleak; built
 #                   once from Debian's source, about an hour, then cached), the concurrency tests on
 #                   the data-race detector's kernel (6.12-kcsan, built the same way), and on 7.3 as shipped
-#                   on two NUMA nodes (nfsd's pernode pools), and beside a node without CPUs;
-#                   never in make check
+#                   on two NUMA nodes (nfsd's pernode pools), and beside a node without CPUs, and
+#                   fq on 256 nfsd threads on every kernel; never in make check
 # make deb          Debian packages in build/pkg/ (fairq-dkms, fairqctl); make rpm: the same as RPMs
 # make pkg-check    both, lintian clean, and the tests of what the packages install
 # make pkg-install-check   the packages installed in a Debian userland: DKMS builds for its kernel
@@ -96,6 +96,7 @@ deep-check: prereqs
 	bash tests/vm/run -k $(KCSAN_KERNELS) $(KCSAN_TESTS)
 	bash tests/vm/run -k 7.3 --smp 2 --numa 2 load switch-under-load unload-under-load pools-orphan
 	bash tests/vm/run -k 7.3 --smp 4 --numa 2 --cpuless-node pools-home
+	bash tests/vm/run -k all --threads 256 fq-threads
 
 # fairqctl, and the netlink code generated from the family's spec (tools/ynl-regen.sh).
 .PHONY: fairqctl cli nl-check
