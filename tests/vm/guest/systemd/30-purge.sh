@@ -17,9 +17,11 @@ for p in /var/lib/dkms/fairq /usr/src/fairq-* /etc/fairq /lib/modules/"$abi"/upd
 done
 modinfo fairq >/dev/null 2>&1 && fail "modprobe still finds fairq: $(modinfo -n fairq)"
 # what the boot (systemd-update-done's .updated), the tests (/mnt/nfs) and the harness itself
-# create (fairq-load, installed after the listing), runtime state, and / (listed as "")
+# create (fairq-load, installed after the listing), runtime state, and / (listed as "");
+# and DKMS's own module signing key (trixie's dkms makes /var/lib/dkms/mok.key and mok.pub at
+# its first build, for every module it ever signs: a package's purge must leave it)
 find / -xdev -path /proc -prune -o -print | sort >/tmp/after
-grep -vE '^/(fairq|srv|root|tmp|run|var/(log|cache|tmp|lib/(apt|dpkg|systemd|nfs|dbus|private)))(/|$)|^/etc/systemd/system/fairq-vmtest.service$|^/usr/local/(bin/fairq-load|share/(bash-completion|man/man1)(/.*)?)$|^/mnt/nfs(/.*)?$|^/(etc|var)/\.updated$|^/$|^/etc/(machine-id|mtab|ld.so.cache)$|^/(dev|sys|proc)$' /tmp/after |
+grep -vE '^/var/lib/dkms/mok\.(key|pub)$|^/(fairq|srv|root|tmp|run|var/(log|cache|tmp|lib/(apt|dpkg|systemd|nfs|dbus|private)))(/|$)|^/etc/systemd/system/fairq-vmtest.service$|^/usr/local/(bin/fairq-load|share/(bash-completion|man/man1)(/.*)?)$|^/mnt/nfs(/.*)?$|^/(etc|var)/\.updated$|^/$|^/etc/(machine-id|mtab|ld.so.cache)$|^/(dev|sys|proc)$' /tmp/after |
 	comm -13 /fairq/pkg/files-before - >/tmp/left
 if [ -s /tmp/left ]; then
 	sed 's/^/#   left: /' /tmp/left | head -n 30
