@@ -280,3 +280,47 @@ fairq_nfsd_stacks() {
 		cat /proc/$t/stack 2>/dev/null
 	done
 }
+
+# A CPU that stays busy after a test has ended is a context that spins: an nfsd thread looping
+# on a transport it can never take, a worker that never sleeps.  It fails the test, and the
+# boot goes no further: every later test would run on what is left of the CPU (and the guests
+# beside this one on what is left of the host's), and end with a misleading verdict.
+# cpu_busy_jiffies: busy time of every CPU since boot (user, nice, system, irq, softirq), in
+# USER_HZ ticks (100 a second)
+cpu_busy_jiffies() {
+	local _cpu user nice system _idle _iowait irq softirq _rest
+	read -r _cpu user nice system _idle _iowait irq softirq _rest </proc/stat
+	echo $((user + nice + system + irq + softirq))
+}
+# task_ticks: "PID TICKS COMM" of every task (utime + stime)
+task_ticks() {
+	local f
+	for f in /proc/[0-9]*/stat; do
+		cat "$f" 2>/dev/null
+	done | awk '{ c = $0; sub(/^[0-9]+ \(/, "", c); sub(/\) .*/, "", c); gsub(/ /, "_", c); r = $0; sub(/^.*\) /, "", r);
+		split(r, a, " "); print $1, a[12] + a[13], c }'
+}
+# spinning: nothing as soon as one second of the next SPIN_SECS (default 20) keeps less than
+# half a CPU busy; else what the busiest tasks are doing (their kernel stacks)
+spinning() {
+	local n b0 b1
+	for ((n = 0; n < ${SPIN_SECS:-20}; n++)); do
+		b0=$(cpu_busy_jiffies)
+		sleep 1
+		b1=$(cpu_busy_jiffies)
+		[ $((b1 - b0)) -lt 50 ] && return 0
+	done
+	local t0=${EPOCHREALTIME/./} t1
+	task_ticks | sort -k1,1 >/tmp/ticks0
+	sleep 2
+	task_ticks | sort -k1,1 >/tmp/ticks1
+	t1=${EPOCHREALTIME/./}
+	echo "a CPU stayed busy for ${SPIN_SECS:-20} s after the test; the busiest tasks since:"
+	# ticks are 10 ms: a task's share of one CPU over the interval, in percent
+	join /tmp/ticks0 /tmp/ticks1 | awk -v us=$((t1 - t0)) '{ p = ($4 - $2) * 1e6 / us }
+		p >= 10 { printf "%d %s %s\n", p, $1, $3 }' | sort -rn | head -n 4 |
+		while read -r pct pid comm; do
+			echo "  $comm (pid $pid): $pct% of a CPU, state $(awk '{ print $3 }' /proc/"$pid"/stat 2>/dev/null)"
+			sed 's/^/    /' /proc/"$pid"/stack 2>/dev/null | head -n 16
+		done
+}

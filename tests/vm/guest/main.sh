@@ -103,6 +103,10 @@ kmemleak_new() {
 	echo clear >/sys/kernel/debug/kmemleak
 }
 
+# a test that leaves a CPU spinning fails, and ends the boot (spinning, in lib.sh)
+SPIN_SECS=20
+[ -n "${FAIRQ_DEBUG:-}${FAIRQ_KCSAN:-}" ] && SPIN_SECS=90	# kmemleak's scans, KASAN
+
 echo "FQ-BOOT kernel $(uname -r) clients $FAIRQ_CLIENTS threads $FAIRQ_THREADS"
 if ! bash -e "$FAIRQ_SETUP" >/tmp/setup.log 2>&1; then
 	echo "FQ-SETUP-FAILED"
@@ -165,6 +169,11 @@ for t in "${tests[@]}"; do
 		timeout -k 10 "${FAIRQ_TEST_TIMEOUT:-900}" bash "$t" >/tmp/out 2>&1
 	rc=$?
 	secs=$(($(date +%s) - start))
+	spin=$(spinning)
+	# a test that ran out of time, or left a CPU spinning, ends the boot (see spinning)
+	given_up=""
+	[ -n "$spin" ] && given_up="$name left a CPU spinning"
+	[ "$rc" = 124 ] || [ "$rc" = 137 ] && given_up="$name ran out of time (${FAIRQ_TEST_TIMEOUT:-900} s)"
 	leaks=""
 	[ -n "${FAIRQ_DEBUG:-}" ] && leaks=$(kmemleak_new)
 	dmesg | tail -n +$((dmesg_lines + 1)) | kernel_log_own >/tmp/dmesg-test
@@ -179,11 +188,11 @@ for t in "${tests[@]}"; do
 		echo "# kcsan: $(wc -l </tmp/kcsan-kernel) reports on the kernel's own code, none of fairq's frames (the first: $(sed 's/^\[[^]]*\] //' /tmp/kcsan-kernel | head -n1))"
 		rm -f /tmp/kcsan-kernel
 	fi
-	if [ "$rc" = 4 ]; then
+	if [ "$rc" = 4 ] && [ -z "$spin" ]; then
 		echo "ok $i - $name # SKIP $(tail -n1 /tmp/out)"
 		continue
 	fi
-	if [ "$rc" = 0 ] && [ -z "$problems" ] && [ -z "$leaks" ] && [ "$bad" = 0 ]; then
+	if [ "$rc" = 0 ] && [ -z "$problems" ] && [ -z "$leaks" ] && [ "$bad" = 0 ] && [ -z "$spin" ]; then
 		echo "ok $i - $name (${secs}s)"
 		grep -a '^# ' /tmp/out | tail -n 8
 		continue
@@ -193,8 +202,17 @@ for t in "${tests[@]}"; do
 	[ "$bad" != 0 ] && echo "#   kernel taint $(cat /proc/sys/kernel/tainted)"
 	[ -n "$problems" ] && report_from_first_problem </tmp/dmesg-test | sed 's/^/#   kernel report: /'
 	[ -n "$leaks" ] && echo "$leaks" | head -n 60 | sed 's/^/#   kmemleak: /'
+	[ -n "$spin" ] && echo "$spin" | sed 's/^/#   spinning: /'
 	echo "#   dmesg:"
 	dmesg | tail -n 40 | sed 's/^/#   /'
+	if [ -n "$given_up" ]; then
+		for t in "${tests[@]:i}"; do
+			i=$((i + 1))
+			name=$(basename "$t" .sh)
+			echo "not ok $i - ${name#[0-9][0-9]-} # not run: the boot was given up when $given_up"
+		done
+		break
+	fi
 done
 if [ -n "${FAIRQ_DEBUG:-}" ]; then
 	# the last test's own leaks: past kmemleak's minimum age, with fairq unloaded
