@@ -1,16 +1,18 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # bash completion for fairqctl(8): commands and options; scheduler names and tunables are asked
-# of fairqctl itself, so they are the ones the running kernel offers.
+# of fairqctl itself, so they are the ones the running kernel offers, and through the network
+# namespace the command line names (-n/--netns), as the command will ask.
 
+# $fc_netns: the namespace of the line being completed (set by _fairqctl)
 _fairqctl_scheds()
 {
-	fairqctl sched --names 2>/dev/null
+	fairqctl ${fc_netns:+--netns="$fc_netns"} sched --names 2>/dev/null
 }
 
 # SCHED.TUNABLE for every tunable of every scheduler offered.
 _fairqctl_params()
 {
-	fairqctl sched --params 2>/dev/null
+	fairqctl ${fc_netns:+--netns="$fc_netns"} sched --params 2>/dev/null
 }
 
 # The network namespaces ip netns knows.
@@ -28,12 +30,16 @@ _fairqctl()
 
 	local commands="show pools shares sched set weight weights showconf watch monitor metrics help version"
 	local globals="-j --json -p --pretty -e --exact -a --all-netns -n --netns -h --help -V --version"
-	local i cmd="" cmd_at=0
+	local i cmd="" cmd_at=0 fc_netns=""
 
 	for ((i = 1; i < cword; i++)); do
 		case "${words[i]}" in
 		# and its value; bash splits --netns=NAME into three words at the '='
-		-n | --netns) [[ ${words[i + 1]} == = ]] && ((i++)); ((i++)) ;;
+		-n | --netns)
+			[[ ${words[i + 1]} == = ]] && ((i++))
+			((i + 1 < cword)) && fc_netns=${words[i + 1]}
+			((i++))
+			;;
 		-*) ;;
 		*)
 			cmd=${words[i]}
@@ -41,6 +47,13 @@ _fairqctl()
 			break
 			;;
 		esac
+	done
+	# --netns may also follow the command (where -n is a count)
+	for ((i = cmd_at + 1; cmd_at > 0 && i < cword - 1; i++)); do
+		if [[ ${words[i]} == --netns ]]; then
+			[[ ${words[i + 1]} == = ]] && ((i++))
+			((i + 1 < cword)) && fc_netns=${words[i + 1]}
+		fi
 	done
 
 	# --netns takes a value after the command too; -n only before it

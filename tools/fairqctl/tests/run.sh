@@ -329,6 +329,9 @@ complete_test() {
 			case "$*" in
 			"sched --names") printf "fifo\nqfifo\nfq\n" ;;
 			"sched --params") printf "fq.key\nfq.quantum_us\n" ;;
+			# another namespace: another kernel view
+			"--netns=s2 sched --names") printf "fifo\nfq\n" ;;
+			"--netns=s2 sched --params") printf "fq.key\n" ;;
 			esac
 		}
 		ip() { [ "$*" = "netns list" ] && printf "s1 (id: 0)\ns2\n"; }
@@ -356,6 +359,11 @@ complete_test "s1 s2" fairqctl shares --netns s
 complete_test "--count --timeout --help" fairqctl monitor -n 3 --
 complete_test "s1 s2" fairqctl --netns = ""
 complete_test "show shares showconf" fairqctl --netns = s2 sh
+# the dynamic lists come through the namespace the line names, before the command or after it
+complete_test "fifo fq" fairqctl -n s2 sched set ""
+complete_test "fifo fq" fairqctl --netns = s2 sched set ""
+complete_test "fifo fq" fairqctl sched --netns s2 set ""
+complete_test "fq.key" fairqctl -n s2 set fq.
 
 # zsh's, the same cases (zsh lists options only once a '-' is typed, and none already given)
 zcomplete_test() {
@@ -389,6 +397,11 @@ else
 	zcomplete_test "shares show showconf" fairqctl -n s2 sh
 	zcomplete_test "s1 s2" fairqctl shares --netns s
 	zcomplete_test "--all-netns --exact --help --json --netns --pretty --timeout" fairqctl monitor -n 3 --
+	zcomplete_test "fifo fq" fairqctl -n s2 sched set ""
+	zcomplete_test "fifo fq" fairqctl --netns=s2 sched set ""
+	zcomplete_test "fq.key" fairqctl -n s2 set fq.
+	zcomplete_test "fq.key" fairqctl set --netns=s2 fq.
+	zcomplete_test "10.0.0.1" fairqctl -n s2 weight 10
 fi
 
 [ "$skipped" = 0 ] || echo "# $skipped group(s) skipped, see above"

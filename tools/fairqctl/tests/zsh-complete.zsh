@@ -21,6 +21,10 @@ fairqctl() {
 	("sched --names") print -l fifo qfifo fq ;;
 	("sched --params") print -l fq.key fq.quantum_us ;;
 	(weights) print -l "10.0.0.1 3" "10.0.0.0/24 2" ;;
+	# another namespace: another kernel view
+	("--netns=s2 sched --names") print -l fifo fq ;;
+	("--netns=s2 sched --params") print -l fq.key ;;
+	("--netns=s2 weights") print -l "10.0.0.1 3" ;;
 	esac
 }
 ip() { [[ "\$*" == "netns list" ]] && print -l "s1 (id: 0)" s2 }
