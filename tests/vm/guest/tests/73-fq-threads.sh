@@ -21,7 +21,7 @@ fairq_bench_lib /tmp/threads
 TUN=$FAIRQ_SYSFS/fq/max_inflight
 cleanup() {
 	pkill -INT -x fairq-load
-	[ -e /proc/fs/nfsd/max_connections ] && echo 0 >/proc/fs/nfsd/max_connections
+	[ -n "$MAXCONN" ] && echo "$MAXCONN" >/proc/fs/nfsd/max_connections
 	echo 0 >"$TUN"
 	svctime_off
 	fairq_set_sched fifo
@@ -34,7 +34,9 @@ trap cleanup EXIT
 # state, and under fq the clients lose connections as they open them (docs/fq.md).  A server
 # with that many connections opening at once raises the limit where it can (6.12; 6.1 counts
 # differently and 7.3 has no such file, and its clients reconnect until they are all in).
+MAXCONN=""
 if [ -e /proc/fs/nfsd/max_connections ]; then
+	MAXCONN=$(cat /proc/fs/nfsd/max_connections)
 	echo 4096 >/proc/fs/nfsd/max_connections || fail "nfsd refused max_connections 4096"
 fi
 rpc.nfsd 256 || fail "rpc.nfsd 256 failed"
