@@ -49,24 +49,6 @@
 
 atomic_long_t fairq_rescues_total = ATOMIC_LONG_INIT(0);
 
-#define POOL_COUNTER(name, attr) \
-	{ #name, FAIRQ_A_POOL_##attr, offsetof(struct fairq_pool_stats, name) }
-
-const struct fairq_pool_counter_def fairq_pool_counter_defs[] = {
-	POOL_COUNTER(enqueued, ENQUEUED),
-	POOL_COUNTER(fed_pull, FED_PULL),
-	POOL_COUNTER(fed_push, FED_PUSH),
-	POOL_COUNTER(fed_bypass, FED_BYPASS),
-	POOL_COUNTER(close_flushes, CLOSE_FLUSHES),
-	POOL_COUNTER(rescues, RESCUES),
-	POOL_COUNTER(migrated, MIGRATED),
-};
-
-const unsigned int fairq_pool_nr_counters = ARRAY_SIZE(fairq_pool_counter_defs);
-/* every field of the struct has its line above */
-static_assert(ARRAY_SIZE(fairq_pool_counter_defs) ==
-	      sizeof(struct fairq_pool_stats) / sizeof(u64));
-
 /* A thread fairq woke (counted outside the pool lock). */
 static void count_wakeup(struct fairq_pool *fp)
 {
@@ -486,6 +468,9 @@ void fairq_enqueue(struct svc_xprt *xprt)
 		 * test builds: this enqueue's wakeup is lost; the watchdog must find the work
 		 * (under a policy that runs its own contexts, only once one of them is idle)
 		 */
+#ifdef FAIRQ_TEST_RACES
+		fp->stats.test_lost_wakeups++;
+#endif
 		spin_unlock_bh(&fp->lock);
 		goto out;
 	}

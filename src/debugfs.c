@@ -12,51 +12,63 @@
 #include "kq.h"
 #include "v4client.h"
 #include "testing.h"
+#include "counters.h"
 #include "debugfs.h"
 
 static struct dentry *fairq_debugfs_dir;
 
+static void counters_show(struct seq_file *m, const struct fairq_counters *cs)
+{
+	unsigned int c;
+
+	for (c = 0; c < cs->nr; c++)
+		seq_printf(m, " %s %llu", cs->c[c].name, cs->c[c].value);
+}
+
+/*
+ * A line per pool: "serv S pool P threads T queued Q", fairq's own counters by name, then
+ * "sched NAME" and the scheduler's own.  Last, one "module" line of the module's counters.
+ */
 static int pools_show(struct seq_file *m, void *v)
 {
+	struct fairq_module_counters mod;
 	struct fairq_serv *fs;
 	struct fairq_pool *fp;
-	u64 bind_skipped, seq_refused, seq_missed;
-	unsigned int bound;
+	u64 skipped, refused, missed;
+	unsigned int bound, c;
 
 	rcu_read_lock();	/* also for the active policy's name: its module may go */
 	seq_printf(m, "scheduler %s\n", fairq_active_sched()->name);
 	fairq_for_each_serv(fs) {
 		fairq_for_each_pool(fp, fs) {
-			struct fairq_counters counters;
+			struct fairq_counters counters, core;
 			struct fairq_pool_stats st;
-			unsigned int queued, c;
+			const char *sched;
+			unsigned int queued;
 
 			spin_lock_bh(&fp->lock);
 			st = fp->stats;
 			queued = fp->nr_queued;
+			sched = fp->ops ? fp->ops->name : fairq_sched_fifo.name;
 			fairq_pool_counters(fp, &counters);
 			spin_unlock_bh(&fp->lock);
-			seq_printf(m, "serv %u pool %u threads %u queued %u wakeups %ld",
-				   fs->id, fp->id, fairq_pool_threads(fp->pool), queued,
-				   atomic_long_read(&fp->wakeups));
-			for (c = 0; c < fairq_pool_nr_counters; c++)
-				seq_printf(m, " %s %llu", fairq_pool_counter_defs[c].name,
-					   fairq_pool_stat(&st, &fairq_pool_counter_defs[c]));
-			for (c = 0; c < counters.nr; c++)
-				seq_printf(m, " %s %llu", counters.c[c].name, counters.c[c].value);
+			fairq_pool_core_counters(&st, atomic_long_read(&fp->wakeups), &core);
+			seq_printf(m, "serv %u pool %u threads %u queued %u", fs->id, fp->id,
+				   fairq_pool_threads(fp->pool), queued);
+			counters_show(m, &core);
+			seq_printf(m, " sched %s", sched);
+			counters_show(m, &counters);
 			seq_putc(m, '\n');
 		}
 		fairq_test_delay(FAIRQ_TEST_DELAY_READER);
 	}
 	rcu_read_unlock();
-	seq_printf(m, "rescues_total %ld serv_alloc_failures %ld serv_table_full %ld failsafe_switches %ld\n",
-		   atomic_long_read(&fairq_rescues_total),
-		   atomic_long_read(&fairq_serv_alloc_failures),
-		   atomic_long_read(&fairq_servs_untracked),
-		   atomic_long_read(&fairq_failsafe_switches));
-	fairq_v4client_stats(&bound, &bind_skipped, &seq_refused, &seq_missed);
-	seq_printf(m, "v4client_bound %u v4client_skipped %llu v4client_refused %llu v4client_missed %llu\n",
-		   bound, bind_skipped, seq_refused, seq_missed);
+	fairq_module_counters(&mod);
+	seq_puts(m, "module");
+	for (c = 0; c < mod.nr; c++)
+		seq_printf(m, " %s %llu", mod.c[c].name, mod.c[c].value);
+	fairq_v4client_stats(&bound, &skipped, &refused, &missed);
+	seq_printf(m, " v4client_bound %u\n", bound);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(pools);

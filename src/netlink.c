@@ -31,6 +31,7 @@
 #include "servs.h"
 #include "switch.h"
 #include "registry.h"
+#include "counters.h"
 #include "hook.h"
 #include "kq.h"
 #include "events.h"
@@ -257,9 +258,10 @@ static int put_u64(struct sk_buff *skb, int attr, u64 val, int pad)
 	return nla_put_u64_64bit(skb, attr, val, pad);
 }
 
-static int counter_put(struct sk_buff *skb, const struct fairq_counter *c)
+/* A counter by name, in a nest of type @attr (sched-counter, core-counter, module-counter). */
+static int counter_put(struct sk_buff *skb, int attr, const struct fairq_counter *c)
 {
-	struct nlattr *nest = nla_nest_start(skb, FAIRQ_A_POOL_SCHED_COUNTER);
+	struct nlattr *nest = nla_nest_start(skb, attr);
 
 	if (!nest ||
 	    nla_put_string(skb, FAIRQ_A_COUNTER_NAME, c->name) ||
@@ -269,15 +271,28 @@ static int counter_put(struct sk_buff *skb, const struct fairq_counter *c)
 	return 0;
 }
 
-static int pool_stats_put(struct sk_buff *skb, u32 serv, unsigned int idx,
-			  const struct pool_snap *s)
+static int counters_put(struct sk_buff *skb, int attr, const struct fairq_counters *cs)
 {
 	unsigned int c;
 
+	for (c = 0; c < cs->nr; c++)
+		if (counter_put(skb, attr, &cs->c[c]))
+			return -EMSGSIZE;
+	return 0;
+}
+
+static int pool_stats_put(struct sk_buff *skb, u32 serv, unsigned int idx,
+			  const struct pool_snap *s)
+{
+	struct fairq_counters core;
+	unsigned int c;
+
+	/* the first release's fixed attributes, for its readers; core-counter has them all */
 	for (c = 0; c < fairq_pool_nr_counters; c++) {
 		const struct fairq_pool_counter_def *def = &fairq_pool_counter_defs[c];
 
-		if (put_u64(skb, def->attr, fairq_pool_stat(&s->st, def), FAIRQ_A_POOL_PAD))
+		if (def->attr &&
+		    put_u64(skb, def->attr, fairq_pool_stat(&s->st, def), FAIRQ_A_POOL_PAD))
 			return -EMSGSIZE;
 	}
 	if (nla_put_u32(skb, FAIRQ_A_POOL_SERV_ID, serv) ||
@@ -288,9 +303,10 @@ static int pool_stats_put(struct sk_buff *skb, u32 serv, unsigned int idx,
 	    nla_put_u32(skb, FAIRQ_A_POOL_QUEUED, s->queued) ||
 	    put_u64(skb, FAIRQ_A_POOL_WAKEUPS, s->wakeups, FAIRQ_A_POOL_PAD))
 		return -EMSGSIZE;
-	for (c = 0; c < s->counters.nr; c++)
-		if (counter_put(skb, &s->counters.c[c]))
-			return -EMSGSIZE;
+	fairq_pool_core_counters(&s->st, s->wakeups, &core);
+	if (counters_put(skb, FAIRQ_A_POOL_SCHED_COUNTER, &s->counters) ||
+	    counters_put(skb, FAIRQ_A_POOL_CORE_COUNTER, &core))
+		return -EMSGSIZE;
 	return 0;
 }
 
@@ -394,30 +410,27 @@ static int sched_put(const struct fairq_sched_ops *ops, void *data)
 }
 
 /*
- * The module's own counters (besides rescues, only in debugfs before).  They count every
- * namespace's services: a caller in another network namespace sees them only with
+ * The module's own counters: each by name (module-counter), and as its fixed attribute of the
+ * first release for that release's readers; v4client-bound, a level, on its own.  They count
+ * every namespace's services: a caller in another network namespace sees them only with
  * CAP_NET_ADMIN, as it would every namespace's pools.
  */
 static int module_counters_put(struct sk_buff *skb)
 {
+	struct fairq_module_counters mod;
 	u64 v4_skipped, v4_refused, v4_missed;
-	unsigned int v4_bound;
+	unsigned int v4_bound, c;
 
+	fairq_module_counters(&mod);
+	for (c = 0; c < mod.nr; c++) {
+		struct fairq_counter one = { mod.c[c].name, mod.c[c].value };
+
+		if ((mod.c[c].attr && put_u64(skb, mod.c[c].attr, one.value, FAIRQ_A_SCHED_PAD)) ||
+		    counter_put(skb, FAIRQ_A_SCHED_MODULE_COUNTER, &one))
+			return -EMSGSIZE;
+	}
 	fairq_v4client_stats(&v4_bound, &v4_skipped, &v4_refused, &v4_missed);
-	if (put_u64(skb, FAIRQ_A_SCHED_RESCUES_TOTAL, atomic_long_read(&fairq_rescues_total),
-		    FAIRQ_A_SCHED_PAD) ||
-	    put_u64(skb, FAIRQ_A_SCHED_SERV_ALLOC_FAILURES,
-		    atomic_long_read(&fairq_serv_alloc_failures), FAIRQ_A_SCHED_PAD) ||
-	    put_u64(skb, FAIRQ_A_SCHED_SERV_TABLE_FULL, atomic_long_read(&fairq_servs_untracked),
-		    FAIRQ_A_SCHED_PAD) ||
-	    nla_put_u32(skb, FAIRQ_A_SCHED_V4CLIENT_BOUND, v4_bound) ||
-	    put_u64(skb, FAIRQ_A_SCHED_V4CLIENT_SKIPPED, v4_skipped, FAIRQ_A_SCHED_PAD) ||
-	    put_u64(skb, FAIRQ_A_SCHED_V4CLIENT_REFUSED, v4_refused, FAIRQ_A_SCHED_PAD) ||
-	    put_u64(skb, FAIRQ_A_SCHED_V4CLIENT_MISSED, v4_missed, FAIRQ_A_SCHED_PAD) ||
-	    put_u64(skb, FAIRQ_A_SCHED_FAILSAFE_SWITCHES,
-		    atomic_long_read(&fairq_failsafe_switches), FAIRQ_A_SCHED_PAD))
-		return -EMSGSIZE;
-	return 0;
+	return nla_put_u32(skb, FAIRQ_A_SCHED_V4CLIENT_BOUND, v4_bound) ? -EMSGSIZE : 0;
 }
 
 /**

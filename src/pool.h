@@ -16,9 +16,10 @@ struct net;
 struct task_struct;
 
 /*
- * The core's counters of a pool; each is only written under the pool's fairq lock.  A new one
- * is a field here and a line in fairq_pool_counter_defs (core.c): debugfs and netlink show
- * every counter of that table.
+ * The core's counters of a pool; each is only written under the pool's fairq lock (wakeups,
+ * counted outside it, is struct fairq_pool's own).  A new one is a field here and a line in
+ * fairq_pool_counter_defs (counters.c): debugfs, netlink (core-counter) and fairqctl show every
+ * counter of that table by its name.
  */
 struct fairq_pool_stats {
 	u64 enqueued;		/* transports the policy took */
@@ -28,12 +29,15 @@ struct fairq_pool_stats {
 	u64 close_flushes;	/* closed while queued: moved to the kernel queue at once */
 	u64 rescues;		/* work the watchdog found stalled: each one is a bug */
 	u64 migrated;		/* moved to another pool because this one lost its last thread */
+#ifdef FAIRQ_TEST_RACES
+	u64 test_lost_wakeups;	/* test builds: enqueue wakeups lost on purpose */
+#endif
 };
 
-/* One of the core's counters of a pool: its name, its netlink attribute, its field. */
+/* One of the core's counters of a pool: its name, its fixed netlink attribute, its field. */
 struct fairq_pool_counter_def {
 	const char *name;
-	int attr;		/* FAIRQ_A_POOL_* */
+	int attr;		/* FAIRQ_A_POOL_* of the first release, or 0: sent by name only */
 	size_t offset;		/* in struct fairq_pool_stats */
 };
 

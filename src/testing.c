@@ -20,6 +20,7 @@ MODULE_PARM_DESC(test_fail_every,
 		 "test build: fail every Nth (0: never) allocation of: service, thread, v4 binding, wq worker; or lose every Nth enqueue wakeup");
 
 static atomic_t test_fail_count[FAIRQ_TEST_FAILS];
+static atomic64_t test_failures;
 
 void fairq_test_delay(enum fairq_test_delay which)
 {
@@ -83,7 +84,16 @@ bool fairq_test_fail(enum fairq_test_fail which)
 {
 	unsigned int every = READ_ONCE(test_fail_every[which]);
 
-	return every && atomic_inc_return(&test_fail_count[which]) % every == 0;
+	if (!every || atomic_inc_return(&test_fail_count[which]) % every)
+		return false;
+	atomic64_inc(&test_failures);
+	return true;
 }
 EXPORT_SYMBOL_GPL(fairq_test_fail);
+
+/* Allocations failed and wakeups lost on purpose, all kinds: a module counter of test builds. */
+u64 fairq_test_failures(void)
+{
+	return atomic64_read(&test_failures);
+}
 #endif

@@ -13,6 +13,7 @@ void fairq_test_delay(enum fairq_test_delay which);
 void fairq_test_wrapper_tail(void);
 void fairq_test_unload_check(void);
 void fairq_test_freeing(const void *obj);
+u64 fairq_test_failures(void);
 #else
 static inline void fairq_test_delay(enum fairq_test_delay which)
 {
