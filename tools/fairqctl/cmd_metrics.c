@@ -69,6 +69,52 @@ static void pool_labels(FILE *f, const struct fc_pool *p)
 	fputc('}', f);
 }
 
+/* The index in @l of the counter @name, or -1. */
+static int counter_index(const struct fc_counter_list *l, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < l->nr; i++)
+		if (!strcmp(l->c[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+/*
+ * fairq's counters of the pools that fairqctl has no line for (a newer module's): a family
+ * fairq_pool_NAME_total each, as their kind (core-counter) only counts up.
+ */
+static void print_more(FILE *f, const struct fc_pools *pools)
+{
+	unsigned int i, j, k;
+
+	for (i = 0; i < pools->nr; i++) {
+		for (k = 0; k < pools->p[i].more.nr; k++) {
+			const char *cname = pools->p[i].more.c[k].name;
+			char name[64], help[128];
+			bool before = false;
+
+			for (j = 0; j < i && !before; j++)
+				before = counter_index(&pools->p[j].more, cname) >= 0;
+			if (before || counter_index(&pools->p[i].more, cname) != (int)k)
+				continue;	/* its family is written already */
+			snprintf(name, sizeof(name), "fairq_pool_%s_total", cname);
+			snprintf(help, sizeof(help), "fairq's per-pool counter %s (see the module's documentation).",
+				 cname);
+			family(f, name, "counter", help);
+			for (j = i; j < pools->nr; j++) {
+				int c = counter_index(&pools->p[j].more, cname);
+
+				if (c < 0)
+					continue;
+				fputs(name, f);
+				pool_labels(f, &pools->p[j]);
+				fprintf(f, " %llu\n", (unsigned long long)pools->p[j].more.c[c].value);
+			}
+		}
+	}
+}
+
 static void print_pools(FILE *f, const struct fc_pools *pools)
 {
 	unsigned int i, j, k;
@@ -85,6 +131,7 @@ static void print_pools(FILE *f, const struct fc_pools *pools)
 			fprintf(f, " %llu\n", (unsigned long long)pools->p[j].num[i]);
 		}
 	}
+	print_more(f, pools);
 	/*
 	 * A scheduler's own numbers differ by scheduler, some gauges and some counters: one
 	 * untyped family, named by label.
@@ -94,12 +141,12 @@ static void print_pools(FILE *f, const struct fc_pools *pools)
 	for (j = 0; j < pools->nr; j++) {
 		const struct fc_pool *p = &pools->p[j];
 
-		for (k = 0; k < p->nr_counters; k++) {
+		for (k = 0; k < p->sched_counters.nr; k++) {
 			fprintf(f, "fairq_pool_sched_value{serv=\"%u\",pool=\"%u\",", p->serv, p->pool);
 			put_label(f, "scheduler", p->sched);
 			fputc(',', f);
-			put_label(f, "name", p->counters[k].name);
-			fprintf(f, "} %llu\n", (unsigned long long)p->counters[k].value);
+			put_label(f, "name", p->sched_counters.c[k].name);
+			fprintf(f, "} %llu\n", (unsigned long long)p->sched_counters.c[k].value);
 		}
 	}
 }
@@ -200,39 +247,32 @@ static void print_keys(FILE *f, const struct fc_keys *keys, unsigned int n)
 	}
 }
 
-/* The module's own counters (netlink); a module before 0.2.0 does not send them. */
+/*
+ * The module's own counters (netlink), each a family fairq_NAME(_total); fairq_rescues_total is
+ * written by the caller.  A module before 0.2.0 does not send them.
+ */
 static void print_module(FILE *f, const struct fc_module *m)
 {
-	const struct {
-		const char *name, *type, *help;
-		uint64_t value;
-	} fams[] = {
-		{ "fairq_failsafe_switches_total", "counter",
-		  "Times fairq switched to fifo by itself because the watchdog kept rescuing stranded work.",
-		  m->failsafe_switches },
-		{ "fairq_serv_alloc_failures_total", "counter",
-		  "nfsd services whose fairq state could not be allocated (their work kept the kernel's dispatch).",
-		  m->serv_alloc_failures },
-		{ "fairq_serv_table_full_total", "counter",
-		  "Work that took the kernel's dispatch: fairq's table of new services was full, or too many pools.",
-		  m->serv_table_full },
-		{ "fairq_v4client_bound", "gauge",
-		  "Connections bound to an NFSv4.1 client id (fq's key=4).", m->v4client_bound },
-		{ "fairq_v4client_skipped_total", "counter",
-		  "Connections keyed by address because their client id could not be bound (a table full).",
-		  m->v4client_skipped },
-		{ "fairq_v4client_refused_total", "counter",
-		  "SEQUENCEs nfsd refused, from which nothing was learnt.", m->v4client_refused },
-		{ "fairq_v4client_missed_total", "counter",
-		  "SEQUENCEs not seen because too many ran at once.", m->v4client_missed },
-	};
+	char name[64], help[128];
 	unsigned int i;
 
 	if (!m->known)
 		return;
-	for (i = 0; i < ARRAY_SIZE(fams); i++) {
-		family(f, fams[i].name, fams[i].type, fams[i].help);
-		fprintf(f, "%s %llu\n", fams[i].name, (unsigned long long)fams[i].value);
+	for (i = 0; i < FC_MODULE_NUMS; i++) {
+		const struct fc_module_num_def *d = &fc_module_nums[i];
+
+		if (i == FC_M_RESCUES)
+			continue;
+		snprintf(name, sizeof(name), "fairq_%s%s", d->name, d->gauge ? "" : "_total");
+		family(f, name, d->gauge ? "gauge" : "counter", d->help);
+		fprintf(f, "%s %llu\n", name, (unsigned long long)m->num[i]);
+	}
+	for (i = 0; i < m->more.nr; i++) {
+		snprintf(name, sizeof(name), "fairq_%s_total", m->more.c[i].name);
+		snprintf(help, sizeof(help), "fairq's counter %s (see the module's documentation).",
+			 m->more.c[i].name);
+		family(f, name, "counter", help);
+		fprintf(f, "%s %llu\n", name, (unsigned long long)m->more.c[i].value);
 	}
 }
 
@@ -271,10 +311,10 @@ static int print_all(FILE *f, const struct fc_scheds *s, const struct fc_pools *
 	fputc(',', f);
 	put_label(f, "scheduler", s->active);
 	fputs("} 1\n", f);
-	family(f, "fairq_rescues_total", "counter",
-	       "Stalled transports the watchdog handed over since the module was loaded, all services.");
+	/* from sysfs where the module does not send its counters */
+	family(f, "fairq_rescues_total", "counter", fc_module_nums[FC_M_RESCUES].help);
 	fprintf(f, "fairq_rescues_total %llu\n",
-		s->module.known ? (unsigned long long)s->module.rescues : rescues);
+		s->module.known ? (unsigned long long)s->module.num[FC_M_RESCUES] : rescues);
 	print_module(f, &s->module);
 	family(f, "fairq_pools", "gauge", "Pools fairq tracks (0 under a native scheduler such as fifo).");
 	fprintf(f, "fairq_pools %u\n", pools->nr);

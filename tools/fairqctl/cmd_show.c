@@ -68,22 +68,25 @@ static void print_idle(const struct fc_scheds *s, const struct fc_kpools *kp, in
 }
 
 /*
- * The scheduler's own counters: a JSON object by name, and with @full an indented line under
- * the pool's row ("wq: workers 3 idle_workers 1 ...").
+ * Counters by name under the pool's row with @full ("          wq: workers 3 idle_workers 1"),
+ * labelled @label; in JSON, members of the object @obj (NULL: of the pool itself).
  */
-static void print_sched_counters(const struct fc_pool *p, bool full)
+static void print_named(const struct fc_counter_list *list, const char *label, const char *obj,
+			bool full)
 {
 	unsigned int i;
 
-	out_obj_start("sched_counters");
-	if (full && p->nr_counters)
-		out_text("\n          %s:", p->sched);
-	for (i = 0; i < p->nr_counters; i++) {
+	if (obj)
+		out_obj_start(obj);
+	if (full && list->nr)
+		out_text("\n          %s:", label);
+	for (i = 0; i < list->nr; i++) {
 		if (full)
-			out_text(" %s", p->counters[i].name);
-		out_exact(full ? FC_ANY : FC_JSON, p->counters[i].name, " %s", p->counters[i].value);
+			out_text(" %s", list->c[i].name);
+		out_exact(full ? FC_ANY : FC_JSON, list->c[i].name, " %s", list->c[i].value);
 	}
-	out_obj_end();
+	if (obj)
+		out_obj_end();
 }
 
 /* One pool as a table row (the summary, or every counter with @full) and as a JSON object. */
@@ -110,7 +113,9 @@ static void print_pool(const struct fc_pool *p, bool full)
 			out_num(FC_TEXT, NULL, " %10s", p->num[FC_FED_PULL] + p->num[FC_FED_PUSH] +
 				p->num[FC_FED_BYPASS]);
 	}
-	print_sched_counters(p, full);
+	/* fairq's counters this fairqctl has no column for, then the scheduler's own */
+	print_named(&p->more, "fairq", NULL, full);
+	print_named(&p->sched_counters, p->sched, "sched_counters", full);
 	out_obj_end();
 	out_text("\n");
 }

@@ -71,13 +71,46 @@ struct fc_sched {
 	struct fc_tunable tunables[16];
 };
 
+/* One counter by name: a scheduler's own (fq's keys, wq's workers), or one fairqctl has no line for. */
+struct fc_counter {
+	char name[32];
+	uint64_t value;
+};
+
+/* Counters by name, as many as fit: twice what modules send, so that newer modules fit too. */
+#define FC_MAX_COUNTERS 32
+struct fc_counter_list {
+	unsigned int nr;
+	struct fc_counter c[FC_MAX_COUNTERS];
+};
+
+/*
+ * The module's own numbers, in the order fairqctl shows them; each has a line in fc_module_nums
+ * (report.c).  A counter the module sends that has none is shown by its name (fc_module.more).
+ */
+enum fc_module_num {
+	FC_M_RESCUES, FC_M_FAILSAFE_SWITCHES, FC_M_SERV_ALLOC_FAILURES, FC_M_SERV_TABLE_FULL,
+	FC_M_V4CLIENT_BOUND, FC_M_V4CLIENT_SKIPPED, FC_M_V4CLIENT_REFUSED, FC_M_V4CLIENT_MISSED,
+	FC_MODULE_NUMS
+};
+
+struct fc_module_num_def {
+	int attr;		/* FAIRQ_A_SCHED_*, as modules of 0.2.0 without module-counter send it */
+	bool gauge;		/* a level (u32, metric without _total), else a count up */
+	const char *name;	/* JSON member, the module's counter name; metric fairq_NAME(_total) */
+	const char *text;	/* its part of the text line ("%s": the number) */
+	const char *help;	/* metric help */
+};
+
+extern const struct fc_module_num_def fc_module_nums[FC_MODULE_NUMS];
+
 /* The module's own counters, sent with the schedulers (not by modules before 0.2.0). */
 struct fc_module {
 	bool known;
-	uint64_t rescues, failsafe_switches, serv_alloc_failures, serv_table_full;
-	uint32_t v4client_bound;
-	uint64_t v4client_skipped, v4client_refused, v4client_missed;
+	uint64_t num[FC_MODULE_NUMS];
+	struct fc_counter_list more;
 };
+void fc_print_module(const struct fc_module *m);
 
 struct fc_scheds {
 	char active[FAIRQ_SCHED_NAME_LEN + 1];
@@ -87,19 +120,10 @@ struct fc_scheds {
 };
 void fc_print_module(const struct fc_module *m);
 
-/* One of the pool scheduler's own counters (fq's keys, wq's workers). */
-struct fc_counter {
-	char name[32];
-	uint64_t value;
-};
-
-/* Twice what the module sends at most (16 a scheduler), so that newer modules fit too. */
-#define FC_MAX_SCHED_COUNTERS 32
-
 /*
- * The core's numbers of a pool, in the order fairqctl shows them.  Each has one line in
- * fc_pool_nums (report.c) saying where it comes from and how it is shown: a new one is an
- * entry here and a line there.
+ * fairq's own numbers of a pool, in the order fairqctl shows them.  Each has one line in
+ * fc_pool_nums (report.c) saying where it comes from and how it is shown.  A counter the module
+ * sends that has none is shown by its name (fc_pool.more): a line here only names its column.
  */
 enum fc_pool_num {
 	FC_THREADS, FC_THREADS_IDLE, FC_QUEUED, FC_ENQUEUED, FC_FED_PULL, FC_FED_PUSH,
@@ -107,12 +131,12 @@ enum fc_pool_num {
 };
 
 struct fc_pool_num_def {
-	int attr;		/* FAIRQ_A_POOL_*: a u32 for gauges, a u64 for counters */
+	int attr;		/* FAIRQ_A_POOL_*: a u32 for gauges, a u64 for counters (older modules) */
 	bool gauge;		/* a level (metric without _total), else a count up */
 	bool exact;		/* never abbreviated in text */
 	bool summary;		/* also a column of the short table (pools, show) */
 	int width;		/* of its text column */
-	const char *name;	/* JSON member; metric fairq_pool_NAME(_total) */
+	const char *name;	/* JSON member, the module's counter name; metric fairq_pool_NAME(_total) */
 	const char *column;	/* text column header */
 	const char *help;	/* metric help */
 };
@@ -123,8 +147,8 @@ struct fc_pool {
 	uint32_t serv, pool;
 	char sched[FAIRQ_SCHED_NAME_LEN + 1];
 	uint64_t num[FC_POOL_NUMS];
-	unsigned int nr_counters;
-	struct fc_counter counters[FC_MAX_SCHED_COUNTERS];
+	struct fc_counter_list more;	/* fairq's counters without a line in fc_pool_nums */
+	struct fc_counter_list sched_counters;
 };
 
 struct fc_pools {

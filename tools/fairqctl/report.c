@@ -38,6 +38,31 @@ const struct fc_pool_num_def fc_pool_nums[FC_POOL_NUMS] = {
 	      "Stalled transports the watchdog handed over (a bug: report it)."),
 };
 
+#define MODULE_NUM(id, a, gauge_, name_, text_, help_) \
+	[id] = { FAIRQ_A_SCHED_##a, gauge_, name_, text_, help_ }
+
+const struct fc_module_num_def fc_module_nums[FC_MODULE_NUMS] = {
+	MODULE_NUM(FC_M_RESCUES, RESCUES_TOTAL, false, "rescues", " rescues %s",
+		   "Stalled transports the watchdog handed over since the module was loaded, all services."),
+	MODULE_NUM(FC_M_FAILSAFE_SWITCHES, FAILSAFE_SWITCHES, false, "failsafe_switches",
+		   ", failsafe_switches %s",
+		   "Times fairq switched to fifo by itself because the watchdog kept rescuing stranded work."),
+	MODULE_NUM(FC_M_SERV_ALLOC_FAILURES, SERV_ALLOC_FAILURES, false, "serv_alloc_failures",
+		   ", serv_alloc_failures %s",
+		   "nfsd services whose fairq state could not be allocated (their work kept the kernel's dispatch)."),
+	MODULE_NUM(FC_M_SERV_TABLE_FULL, SERV_TABLE_FULL, false, "serv_table_full",
+		   ", serv_table_full %s",
+		   "Work that took the kernel's dispatch: fairq's table of new services was full, or too many pools."),
+	MODULE_NUM(FC_M_V4CLIENT_BOUND, V4CLIENT_BOUND, true, "v4client_bound",
+		   "; v4client bound %s", "Connections bound to an NFSv4.1 client id (fq's key=4)."),
+	MODULE_NUM(FC_M_V4CLIENT_SKIPPED, V4CLIENT_SKIPPED, false, "v4client_skipped", ", skipped %s",
+		   "Connections keyed by address because their client id could not be bound (a table full)."),
+	MODULE_NUM(FC_M_V4CLIENT_REFUSED, V4CLIENT_REFUSED, false, "v4client_refused", ", refused %s",
+		   "SEQUENCEs nfsd refused, from which nothing was learnt."),
+	MODULE_NUM(FC_M_V4CLIENT_MISSED, V4CLIENT_MISSED, false, "v4client_missed", ", missed %s",
+		   "SEQUENCEs not seen because too many ran at once."),
+};
+
 /* An attribute's value, or @missing (strings) or 0 when the kernel did not send it. */
 void fc_attr_str(char *dst, size_t len, struct nlattr *a, const char *missing)
 {
@@ -52,6 +77,84 @@ uint64_t fc_attr_u64(struct nlattr *a)
 uint32_t fc_attr_u32(struct nlattr *a)
 {
 	return a ? nla_get_u32(a) : 0;
+}
+
+/* A counter nest into @list ("counters of ...": @what, for the warning when it is full). */
+static void parse_counter(struct nlattr *nest, struct fc_counter_list *list, const char *what)
+{
+	struct nlattr *tb[FAIRQ_A_COUNTER_MAX + 1];
+	struct fc_counter *c;
+
+	if (nla_parse_nested(tb, FAIRQ_A_COUNTER_MAX, nest, NULL) || !tb[FAIRQ_A_COUNTER_NAME])
+		return;
+	if (list->nr >= ARRAY_SIZE(list->c)) {
+		fc_dropped(what, ARRAY_SIZE(list->c));
+		return;
+	}
+	c = &list->c[list->nr++];
+	fc_attr_str(c->name, sizeof(c->name), tb[FAIRQ_A_COUNTER_NAME], "");
+	c->value = fc_attr_u64(tb[FAIRQ_A_COUNTER_VALUE]);
+}
+
+/*
+ * The line of fc_pool_nums (fc_module_nums) for the counter @name, -1 if none has it, or -2
+ * for a name fairqctl's output already uses for something else (a gauge, the pool's ids).
+ */
+static int pool_num_of(const char *name)
+{
+	int i;
+
+	if (!strcmp(name, "serv") || !strcmp(name, "pool") || !strcmp(name, "sched") ||
+	    !strcmp(name, "sched_counters"))
+		return -2;
+	for (i = 0; i < FC_POOL_NUMS; i++)
+		if (!strcmp(fc_pool_nums[i].name, name))
+			return fc_pool_nums[i].gauge ? -2 : i;
+	return -1;
+}
+
+static int module_num_of(const char *name)
+{
+	int i;
+
+	for (i = 0; i < FC_MODULE_NUMS; i++)
+		if (!strcmp(fc_module_nums[i].name, name))
+			return fc_module_nums[i].gauge ? -2 : i;
+	return -1;
+}
+
+/*
+ * fairq's own counters by name (core-counter, module-counter): each one fairqctl has a line for
+ * goes to @num (over the fixed attribute older modules send), any other to @more.
+ */
+static void parse_named(struct nlattr *nest, int (*line_of)(const char *name), uint64_t *num,
+			struct fc_counter_list *more, const char *what)
+{
+	struct fc_counter_list one = { 0 };
+	int i;
+
+	parse_counter(nest, &one, what);
+	if (!one.nr)
+		return;
+	i = line_of(one.c[0].name);
+	if (i >= 0) {
+		num[i] = one.c[0].value;
+		return;
+	}
+	if (i == -2) {	/* would make a JSON member twice: a module bug, said once */
+		static bool said;
+
+		if (!said)
+			fc_err("warning: the module sends a counter named %s, a name fairqctl uses for another number: it is left out",
+			       one.c[0].name);
+		said = true;
+		return;
+	}
+	if (more->nr >= ARRAY_SIZE(more->c)) {
+		fc_dropped(what, ARRAY_SIZE(more->c));
+		return;
+	}
+	more->c[more->nr++] = one.c[0];
 }
 
 static void parse_tunable(struct nlattr *nest, struct fc_sched *s)
@@ -105,22 +208,23 @@ static int parse_scheds(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 	struct genlmsghdr *gh = nlmsg_data(nlh);
 	struct fc_scheds *s = arg;
 	struct nlattr *a;
+	unsigned int i;
 	int rem;
 
 	fc_attr_str(s->active, sizeof(s->active), tb[FAIRQ_A_SCHED_ACTIVE], "");
 	s->module.known = tb[FAIRQ_A_SCHED_RESCUES_TOTAL];
-	s->module.rescues = fc_attr_u64(tb[FAIRQ_A_SCHED_RESCUES_TOTAL]);
-	s->module.failsafe_switches = fc_attr_u64(tb[FAIRQ_A_SCHED_FAILSAFE_SWITCHES]);
-	s->module.serv_alloc_failures = fc_attr_u64(tb[FAIRQ_A_SCHED_SERV_ALLOC_FAILURES]);
-	s->module.serv_table_full = fc_attr_u64(tb[FAIRQ_A_SCHED_SERV_TABLE_FULL]);
-	s->module.v4client_bound = fc_attr_u32(tb[FAIRQ_A_SCHED_V4CLIENT_BOUND]);
-	s->module.v4client_skipped = fc_attr_u64(tb[FAIRQ_A_SCHED_V4CLIENT_SKIPPED]);
-	s->module.v4client_refused = fc_attr_u64(tb[FAIRQ_A_SCHED_V4CLIENT_REFUSED]);
-	s->module.v4client_missed = fc_attr_u64(tb[FAIRQ_A_SCHED_V4CLIENT_MISSED]);
-	/* every attribute in order: there is one FAIRQ_A_SCHED_SCHED per scheduler */
+	for (i = 0; i < FC_MODULE_NUMS; i++) {
+		const struct fc_module_num_def *d = &fc_module_nums[i];
+
+		s->module.num[i] = d->gauge ? fc_attr_u32(tb[d->attr]) : fc_attr_u64(tb[d->attr]);
+	}
+	/* every attribute in order: one FAIRQ_A_SCHED_SCHED per scheduler, a nest per counter */
 	nla_for_each_attr(a, genlmsg_attrdata(gh, 0), genlmsg_attrlen(gh, 0), rem) {
 		if (nla_type(a) == FAIRQ_A_SCHED_SCHED)
 			parse_sched(a, s);
+		else if (nla_type(a) == FAIRQ_A_SCHED_MODULE_COUNTER)
+			parse_named(a, module_num_of, s->module.num, &s->module.more,
+				    "counters of the module");
 	}
 	return 0;
 }
@@ -143,22 +247,6 @@ static void *grow(void *arr, unsigned int nr, unsigned int *cap, size_t size)
 	if (p)
 		*cap = *cap ? *cap * 2 : 16;
 	return p;
-}
-
-static void parse_counter(struct nlattr *nest, struct fc_pool *p)
-{
-	struct nlattr *tb[FAIRQ_A_COUNTER_MAX + 1];
-	struct fc_counter *c;
-
-	if (p->nr_counters >= ARRAY_SIZE(p->counters)) {
-		fc_dropped("counters of a pool's scheduler", ARRAY_SIZE(p->counters));
-		return;
-	}
-	if (nla_parse_nested(tb, FAIRQ_A_COUNTER_MAX, nest, NULL) || !tb[FAIRQ_A_COUNTER_NAME])
-		return;
-	c = &p->counters[p->nr_counters++];
-	fc_attr_str(c->name, sizeof(c->name), tb[FAIRQ_A_COUNTER_NAME], "");
-	c->value = fc_attr_u64(tb[FAIRQ_A_COUNTER_VALUE]);
 }
 
 static int parse_pool(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
@@ -184,10 +272,12 @@ static int parse_pool(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 
 		p->num[i] = d->gauge ? fc_attr_u32(tb[d->attr]) : fc_attr_u64(tb[d->attr]);
 	}
-	/* one FAIRQ_A_POOL_SCHED_COUNTER per counter: every attribute, in order */
+	/* one nest per counter: every attribute, in order */
 	nla_for_each_attr(a, genlmsg_attrdata(gh, 0), genlmsg_attrlen(gh, 0), rem) {
 		if (nla_type(a) == FAIRQ_A_POOL_SCHED_COUNTER)
-			parse_counter(a, p);
+			parse_counter(a, &p->sched_counters, "counters of a pool's scheduler");
+		else if (nla_type(a) == FAIRQ_A_POOL_CORE_COUNTER)
+			parse_named(a, pool_num_of, p->num, &p->more, "counters of a pool");
 	}
 	return 0;
 }
@@ -339,18 +429,18 @@ int fc_read_kpools(struct fc_kpools *kp)
 /* One line (or a "module" object) of the module's own counters; nothing from older modules. */
 void fc_print_module(const struct fc_module *m)
 {
+	unsigned int i;
+
 	if (!m->known)
 		return;
 	out_obj_start("module");
 	out_text("module:");
-	out_num(FC_ANY, "rescues", " rescues %s", m->rescues);
-	out_num(FC_ANY, "failsafe_switches", ", failsafe_switches %s", m->failsafe_switches);
-	out_num(FC_ANY, "serv_alloc_failures", ", serv_alloc_failures %s", m->serv_alloc_failures);
-	out_num(FC_ANY, "serv_table_full", ", serv_table_full %s", m->serv_table_full);
-	out_num(FC_ANY, "v4client_bound", "; v4client bound %s", m->v4client_bound);
-	out_num(FC_ANY, "v4client_skipped", ", skipped %s", m->v4client_skipped);
-	out_num(FC_ANY, "v4client_refused", ", refused %s", m->v4client_refused);
-	out_num(FC_ANY, "v4client_missed", ", missed %s", m->v4client_missed);
+	for (i = 0; i < FC_MODULE_NUMS; i++)
+		out_num(FC_ANY, fc_module_nums[i].name, fc_module_nums[i].text, m->num[i]);
+	for (i = 0; i < m->more.nr; i++) {
+		out_text(", %s", m->more.c[i].name);
+		out_num(FC_ANY, m->more.c[i].name, " %s", m->more.c[i].value);
+	}
 	out_text("\n");
 	out_obj_end();
 }
