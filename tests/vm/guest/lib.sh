@@ -197,6 +197,12 @@ fairq_pool_sum() {
 		"$FAIRQ_DEBUGFS/pools"
 }
 
+# fairq_module_counter NAME: one of the module's counters, from debugfs's "module" line
+fairq_module_counter() {
+	awk -v f="$1" '$1 == "module" { for (i = 2; i < NF; i++) if ($i == f) print $(i + 1) }' \
+		"$FAIRQ_DEBUGFS/pools"
+}
+
 # fairq_expect_rescues: this test makes the watchdog rescue transports on purpose; the harness
 # then does not count its rescue messages as a fault (the test checks the counter itself)
 fairq_expect_rescues() {

@@ -51,14 +51,14 @@ if fairq_scheds | tr ' ' '\n' | grep -qx fq; then
 	log "thread records: $untracked threads untracked, requests served"
 
 	# NFSv4.1 bindings
-	skipped0=$(awk '/^v4client_bound/ { print $4 }' "$FAIRQ_DEBUGFS/pools")
+	skipped0=$(fairq_module_counter v4client_skipped)
 	echo 4 >$FAIRQ_SYSFS/fq/key || fail "key 4 refused"
 	echo 0,0,1 >$F
 	# a new connection's first SEQUENCE asks for a binding
 	fairq_nfs 3 4.1 "dd if=/dev/zero of=f bs=64k count=16 conv=fsync 2>/dev/null && cat f >/dev/null" ||
 		fail "client 3: I/O failed while bindings could not be allocated"
-	skipped=$(awk '/^v4client_bound/ { print $4 }' "$FAIRQ_DEBUGFS/pools")
-	[ "$skipped" -gt "$skipped0" ] || fail "no skipped binding counted: $(tail -n 1 "$FAIRQ_DEBUGFS/pools")"
+	skipped=$(fairq_module_counter v4client_skipped)
+	[ "$skipped" -gt "$skipped0" ] || fail "no skipped binding counted: $(grep '^module' "$FAIRQ_DEBUGFS/pools")"
 	echo 0,0,0 >$F
 	echo 1 >$FAIRQ_SYSFS/fq/key
 	log "v4.1 bindings: $((skipped - skipped0)) skipped, client 3 served by address"

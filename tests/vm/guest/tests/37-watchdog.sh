@@ -7,6 +7,7 @@
 # the log's rate limit is counted whole.  The rescues here are expected, so this test
 # tells the harness (fairq_expect_rescues), which otherwise fails a test on any of them.
 . /fairq/lib.sh
+. /fairq/fairqctl-lib.sh
 R=/fairq/extra/fairq-races.ko
 F=/sys/module/fairq/parameters/test_fail_every
 ROUNDS=8
@@ -41,6 +42,33 @@ logged=$(dmesg | tail -n +$((lines + 1)) | grep -c 'fairq: rescued a stalled tra
 [ "$logged" -ge 2 ] && [ "$logged" -le "$rescues" ] ||
 	fail "$logged rescue lines in the kernel log for $rescues rescues (each is logged, rate-limited)"
 log "every wakeup lost: $ROUNDS rounds served in ${lost_secs}s through $rescues rescues, $logged logged (watchdog ${wd} ms)"
+
+# The race build's counters of the wakeups it lost (each pool's test_lost_wakeups, the module's
+# test_failures) are ones no fairqctl has a line for: it shows them by their names, in JSON,
+# text and metrics, as it would a counter a newer module adds.
+lost=$(fairq_pool_sum test_lost_wakeups)
+[ "$lost" -ge "$ROUNDS" ] || fail "test_lost_wakeups is $lost in debugfs after $ROUNDS rounds"
+fairqctl -j pools >/tmp/named.json && fairqctl pools >/tmp/named.txt &&
+	fairqctl metrics >/tmp/named.prom || fail "fairqctl pools or metrics failed"
+fairq_validate /tmp/named.json
+python3 - "$lost" <<'PY' || fail "fairqctl does not show the counters it has no line for: $(cat /tmp/named.txt)"
+import json, re, sys
+d = json.load(open("/tmp/named.json"))
+lost = sum(p["test_lost_wakeups"] for p in d["pools"])
+assert lost == int(sys.argv[1]), (lost, sys.argv[1])
+assert d["module"]["test_failures"] >= lost, d["module"]
+text = open("/tmp/named.txt").read()
+shown = sum(int(n) for n in re.findall(r"^ +fairq: test_lost_wakeups ([0-9]+)$", text, re.M))
+assert shown == lost, (shown, lost, text)
+assert re.search(r"^module: .*, test_failures [0-9]+$", text, re.M), text
+prom = open("/tmp/named.prom").read()
+metric = sum(int(n) for n in re.findall(r"^fairq_pool_test_lost_wakeups_total\{[^}]*\} ([0-9]+)$", prom, re.M))
+assert metric == lost, (metric, lost)
+assert re.search(r"^# TYPE fairq_pool_test_lost_wakeups_total counter$", prom, re.M), prom
+assert re.search(r"^fairq_test_failures_total [0-9]+$", prom, re.M), prom
+print("# counters without a line in fairqctl: test_lost_wakeups %d in JSON, text and metrics; test_failures %d"
+      % (lost, d["module"]["test_failures"]))
+PY
 
 fairq_nfs 1 3 "$io" || fail "I/O failed with the fault off"
 [ "$(fairq_rescues)" = "$rescues" ] || fail "$(($(fairq_rescues) - rescues)) rescues with no wakeup lost"

@@ -32,8 +32,8 @@ echo 20000 >/sys/module/fairq_svctime/parameters/delay_us
 fairq_set_sched fq
 echo 4 >$T/key || fail "key 4 refused"
 # bindings of earlier tests' connections live on until they expire: count from here
-bound0=$(awk '/^v4client_bound/ { print $2 }' "$FAIRQ_DEBUGFS/pools")
-refused0=$(awk '/^v4client_bound/ { print $6 }' "$FAIRQ_DEBUGFS/pools")
+bound0=$(fairq_module_counter v4client_bound)
+refused0=$(fairq_module_counter v4client_refused)
 
 # the victim's session is up (and its client id known) before the attackers start; each client
 # writes its cumulative replies with wall-clock times (--series), so that shares are taken over
@@ -77,7 +77,7 @@ fairqctl -j shares >$B/shares.json || fail "fairqctl -j shares failed"
 # lease from a client namespace: its connection is keyed by its own, real, client id)
 sed -n 's/^clientid: 0x//p' /proc/fs/nfsd/clients/*/info >$B/known.txt 2>/dev/null
 # while all three run (a binding goes with its connection)
-bound=$(awk '/^v4client_bound/ { print $2 }' "$FAIRQ_DEBUGFS/pools")
+bound=$(fairq_module_counter v4client_bound)
 fairq_as_nobody fairqctl -j shares >$B/nobody.out 2>$B/nobody.err
 rc=$?
 kill -INT $p1 $p2 $p3
@@ -126,14 +126,14 @@ assert v4 <= known, ("client-id keys nfsd has no client for", sorted(v4 - known)
 if len(v4) > 1:
     print("# also keyed: %s (clients nfsd has)" % " ".join(sorted(v4 - {v4id(c1id)})))
 PY
-refused=$(awk '/^v4client_bound/ { print $6 }' "$FAIRQ_DEBUGFS/pools")
+refused=$(fairq_module_counter v4client_refused)
 [ $((bound - bound0)) -le 4 ] || fail "$((bound - bound0)) connections bound: only client 1's 4 may be"
 [ $((bound - bound0)) -ge 1 ] || fail "none of client 1's connections was bound"
 [ $((refused - refused0)) -ge 36 ] || fail "only $((refused - refused0)) refused SEQUENCEs counted (4 + 8 + 24 forged at least)"
 log "new bindings $((bound - bound0)) (client 1's connections), refused SEQUENCEs $((refused - refused0))"
 # client ids cost nothing to make: 20 NFSv4.1 clients (processes) of client 3 at once get at
 # most 16 client keys; the others are keyed by the address
-skipped0=$(awk '/^v4client_bound/ { print $4 }' "$FAIRQ_DEBUGFS/pools")
+skipped0=$(fairq_module_counter v4client_skipped)
 mint=()
 for i in $(seq 1 20); do
 	ip netns exec c3 $FL -p nfs4.1 -K 1 -W 2 -d 0 "$FAIRQ_SERVER:$FAIRQ_EXPORT" >$B/mint$i.out 2>&1 &
@@ -149,13 +149,13 @@ done
 # a client record exists from EXCHANGE_ID on; its first SEQUENCE (the binding) comes after
 # CREATE_SESSION, seconds later on a crowded host: wait for the ids beyond the bound
 for t in $(seq 1 60); do
-	skipped=$(awk '/^v4client_bound/ { print $4 }' "$FAIRQ_DEBUGFS/pools")
+	skipped=$(fairq_module_counter v4client_skipped)
 	[ $((skipped - skipped0)) -ge 4 ] && break
 	sleep 0.5
 done
 sleep 1
 fairqctl -j shares >$B/mint.json || fail "fairqctl -j shares failed"
-skipped=$(awk '/^v4client_bound/ { print $4 }' "$FAIRQ_DEBUGFS/pools")
+skipped=$(fairq_module_counter v4client_skipped)
 kill -INT "${mint[@]}"
 wait "${mint[@]}"
 ids=$(python3 -c 'import json, sys

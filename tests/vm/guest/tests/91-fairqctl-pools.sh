@@ -8,7 +8,7 @@
 trap 'fairq_set_sched fifo' EXIT
 
 # the same numbers as debugfs, taken while nothing moves (read until two debugfs reads agree);
-# a scheduler's own counters (fq's keys) are the pairs debugfs prints after the core's
+# a scheduler's own counters (fq's keys) are the pairs debugfs prints after "sched NAME"
 agree_with_debugfs() {	# agree_with_debugfs SCHED
 	local try
 	for try in 1 2 3 4 5; do
@@ -20,29 +20,42 @@ agree_with_debugfs() {	# agree_with_debugfs SCHED
 	done
 	python3 - /tmp/dbg1 /tmp/pools.json "$1" <<'PY' || fail "fairqctl and debugfs disagree under $1"
 import json, sys
-core = ("serv", "pool", "threads", "queued", "enqueued", "fed_pull", "fed_push", "fed_bypass",
-        "wakeups", "close_flushes", "rescues", "migrated")
-dbg = {}
+# a pool line: "serv S pool P threads T queued Q", fairq's counters, "sched NAME", the
+# scheduler's own; the "module" line: the module's counters.  Every counter debugfs shows is
+# in fairqctl's JSON under its name, whatever it is: a new one needs no change in fairqctl.
+dbg, mod = {}, None
 for line in open(sys.argv[1]):
     f = line.split()
     if f[0] == "serv":
-        d = dict(zip(f[0::2], map(int, f[1::2])))
+        at = f.index("sched")
+        d = dict(zip(f[0:at:2], map(int, f[1:at:2])))
+        d["sched"] = f[at + 1]
+        d["own"] = dict(zip(f[at + 2::2], map(int, f[at + 3::2])))
         dbg[(d["serv"], d["pool"])] = d
-pools = json.load(open(sys.argv[2]))["pools"]
+    elif f[0] == "module":
+        mod = dict(zip(f[1::2], map(int, f[2::2])))
+doc = json.load(open(sys.argv[2]))
+pools = doc["pools"]
 assert pools, "fairqctl shows no pool"
 assert len(pools) == len(dbg), (len(pools), len(dbg))
+core = None
 for p in pools:
     d = dbg[(p["serv"], p["pool"])]
-    for k in core[2:]:
-        assert p[k] == d[k], (k, p[k], d[k])
-    own = {k: v for k, v in d.items() if k not in core}
-    assert p["sched_counters"] == own, (p["sched_counters"], own)
-    assert p["sched"] == sys.argv[3], p["sched"]
+    for k, v in d.items():
+        if k not in ("sched", "own"):
+            assert p[k] == v, (k, p[k], v)
+    core = sorted(k for k in d if k not in ("serv", "pool", "threads", "queued", "sched", "own"))
+    assert len(core) >= 8, core
+    assert p["sched_counters"] == d["own"], (p["sched_counters"], d["own"])
+    assert p["sched"] == d["sched"] == sys.argv[3], (p["sched"], d["sched"])
     assert 0 <= p["threads_idle"] <= p["threads"], p
     if sys.argv[3] == "fq":
         assert p["sched_counters"]["keys"] >= 1, p
-print("# %s: %d pool(s) agree with debugfs, scheduler counters %s" %
-      (sys.argv[3], len(pools), pools[0]["sched_counters"]))
+assert mod is not None and len(mod) >= 8, mod
+for k, v in mod.items():
+    assert doc["module"][k] == v, (k, doc["module"].get(k), v)
+print("# %s: %d pool(s) agree with debugfs in %s, scheduler counters %s; the module's %s" %
+      (sys.argv[3], len(pools), core, pools[0]["sched_counters"], sorted(mod)))
 PY
 }
 # counters_shown SCHED PATTERN: under SCHED with traffic, fairqctl agrees with debugfs and

@@ -129,11 +129,20 @@ for field in ma:
         assert m[fam].type == "counter", (fam, m[fam].type)
         between(fam, {}, sample.value, mb[field], ma[field])
     checked += 1
-dbg = open("/sys/kernel/debug/fairq/pools").read().split()
-for field, name in (("rescues", "rescues_total"), ("failsafe_switches", "failsafe_switches"),
-                    ("serv_alloc_failures", "serv_alloc_failures"),
-                    ("serv_table_full", "serv_table_full"), ("v4client_refused", "v4client_refused")):
-    assert ma[field] <= int(dbg[dbg.index(name) + 1]), (field, ma[field], dbg)
+# every counter debugfs shows, of the pools and of the module, is a metric family by its name
+# (fairq_pool_NAME_total, fairq_NAME_total): a new counter needs no change in fairqctl
+dbg = [l.split() for l in open("/sys/kernel/debug/fairq/pools")]
+dmod = [l for l in dbg if l[0] == "module"][0]
+dmod = dict(zip(dmod[1::2], map(int, dmod[2::2])))
+for field in dmod:
+    fam = "fairq_" + field + ("" if field == "v4client_bound" else "_total")
+    assert fam in m, (field, sorted(m))
+    if field != "v4client_bound":
+        assert ma[field] <= dmod[field], (field, ma[field], dmod)
+for l in dbg:
+    if l[0] == "serv":
+        for name in l[8:l.index("sched"):2]:
+            assert "fairq_pool_" + name + "_total" in m, (name, sorted(m))
 # the textfile: the same families, readable by node_exporter, no temporary file left
 t = families("/tmp/textfile/fairq.prom")
 assert set(t) == set(m), set(t) ^ set(m)
