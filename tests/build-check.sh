@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Build fairq.ko, and the test-only helper modules, against the headers of every supported
-# kernel, inside that kernel's own Debian userland (its gcc), with W=1 and sparse (C=1): any
-# warning fails.
+# Build fairq.ko, the test-only helper modules and the race build (FAIRQ_TEST_RACES) against
+# the headers of every supported kernel, inside that kernel's own Debian userland (its gcc),
+# with W=1 and sparse (C=1): any warning fails.
 #
 # usage: tests/build-check.sh [KERNEL...]
 set -euo pipefail
@@ -34,7 +34,9 @@ for k in $kernels; do
 		for h in $dir/tests/helpers/*/; do
 			make -C /lib/modules/$abi/build M=\${h%/} W=1 C=1 \
 				KBUILD_EXTRA_SYMBOLS=$dir/Module.symvers modules || exit 1
-		done" >"$log" 2>&1
+		done &&
+		make -C /lib/modules/$abi/build M=$dir clean &&
+		make -C /lib/modules/$abi/build M=$dir W=1 C=1 FAIRQ_TEST_RACES=y modules" >"$log" 2>&1
 	rc=$?
 	set -e
 	umount "$img/root/proc"
@@ -53,7 +55,7 @@ for k in $kernels; do
 		echo "not ok - build $k: $([ $rc != 0 ] && echo "failed" || echo "warnings")"
 		status=1
 	else
-		echo "ok - build $k: fairq and the test helpers, no warnings (W=1; $sparse)"
+		echo "ok - build $k: fairq, the test helpers and the race build, no warnings (W=1; $sparse)"
 	fi
 	rm -f "$log"
 done
