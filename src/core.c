@@ -468,9 +468,7 @@ void fairq_enqueue(struct svc_xprt *xprt)
 		 * test builds: this enqueue's wakeup is lost; the watchdog must find the work
 		 * (under a policy that runs its own contexts, only once one of them is idle)
 		 */
-#ifdef FAIRQ_TEST_RACES
-		fp->stats.test_lost_wakeups++;
-#endif
+		fairq_test_lost_wakeup(fp);
 		spin_unlock_bh(&fp->lock);
 		goto out;
 	}
@@ -753,7 +751,7 @@ bool fairq_pool_has_work(struct fairq_pool *fp)
 }
 
 /* The pool policy's own counters into @out (none without a policy). */
-void fairq_pool_counters(struct fairq_pool *fp, struct fairq_counters *out)
+void fairq_pool_sched_counters(struct fairq_pool *fp, struct fairq_counters *out)
 	__must_hold(&fp->lock)
 {
 	out->nr = 0;

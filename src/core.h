@@ -17,7 +17,7 @@ struct svc_pool;
 struct svc_rqst;
 
 void fairq_enqueue(struct svc_xprt *xprt);
-void fairq_pool_counters(struct fairq_pool *fp, struct fairq_counters *out);
+void fairq_pool_sched_counters(struct fairq_pool *fp, struct fairq_counters *out);
 void fairq_thread_pull(struct svc_rqst *rqstp, struct svc_pool *pool);
 void fairq_request_start(struct svc_rqst *rqstp);
 void fairq_request_done(struct svc_rqst *rqstp);

@@ -39,6 +39,8 @@ static_assert(ARRAY_SIZE(fairq_pool_counter_defs) ==
 	      sizeof(struct fairq_pool_stats) / sizeof(u64));
 
 const unsigned int fairq_pool_nr_counters = ARRAY_SIZE(fairq_pool_counter_defs);
+/* reports copy them, and wakeups, into a struct fairq_counters: a table too long fails here */
+static_assert(ARRAY_SIZE(fairq_pool_counter_defs) + 1 <= FAIRQ_SCHED_COUNTERS_MAX);
 
 /* A pool's core counters from a snapshot of its stats, in the table's order, then wakeups. */
 void fairq_pool_core_counters(const struct fairq_pool_stats *st, u64 wakeups,
@@ -53,38 +55,43 @@ void fairq_pool_core_counters(const struct fairq_pool_stats *st, u64 wakeups,
 	fairq_counter_add(out, "wakeups", wakeups);
 }
 
-static void module_counter(struct fairq_module_counters *mc, const char *name, int attr,
-			   u64 value)
+static u64 read_rescues(void)
 {
-	if (!WARN_ON_ONCE(mc->nr >= FAIRQ_MODULE_COUNTERS_MAX))
-		mc->c[mc->nr++] = (typeof(mc->c[0])){ name, attr, value };
+	return atomic_long_read(&fairq_rescues_total);
+}
+
+static u64 read_failsafe_switches(void)
+{
+	return atomic_long_read(&fairq_failsafe_switches);
+}
+
+static u64 read_serv_alloc_failures(void)
+{
+	return atomic_long_read(&fairq_serv_alloc_failures);
+}
+
+static u64 read_serv_table_full(void)
+{
+	return atomic_long_read(&fairq_servs_untracked);
 }
 
 /*
  * The module's counters since it was loaded, every service of every namespace: a new one is
- * one line here (attribute 0).  Only counts up: a level (v4client's bound connections) is
+ * a line here (attribute 0).  Only counts up: a gauge (v4client's bound connections) is
  * sent on its own.
  */
-void fairq_module_counters(struct fairq_module_counters *out)
-{
-	u64 v4_skipped, v4_refused, v4_missed;
-	unsigned int v4_bound;
-
-	fairq_v4client_stats(&v4_bound, &v4_skipped, &v4_refused, &v4_missed);
-	out->nr = 0;
-	module_counter(out, "rescues", FAIRQ_A_SCHED_RESCUES_TOTAL,
-		       atomic_long_read(&fairq_rescues_total));
-	module_counter(out, "failsafe_switches", FAIRQ_A_SCHED_FAILSAFE_SWITCHES,
-		       atomic_long_read(&fairq_failsafe_switches));
-	module_counter(out, "serv_alloc_failures", FAIRQ_A_SCHED_SERV_ALLOC_FAILURES,
-		       atomic_long_read(&fairq_serv_alloc_failures));
-	module_counter(out, "serv_table_full", FAIRQ_A_SCHED_SERV_TABLE_FULL,
-		       atomic_long_read(&fairq_servs_untracked));
-	module_counter(out, "v4client_skipped", FAIRQ_A_SCHED_V4CLIENT_SKIPPED, v4_skipped);
-	module_counter(out, "v4client_refused", FAIRQ_A_SCHED_V4CLIENT_REFUSED, v4_refused);
-	module_counter(out, "v4client_missed", FAIRQ_A_SCHED_V4CLIENT_MISSED, v4_missed);
+const struct fairq_module_counter_def fairq_module_counter_defs[] = {
+	{ "rescues", FAIRQ_A_SCHED_RESCUES_TOTAL, read_rescues },
+	{ "failsafe_switches", FAIRQ_A_SCHED_FAILSAFE_SWITCHES, read_failsafe_switches },
+	{ "serv_alloc_failures", FAIRQ_A_SCHED_SERV_ALLOC_FAILURES, read_serv_alloc_failures },
+	{ "serv_table_full", FAIRQ_A_SCHED_SERV_TABLE_FULL, read_serv_table_full },
+	{ "v4client_skipped", FAIRQ_A_SCHED_V4CLIENT_SKIPPED, fairq_v4client_skipped },
+	{ "v4client_refused", FAIRQ_A_SCHED_V4CLIENT_REFUSED, fairq_v4client_refused },
+	{ "v4client_missed", FAIRQ_A_SCHED_V4CLIENT_MISSED, fairq_v4client_missed },
 #ifdef FAIRQ_TEST_RACES
 	/* test builds: as test_lost_wakeups of the pools */
-	module_counter(out, "test_failures", 0, fairq_test_failures());
+	{ "test_faults_injected", 0, fairq_test_faults_injected },
 #endif
-}
+};
+
+const unsigned int fairq_module_nr_counters = ARRAY_SIZE(fairq_module_counter_defs);

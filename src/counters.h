@@ -7,19 +7,17 @@
 
 struct fairq_pool_stats;
 
-/* The module's counters: each with the fixed attribute the first release sent it as (or 0). */
-#define FAIRQ_MODULE_COUNTERS_MAX	12
-struct fairq_module_counters {
-	unsigned int nr;
-	struct {
-		const char *name;
-		int attr;		/* FAIRQ_A_SCHED_*, or 0: sent by name only */
-		u64 value;
-	} c[FAIRQ_MODULE_COUNTERS_MAX];
-};
-
-void fairq_module_counters(struct fairq_module_counters *out);
 void fairq_pool_core_counters(const struct fairq_pool_stats *st, u64 wakeups,
 			      struct fairq_counters *out);
+
+/* One of the module's counters: its name, its fixed netlink attribute, how it is read. */
+struct fairq_module_counter_def {
+	const char *name;
+	int attr;		/* FAIRQ_A_SCHED_* of the first release, or 0: sent by name only */
+	u64 (*read)(void);
+};
+
+extern const struct fairq_module_counter_def fairq_module_counter_defs[];
+extern const unsigned int fairq_module_nr_counters;
 
 #endif

@@ -29,13 +29,22 @@ static void counters_show(struct seq_file *m, const struct fairq_counters *cs)
  * A line per pool: "serv S pool P threads T queued Q", fairq's own counters by name, then
  * "sched NAME" and the scheduler's own.  Last, one "module" line of the module's counters.
  */
+/* The module's counters, then v4client's bound connections (a gauge). */
+static void module_show(struct seq_file *m)
+{
+	unsigned int c;
+
+	seq_puts(m, "module");
+	for (c = 0; c < fairq_module_nr_counters; c++)
+		seq_printf(m, " %s %llu", fairq_module_counter_defs[c].name,
+			   fairq_module_counter_defs[c].read());
+	seq_printf(m, " v4client_bound %u\n", fairq_v4client_bound());
+}
+
 static int pools_show(struct seq_file *m, void *v)
 {
-	struct fairq_module_counters mod;
 	struct fairq_serv *fs;
 	struct fairq_pool *fp;
-	u64 skipped, refused, missed;
-	unsigned int bound, c;
 
 	rcu_read_lock();	/* also for the active policy's name: its module may go */
 	seq_printf(m, "scheduler %s\n", fairq_active_sched()->name);
@@ -50,7 +59,7 @@ static int pools_show(struct seq_file *m, void *v)
 			st = fp->stats;
 			queued = fp->nr_queued;
 			sched = fp->ops ? fp->ops->name : fairq_sched_fifo.name;
-			fairq_pool_counters(fp, &counters);
+			fairq_pool_sched_counters(fp, &counters);
 			spin_unlock_bh(&fp->lock);
 			fairq_pool_core_counters(&st, atomic_long_read(&fp->wakeups), &core);
 			seq_printf(m, "serv %u pool %u threads %u queued %u", fs->id, fp->id,
@@ -63,12 +72,7 @@ static int pools_show(struct seq_file *m, void *v)
 		fairq_test_delay(FAIRQ_TEST_DELAY_READER);
 	}
 	rcu_read_unlock();
-	fairq_module_counters(&mod);
-	seq_puts(m, "module");
-	for (c = 0; c < mod.nr; c++)
-		seq_printf(m, " %s %llu", mod.c[c].name, mod.c[c].value);
-	fairq_v4client_stats(&bound, &skipped, &refused, &missed);
-	seq_printf(m, " v4client_bound %u\n", bound);
+	module_show(m);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(pools);

@@ -246,7 +246,7 @@ static void pool_snap(struct fairq_pool *fp, struct pool_snap *s)
 	s->queued = fp->nr_queued;
 	/* a pool without a policy passes everything to the kernel, as fifo does */
 	s->sched = fp->ops ? fp->ops->name : fairq_sched_fifo.name;
-	fairq_pool_counters(fp, &s->counters);
+	fairq_pool_sched_counters(fp, &s->counters);
 	spin_unlock_bh(&fp->lock);
 	s->wakeups = atomic_long_read(&fp->wakeups);
 	s->threads = fairq_pool_threads(fp->pool);
@@ -411,26 +411,24 @@ static int sched_put(const struct fairq_sched_ops *ops, void *data)
 
 /*
  * The module's own counters: each by name (module-counter), and as its fixed attribute of the
- * first release for that release's readers; v4client-bound, a level, on its own.  They count
+ * first release for that release's readers; v4client-bound, a gauge, on its own.  They count
  * every namespace's services: a caller in another network namespace sees them only with
  * CAP_NET_ADMIN, as it would every namespace's pools.
  */
 static int module_counters_put(struct sk_buff *skb)
 {
-	struct fairq_module_counters mod;
-	u64 v4_skipped, v4_refused, v4_missed;
-	unsigned int v4_bound, c;
+	unsigned int c;
 
-	fairq_module_counters(&mod);
-	for (c = 0; c < mod.nr; c++) {
-		struct fairq_counter one = { mod.c[c].name, mod.c[c].value };
+	for (c = 0; c < fairq_module_nr_counters; c++) {
+		const struct fairq_module_counter_def *def = &fairq_module_counter_defs[c];
+		struct fairq_counter one = { def->name, def->read() };
 
-		if ((mod.c[c].attr && put_u64(skb, mod.c[c].attr, one.value, FAIRQ_A_SCHED_PAD)) ||
+		if ((def->attr && put_u64(skb, def->attr, one.value, FAIRQ_A_SCHED_PAD)) ||
 		    counter_put(skb, FAIRQ_A_SCHED_MODULE_COUNTER, &one))
 			return -EMSGSIZE;
 	}
-	fairq_v4client_stats(&v4_bound, &v4_skipped, &v4_refused, &v4_missed);
-	return nla_put_u32(skb, FAIRQ_A_SCHED_V4CLIENT_BOUND, v4_bound) ? -EMSGSIZE : 0;
+	return nla_put_u32(skb, FAIRQ_A_SCHED_V4CLIENT_BOUND, fairq_v4client_bound()) ?
+	       -EMSGSIZE : 0;
 }
 
 /**

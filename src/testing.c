@@ -7,6 +7,7 @@
 #ifdef FAIRQ_TEST_RACES
 #include <linux/delay.h>
 #include <linux/module.h>
+#include "pool.h"
 #include "testing.h"
 
 static unsigned int test_delay_us[FAIRQ_TEST_DELAYS];
@@ -20,7 +21,7 @@ MODULE_PARM_DESC(test_fail_every,
 		 "test build: fail every Nth (0: never) allocation of: service, thread, v4 binding, wq worker; or lose every Nth enqueue wakeup");
 
 static atomic_t test_fail_count[FAIRQ_TEST_FAILS];
-static atomic64_t test_failures;
+static atomic64_t test_faults_injected;
 
 void fairq_test_delay(enum fairq_test_delay which)
 {
@@ -86,14 +87,20 @@ bool fairq_test_fail(enum fairq_test_fail which)
 
 	if (!every || atomic_inc_return(&test_fail_count[which]) % every)
 		return false;
-	atomic64_inc(&test_failures);
+	atomic64_inc(&test_faults_injected);
 	return true;
 }
 EXPORT_SYMBOL_GPL(fairq_test_fail);
 
 /* Allocations failed and wakeups lost on purpose, all kinds: a module counter of test builds. */
-u64 fairq_test_failures(void)
+u64 fairq_test_faults_injected(void)
 {
-	return atomic64_read(&test_failures);
+	return atomic64_read(&test_faults_injected);
+}
+
+/* An enqueue's wakeup lost on purpose, counted by its pool (under the pool's lock). */
+void fairq_test_lost_wakeup(struct fairq_pool *fp)
+{
+	fp->stats.test_lost_wakeups++;
 }
 #endif

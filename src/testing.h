@@ -8,12 +8,15 @@
 
 #include <fairq/testing.h>
 
+struct fairq_pool;
+
 #ifdef FAIRQ_TEST_RACES
 void fairq_test_delay(enum fairq_test_delay which);
 void fairq_test_wrapper_tail(void);
 void fairq_test_unload_check(void);
 void fairq_test_freeing(const void *obj);
-u64 fairq_test_failures(void);
+u64 fairq_test_faults_injected(void);
+void fairq_test_lost_wakeup(struct fairq_pool *fp);
 #else
 static inline void fairq_test_delay(enum fairq_test_delay which)
 {
@@ -26,6 +29,11 @@ static inline void fairq_test_unload_check(void) { }
 static inline void fairq_test_freeing(const void *obj)
 {
 	(void)obj;
+}
+
+static inline void fairq_test_lost_wakeup(struct fairq_pool *fp)
+{
+	(void)fp;
 }
 #endif
 

@@ -388,20 +388,29 @@ static void gc_work_fn(struct work_struct *work)
 	schedule_delayed_work(&gc_work, V4B_TTL / 4);
 }
 
-/**
- * fairq_v4client_stats - how many connections are bound, and how many could not be
- * @bound: connections with a known owner
- * @skipped: accepted first SEQUENCEs that found the table or their address full, or no memory
- * @refused: SEQUENCEs nfsd refused (a forged or stale session id among them): nothing learnt
- * @missed: SEQUENCEs not seen, more at once than the return probe tracks (V4B_PROBES)
- */
-void fairq_v4client_stats(unsigned int *bound, u64 *skipped, u64 *refused, u64 *missed)
+/* Connections bound to a client id now. */
+unsigned int fairq_v4client_bound(void)
 {
-	*bound = READ_ONCE(nr_bindings);
-	*skipped = atomic64_read(&bindings_skipped);
-	*refused = atomic64_read(&sequences_refused);
+	return READ_ONCE(nr_bindings);
+}
+
+/* Accepted first SEQUENCEs that found the table or their address full, or no memory. */
+u64 fairq_v4client_skipped(void)
+{
+	return atomic64_read(&bindings_skipped);
+}
+
+/* SEQUENCEs nfsd refused (a forged or stale session id among them): nothing learnt. */
+u64 fairq_v4client_refused(void)
+{
+	return atomic64_read(&sequences_refused);
+}
+
+/* SEQUENCEs not seen, more at once than the return probe tracks (V4B_PROBES). */
+u64 fairq_v4client_missed(void)
+{
 	/* a statistic the kretprobe core counts with plain increments */
-	*missed = data_race(sequence_krp.nmissed);
+	return data_race(sequence_krp.nmissed);
 }
 
 int fairq_v4client_init(void)

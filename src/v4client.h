@@ -10,7 +10,10 @@ struct svc_xprt;
 struct svc_rqst;
 
 void fairq_v4client_forget(const struct svc_xprt *xprt);
-void fairq_v4client_stats(unsigned int *bound, u64 *skipped, u64 *refused, u64 *missed);
+unsigned int fairq_v4client_bound(void);
+u64 fairq_v4client_skipped(void);
+u64 fairq_v4client_refused(void);
+u64 fairq_v4client_missed(void);
 int fairq_v4client_init(void);
 void fairq_v4client_exit(void);
 
