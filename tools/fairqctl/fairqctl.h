@@ -71,7 +71,7 @@ struct fc_sched {
 	struct fc_tunable tunables[16];
 };
 
-/* One counter by name: a scheduler's own (fq's keys, wq's workers), or one fairqctl has no line for. */
+/* A counter by name: a scheduler's own (fq's keys), or one of fairq's without a line here. */
 struct fc_counter {
 	char name[32];
 	uint64_t value;
@@ -95,9 +95,9 @@ enum fc_module_num {
 };
 
 struct fc_module_num_def {
-	int attr;		/* FAIRQ_A_SCHED_*, as modules of 0.2.0 without module-counter send it */
-	bool gauge;		/* a level (u32, metric without _total), else a count up */
-	const char *name;	/* JSON member, the module's counter name; metric fairq_NAME(_total) */
+	int attr;		/* FAIRQ_A_SCHED_*: its fixed attribute, all a module may send */
+	bool gauge;		/* a gauge (u32, metric without _total), else a count up */
+	const char *name;	/* JSON member, the module's name; metric fairq_NAME(_total) */
 	const char *text;	/* its part of the text line ("%s": the number) */
 	const char *help;	/* metric help */
 };
@@ -118,7 +118,6 @@ struct fc_scheds {
 	struct fc_sched sched[16];
 	struct fc_module module;
 };
-void fc_print_module(const struct fc_module *m);
 
 /*
  * fairq's own numbers of a pool, in the order fairqctl shows them.  Each has one line in
@@ -131,12 +130,12 @@ enum fc_pool_num {
 };
 
 struct fc_pool_num_def {
-	int attr;		/* FAIRQ_A_POOL_*: a u32 for gauges, a u64 for counters (older modules) */
+	int attr;		/* FAIRQ_A_POOL_*: a u32 gauge, or a u64 counter's fixed attribute */
 	bool gauge;		/* a level (metric without _total), else a count up */
 	bool exact;		/* never abbreviated in text */
 	bool summary;		/* also a column of the short table (pools, show) */
 	int width;		/* of its text column */
-	const char *name;	/* JSON member, the module's counter name; metric fairq_pool_NAME(_total) */
+	const char *name;	/* JSON member, the module's name; metric fairq_pool_NAME(_total) */
 	const char *column;	/* text column header */
 	const char *help;	/* metric help */
 };

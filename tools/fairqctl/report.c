@@ -96,16 +96,27 @@ static void parse_counter(struct nlattr *nest, struct fc_counter_list *list, con
 	c->value = fc_attr_u64(tb[FAIRQ_A_COUNTER_VALUE]);
 }
 
+/* Whether @name is one of @list (NULL-terminated). */
+static bool name_in(const char *name, const char *const *list)
+{
+	for (; *list; list++)
+		if (!strcmp(name, *list))
+			return true;
+	return false;
+}
+
 /*
  * The line of fc_pool_nums (fc_module_nums) for the counter @name, -1 if none has it, or -2
- * for a name fairqctl's output already uses for something else (a gauge, the pool's ids).
+ * for a name fairqctl's output already uses for something else: a gauge, a member beside the
+ * counters, or a metric family of its own.
  */
 static int pool_num_of(const char *name)
 {
+	static const char *const taken[] = { "serv", "pool", "sched", "sched_counters",
+					     "sched_value", NULL };
 	int i;
 
-	if (!strcmp(name, "serv") || !strcmp(name, "pool") || !strcmp(name, "sched") ||
-	    !strcmp(name, "sched_counters"))
+	if (name_in(name, taken))
 		return -2;
 	for (i = 0; i < FC_POOL_NUMS; i++)
 		if (!strcmp(fc_pool_nums[i].name, name))
@@ -115,46 +126,67 @@ static int pool_num_of(const char *name)
 
 static int module_num_of(const char *name)
 {
+	static const char *const taken[] = { "info", "pools", "keys_visible", NULL };
 	int i;
 
+	if (name_in(name, taken) || !strncmp(name, "pool_", 5) || !strncmp(name, "key_", 4))
+		return -2;
 	for (i = 0; i < FC_MODULE_NUMS; i++)
 		if (!strcmp(fc_module_nums[i].name, name))
 			return fc_module_nums[i].gauge ? -2 : i;
 	return -1;
 }
 
+/* A name fit to be a JSON member and part of a metric name: [a-z][a-z0-9_]*, not cut short. */
+static bool name_usable(const struct nlattr *a, const char *name, size_t size)
+{
+	size_t i;
+
+	if (nla_len(a) < 1 || (size_t)nla_len(a) > size || !islower((unsigned char)name[0]))
+		return false;
+	for (i = 0; name[i]; i++)
+		if (!islower((unsigned char)name[i]) && !isdigit((unsigned char)name[i]) &&
+		    name[i] != '_')
+			return false;
+	return true;
+}
+
 /*
  * fairq's own counters by name (core-counter, module-counter): each one fairqctl has a line for
- * goes to @num (over the fixed attribute older modules send), any other to @more.
+ * goes to @num (over the fixed attribute), any other to @more.  A name that could not be shown
+ * as it is (malformed, cut short, taken, or sent twice) is left out, with a warning once: a
+ * module bug, which must not make a JSON member or a metric family twice.
  */
 static void parse_named(struct nlattr *nest, int (*line_of)(const char *name), uint64_t *num,
 			struct fc_counter_list *more, const char *what)
 {
-	struct fc_counter_list one = { 0 };
+	struct nlattr *tb[FAIRQ_A_COUNTER_MAX + 1];
+	struct fc_counter c;
+	unsigned int j;
 	int i;
 
-	parse_counter(nest, &one, what);
-	if (!one.nr)
+	if (nla_parse_nested(tb, FAIRQ_A_COUNTER_MAX, nest, NULL) || !tb[FAIRQ_A_COUNTER_NAME])
 		return;
-	i = line_of(one.c[0].name);
+	fc_attr_str(c.name, sizeof(c.name), tb[FAIRQ_A_COUNTER_NAME], "");
+	c.value = fc_attr_u64(tb[FAIRQ_A_COUNTER_VALUE]);
+	i = name_usable(tb[FAIRQ_A_COUNTER_NAME], c.name, sizeof(c.name)) ? line_of(c.name) : -2;
+	for (j = 0; i == -1 && j < more->nr; j++)
+		if (!strcmp(more->c[j].name, c.name))
+			i = -2;
 	if (i >= 0) {
-		num[i] = one.c[0].value;
-		return;
-	}
-	if (i == -2) {	/* would make a JSON member twice: a module bug, said once */
+		num[i] = c.value;
+	} else if (i == -2) {
 		static bool said;
 
 		if (!said)
-			fc_err("warning: the module sends a counter named %s, a name fairqctl uses for another number: it is left out",
-			       one.c[0].name);
+			fc_err("warning: the module sends a counter named '%s', which fairqctl cannot show by that name: it is left out",
+			       c.name);
 		said = true;
-		return;
-	}
-	if (more->nr >= ARRAY_SIZE(more->c)) {
+	} else if (more->nr >= ARRAY_SIZE(more->c)) {
 		fc_dropped(what, ARRAY_SIZE(more->c));
-		return;
+	} else {
+		more->c[more->nr++] = c;
 	}
-	more->c[more->nr++] = one.c[0];
 }
 
 static void parse_tunable(struct nlattr *nest, struct fc_sched *s)
@@ -439,7 +471,7 @@ void fc_print_module(const struct fc_module *m)
 		out_num(FC_ANY, fc_module_nums[i].name, fc_module_nums[i].text, m->num[i]);
 	for (i = 0; i < m->more.nr; i++) {
 		out_text(", %s", m->more.c[i].name);
-		out_num(FC_ANY, m->more.c[i].name, " %s", m->more.c[i].value);
+		out_exact(FC_ANY, m->more.c[i].name, " %s", m->more.c[i].value);
 	}
 	out_text("\n");
 	out_obj_end();
