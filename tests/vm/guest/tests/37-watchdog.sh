@@ -43,9 +43,9 @@ logged=$(dmesg | tail -n +$((lines + 1)) | grep -c 'fairq: rescued a stalled tra
 	fail "$logged rescue lines in the kernel log for $rescues rescues (each is logged, rate-limited)"
 log "every wakeup lost: $ROUNDS rounds served in ${lost_secs}s through $rescues rescues, $logged logged (watchdog ${wd} ms)"
 
-# The race build's counters of the wakeups it lost (each pool's test_lost_wakeups, the module's
-# test_failures) are ones no fairqctl has a line for: it shows them by their names, in JSON,
-# text and metrics, as it would a counter a newer module adds.
+# The race build's counters of the wakeups it lost (each pool's test_lost_wakeups, the
+# module's test_faults_injected) are ones no fairqctl has a line for: it shows them by their
+# names, in JSON, text and metrics, as it would a counter a newer module adds.
 lost=$(fairq_pool_sum test_lost_wakeups)
 [ "$lost" -ge "$ROUNDS" ] || fail "test_lost_wakeups is $lost in debugfs after $ROUNDS rounds"
 fairqctl -j pools >/tmp/named.json && fairqctl pools >/tmp/named.txt &&
@@ -56,18 +56,18 @@ import json, re, sys
 d = json.load(open("/tmp/named.json"))
 lost = sum(p["test_lost_wakeups"] for p in d["pools"])
 assert lost == int(sys.argv[1]), (lost, sys.argv[1])
-assert d["module"]["test_failures"] >= lost, d["module"]
+assert d["module"]["test_faults_injected"] >= lost, d["module"]
 text = open("/tmp/named.txt").read()
 shown = sum(int(n) for n in re.findall(r"^ +fairq: test_lost_wakeups ([0-9]+)$", text, re.M))
 assert shown == lost, (shown, lost, text)
-assert re.search(r"^module: .*, test_failures [0-9]+$", text, re.M), text
+assert re.search(r"^module: .*, test_faults_injected [0-9]+$", text, re.M), text
 prom = open("/tmp/named.prom").read()
 metric = sum(int(n) for n in re.findall(r"^fairq_pool_test_lost_wakeups_total\{[^}]*\} ([0-9]+)$", prom, re.M))
 assert metric == lost, (metric, lost)
 assert re.search(r"^# TYPE fairq_pool_test_lost_wakeups_total counter$", prom, re.M), prom
-assert re.search(r"^fairq_test_failures_total [0-9]+$", prom, re.M), prom
-print("# counters without a line in fairqctl: test_lost_wakeups %d in JSON, text and metrics; test_failures %d"
-      % (lost, d["module"]["test_failures"]))
+assert re.search(r"^fairq_test_faults_injected_total [0-9]+$", prom, re.M), prom
+print("# counters without a line in fairqctl: test_lost_wakeups %d in JSON, text and metrics; test_faults_injected %d"
+      % (lost, d["module"]["test_faults_injected"]))
 PY
 
 fairq_nfs 1 3 "$io" || fail "I/O failed with the fault off"
