@@ -1,7 +1,8 @@
 #!/bin/bash
 # Every benchmark scenario of make bench (tests/vm/guest/bench), shrunk to seconds: it runs to
 # the end under fifo and one queueing scheduler, and its raw results are whole and
-# well-formed (what tests/bench/report.py reads).  Numbers are judged by the benchmark, not here.
+# well-formed (what tests/bench/report.py reads), and no kernel client retransmits a call.
+# Numbers are judged by the benchmark, not here.
 . /fairq/lib.sh
 export B_SCALE=0.2 B_REPS=1
 export B1_KS=2 B1_WINDOWS=1 B2_KS=4 B2_NS=8 B4_ROUNDS=1 B4_K=4 B5_ROUNDS=1 B5_SLOW_ROUNDS=0 B5_BOUND_ROUNDS=1 B5_THREADS=32 B5_K=4 B5_CAPS=2
@@ -25,8 +26,14 @@ trap 'echo 0 >/sys/module/fairq_svctime/parameters/delay_us 2>/dev/null; rmmod f
 # scenario 7 compares wq with nfsd's threads: where wq is offered, wq beside fifo, part (a)
 scenarios="s1-greedy s2-burst s3-real s4-overhead s5-threads"
 fairq_scheds | grep -qw wq && scenarios="$scenarios s7-wq"
+# retrans_all: the kernel clients' retransmitted calls, one number per client namespace
+retrans_all() {
+	local i
+	for i in $(seq 1 "$FAIRQ_CLIENTS"); do fairq_retrans "$i"; done | tr '\n' ' '
+}
 for sc in $scenarios; do
 	t0=$(date +%s)
+	retrans0=$(retrans_all)
 	(
 		export B_OUT=/tmp/smoke/$sc B_SCHEDS
 		B_SCHEDS=$(smoke_sched "$sc")
@@ -69,5 +76,9 @@ for f in glob.glob(out + "/*.json"):
 print("# %s: %d cells" % (os.path.basename(out), len(cells)), end="")
 PY
 	echo " in $(($(date +%s) - t0)) s"
+	# a kernel client retransmits a call only when its reply is late by a whole timeout (60 s
+	# over TCP): a scheduler that lost the call, or a stall the scenario would otherwise hide
+	[ "$(retrans_all)" = "$retrans0" ] ||
+		fail "scenario $sc: the kernel clients retransmitted (per client, before: $retrans0; after: $(retrans_all))"
 done
 [ "$(fairq_rescues)" = 0 ] || fail "the watchdog rescued transports"
