@@ -578,11 +578,17 @@ def s6_timeline(data, cache):
     t0 = max(ts[0] for ts, _ in series)
     n = int((min(ts[-1] for ts, _ in series) - t0) / TIMELINE_STEP_S)
     edges = [t0 + i * TIMELINE_STEP_S for i in range(n + 1)]
-    return {"step_s": TIMELINE_STEP_S, "conns": cells[0]["conns"], "addrs": cells[0]["addrs"],
-            "t": [round(a - t0 + TIMELINE_STEP_S / 2, 3) for a in edges[:-1]],
-            "rates": [[round(benchcalc.rate(sr, a, b), 1) for a, b in zip(edges, edges[1:])] for sr in series],
-            "windows": [{"sched": c["sched"], "rep": c["rep"], "start": round(c["wall_start"] - t0, 3),
-                         "end": round(c["wall_end"] - t0, 3)} for c in cells]}
+    out = {"step_s": TIMELINE_STEP_S, "conns": cells[0]["conns"], "addrs": cells[0]["addrs"],
+           "t": [round(a - t0 + TIMELINE_STEP_S / 2, 3) for a in edges[:-1]],
+           "rates": [[round(benchcalc.rate(sr, a, b), 1) for a, b in zip(edges, edges[1:])] for sr in series],
+           "windows": [{"sched": c["sched"], "rep": c["rep"], "start": round(c["wall_start"] - t0, 3),
+                        "end": round(c["wall_end"] - t0, 3)} for c in cells]}
+    # after the windows, the same load through a switch to fq, rmmod and modprobe (B6_UNLOAD)
+    path = os.path.join(data["dir"], "fair-events.json")
+    if os.path.exists(path):
+        out["events"] = [dict({k: round(v - t0, 3) for k, v in e.items() if k.startswith("wall")},
+                              what=e["what"]) for e in json.load(open(path))]
+    return out
 
 
 def s6_subnet(data, cache):
@@ -727,7 +733,7 @@ def scenario6(data, md, res):
             md.append("![shares over time](s6-timeline.png)\n")
             md.append("Each client's share and the pool's total through the whole load, in steps of %g s. "
                       "Shaded: the measured windows, coloured by scheduler; the scheduler is switched live "
-                      "at the start of the white gap before each one.\n" % TIMELINE_STEP_S)
+                      "at the start of the white gap before each one.%s\n" % (TIMELINE_STEP_S, unload_note(timeline)))
 
     ssum = {}
     if subnet:
@@ -1293,6 +1299,27 @@ def plot_s6(r):
     savefig(fig, "s6-keys.png")
 
 
+def unload_note(tl):
+    """What the clients saw of the rmmod and modprobe after the windows, for the text"""
+    ev = {e["what"]: e for e in tl.get("events", [])}
+    if "rmmod" not in ev or "modprobe" not in ev:
+        return ""
+    totals = [sum(x) for x in zip(*tl["rates"])]
+
+    def mean(a, b):
+        v = [x for t, x in zip(tl["t"], totals) if a <= t < b]
+        return sum(v) / len(v) if v else float("nan")
+    fq, rm, mp = ev.get("fq", ev["rmmod"])["wall"], ev["rmmod"], ev["modprobe"]["wall"]
+    low = min((x for t, x in zip(tl["t"], totals) if rm["wall"] - tl["step_s"] <= t <= rm["wall_end"] + tl["step_s"]),
+              default=float("nan"))
+    return (" Last, under the same load: a switch to fq, `rmmod fairq` (it took %.2f s) and `modprobe fairq` "
+            "(dotted lines). The pool's total was %.0f RPC/s under fq before the unload, %.0f RPC/s in the "
+            "%g s steps around it at the lowest, %.0f RPC/s between unload and load (the kernel's own "
+            "dispatch) and %.0f RPC/s after the load (fifo)." %
+            (rm["wall_end"] - rm["wall"], mean(fq + 1, rm["wall"]), low, tl["step_s"],
+             mean(rm["wall_end"] + 1, mp), mean(mp + 1, tl["t"][-1] + 1)))
+
+
 def plot_s6_timeline(r):
     """(a)'s clients through the live switches: each one's share (top) and the pool's total
     (bottom) over time, the measured windows shaded by scheduler"""
@@ -1325,6 +1352,15 @@ def plot_s6_timeline(r):
     axes[0].grid(alpha=0.3)
     axes[0].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
     axes[1].plot(t, totals, color="k", lw=1.3)
+    # the switch to fq, rmmod and modprobe that end the load, where the run made them
+    labels = {"fq": "switch to fq", "rmmod": "rmmod fairq", "modprobe": "modprobe fairq"}
+    for e in tl.get("events", []):
+        for ax in axes:
+            if "wall_end" in e and e["wall_end"] - e["wall"] > tl["step_s"]:
+                ax.axvspan(e["wall"], e["wall_end"], color="0.6", alpha=0.3, lw=0)
+            ax.axvline(e["wall"], color="0.3", ls=":", lw=1.2)
+        axes[0].text(e["wall"], 1.01, labels.get(e["what"], e["what"]), ha="center", va="bottom", fontsize=9,
+                     color="0.2", transform=axes[0].get_xaxis_transform())
     axes[1].set_ylim(bottom=0)
     axes[1].set_ylabel("pool's total (RPC/s)")
     axes[1].set_xlabel("time since every client was running (s); shaded: measured windows, by scheduler")

@@ -5,6 +5,9 @@
 #      each one's max-min fair share is 1/10 (fq keyed by address).  The load runs
 #      throughout and the scheduler is switched live under it; each window of B6_SECS measures
 #      every client's completed RPCs (their --series), B6_ROUNDS rounds in rotated order.
+#      Then, with B6_UNLOAD=1 and fq offered, the same load under fq through `rmmod fairq` and
+#      `modprobe fairq` (B6_SECS apart), their times in fair-events.json: what the clients see
+#      of an admin's unload.
 #  (b) Two subnets under saturation, fq keyed by subnet (/24) and the subnet with fewer
 #      connections weighted 4 (fairqctl weight): its share against 4/5 under fq, and what the
 #      connection counts give under the others.  The second subnet, 10.98.0.0/24, is on the
@@ -42,6 +45,7 @@ B6_WATCH_SETTLE=$(secs 0.5)
 B6_WATCH_PAIRS=${B6_WATCH_PAIRS:-6}
 B6_WATCH_ROUNDS=${B6_WATCH_ROUNDS:-$B_REPS}
 B6_PARTS=${B6_PARTS:-a b c d}
+B6_UNLOAD=${B6_UNLOAD:-1}
 D_US=10000
 PER_PROC=4000	# connections per fairq-load in (c): its limit is 4096, and file descriptors
 FQ_TUNABLES=$FAIRQ_SYSFS/fq
@@ -129,7 +133,8 @@ bench_meta 6 threads="$FAIRQ_THREADS" delay_us=$D_US window="$B6_W" secs="$B6_SE
 	rounds="$B6_ROUNDS" conns="$B6_CONNS" subnet_w="$B6_SUBNET_W" subnet_o="$B6_SUBNET_O" \
 	weight="$B6_WEIGHT" keys="$B6_KEYS" dumps="$B6_DUMPS" watch_k="$B6_WATCH_K" \
 	watch_w="$B6_WATCH_W" watch_secs="$B6_WATCH_SECS" watch_settle="$B6_WATCH_SETTLE" \
-	watch_rounds="$B6_WATCH_ROUNDS" watch_pairs="$B6_WATCH_PAIRS" watch_clients="$FAIRQ_CLIENTS" parts="$B6_PARTS"
+	watch_rounds="$B6_WATCH_ROUNDS" watch_pairs="$B6_WATCH_PAIRS" watch_clients="$FAIRQ_CLIENTS" parts="$B6_PARTS" \
+	unload="$B6_UNLOAD"
 log "scenario 6: T=$FAIRQ_THREADS D=$((D_US / 1000)) ms, parts {$B6_PARTS}, schedulers: $(bench_scheds | xargs)"
 ncells=0
 
@@ -158,6 +163,21 @@ if has_part a; then
 			log "(a) $s round $rep: $(share_line)"
 		done
 	done
+	if [ "$B6_UNLOAD" = 1 ] && has_fairq; then
+		t_fq=$EPOCHREALTIME
+		fairq_set_sched fq
+		sleep "$B6_SECS"
+		t_rmmod=$EPOCHREALTIME
+		rmmod fairq || fail "rmmod fairq under (a)'s load failed"
+		t_rmmod_done=$EPOCHREALTIME
+		sleep "$B6_SECS"
+		t_modprobe=$EPOCHREALTIME
+		modprobe fairq || fail "modprobe fairq under (a)'s load failed"
+		sleep "$B6_SECS"
+		printf '[{"what":"fq","wall":%s},{"what":"rmmod","wall":%s,"wall_end":%s},{"what":"modprobe","wall":%s}]\n' \
+			"$t_fq" "$t_rmmod" "$t_rmmod_done" "$t_modprobe" >"$B_OUT/fair-events.json"
+		log "(a) rmmod under load took $(elapsed "$t_rmmod" "$t_rmmod_done") s"
+	fi
 	fairq_set_sched fifo
 	load_stop
 	svctime_off
