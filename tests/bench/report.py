@@ -775,7 +775,7 @@ def scenario6(data, md, res):
                   "server drained (\"idle\"); user and system CPU of the fairqctl process (system: the "
                   "kernel's netlink dump). Complete: every dump's JSON has one key for each established "
                   "connection (`ss` on the server), no duplicates. Slab per key: with the clients stopped, "
-                  "rewriting the key tunable rebuilds the pools and frees every key while every socket "
+                  "changing the key tunable (to 1 and back) rebuilds the pools and frees every key while every socket "
                   "stays; the fall of the slab caches' active bytes (/proc/slabinfo), of kmalloc-192's "
                   "active objects (where a struct fq_key lives) and of /proc/meminfo Slab, over the keys "
                   "freed. Memory per connection: the fall of MemAvailable since before the first step, "
@@ -1312,8 +1312,8 @@ def unload_note(tl):
     fq, rm, mp = ev.get("fq", ev["rmmod"])["wall"], ev["rmmod"], ev["modprobe"]["wall"]
     low = min((x for t, x in zip(tl["t"], totals) if rm["wall"] - tl["step_s"] <= t <= rm["wall_end"] + tl["step_s"]),
               default=float("nan"))
-    return (" Last, under the same load: a switch to fq, `rmmod fairq` (it took %.2f s) and `modprobe fairq` "
-            "(dotted lines). The pool's total was %.0f RPC/s under fq before the unload, %.0f RPC/s in the "
+    return (" Last, under the same load: fq, then `rmmod fairq` (it took %.2f s, shaded grey) and `modprobe "
+            "fairq` (dotted lines). The pool's total was %.0f RPC/s under fq before the unload, %.0f RPC/s in the "
             "%g s steps around it at the lowest, %.0f RPC/s between unload and load (the kernel's own "
             "dispatch) and %.0f RPC/s after the load (fifo)." %
             (rm["wall_end"] - rm["wall"], mean(fq + 1, rm["wall"]), low, tl["step_s"],
@@ -1354,7 +1354,7 @@ def plot_s6_timeline(r):
     axes[1].plot(t, totals, color="k", lw=1.3)
     # the switch to fq, rmmod and modprobe that end the load, where the run made them
     labels = {"fq": "switch to fq", "rmmod": "rmmod fairq", "modprobe": "modprobe fairq"}
-    for e in tl.get("events", []):
+    for e in [e for e in tl.get("events", []) if e["what"] != "fq"]:
         for ax in axes:
             if "wall_end" in e and e["wall_end"] - e["wall"] > tl["step_s"]:
                 ax.axvspan(e["wall"], e["wall_end"], color="0.6", alpha=0.3, lw=0)

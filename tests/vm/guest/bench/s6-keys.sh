@@ -17,8 +17,8 @@
 #      until the pools hold that many keys (debugfs).  Per step: the time `fairqctl -j shares`
 #      takes (wall, user and system CPU) under the load and with the clients stopped, that its
 #      JSON has one key per established connection (ss), and the slab memory per key: with the
-#      clients stopped and the server drained, rewriting fq's key tunable frees every key at
-#      once (the pools are rebuilt) while every socket stays: the fall of the slab caches'
+#      clients stopped and the server drained, changing fq's key tunable (to 1, then back to 3)
+#      frees every key at once (the pools are rebuilt) while every socket stays: the fall of the slab caches'
 #      active bytes over the keys freed.  A step the guest's memory cannot take (projected
 #      from the previous one) is skipped and recorded as such.
 #  (d) `fairqctl watch -i 0.1` overhead: D=0, three clients of 16 connections of window 2 of
@@ -388,11 +388,14 @@ if has_part c && has_fairq; then
 		avail2=$(meminfo MemAvailable)
 		read -r sb0 kc0 <<<"$(slab_snap)"
 		slabkb0=$(meminfo Slab)
-		echo 3 >"$FQ_TUNABLES/key"
+		# another key first: a write of the value a tunable has changes nothing
+		echo 1 >"$FQ_TUNABLES/key"
 		read -r sb1 kc1 <<<"$(slab_snap)"
 		slabkb1=$(meminfo Slab)
 		k1=$(fairq_pool_sum keys)
+		echo 3 >"$FQ_TUNABLES/key"
 		freed=$((k0 - k1))
+		[ "$k0" -gt 0 ] && [ "$freed" = 0 ] && error=${error:-"changing the key freed no key"}
 		echo "{\"kind\":\"keys\",\"sched\":\"fq\",\"target\":$target,\"connections\":$opened,\"processes\":$proc,\"keys\":$keys,\"key_buckets\":$buckets,\"setup_s\":$setup,\"error\":\"$error\",\"mem_available_kb_before\":$mem0,\"mem_available_kb\":$avail1,\"mem_available_kb_stopped\":$avail2,\"slab_bytes_at_start\":${slab0% *},\"slab_bytes_at_keys\":${slab1% *},\"keys_before_free\":$k0,\"keys_after_free\":$k1,\"slab_bytes_freed\":$((sb0 - sb1)),\"kmalloc192_freed\":$((kc0 - kc1)),\"slab_kb_freed\":$((slabkb0 - slabkb1))}" >>"$B_OUT/cells.jsonl"
 		ncells=$((ncells + 1))
 		log "(c) $target: freeing $freed keys freed $((sb0 - sb1)) slab bytes ($((freed ? (sb0 - sb1) / freed : 0)) per key), kmalloc-192 objects $((kc0 - kc1))"
