@@ -25,10 +25,6 @@ static void counters_show(struct seq_file *m, const struct fairq_counters *cs)
 		seq_printf(m, " %s %llu", cs->c[c].name, cs->c[c].value);
 }
 
-/*
- * A line per pool: "serv S pool P threads T queued Q", fairq's own counters by name, then
- * "sched NAME" and the scheduler's own.  Last, one "module" line of the module's counters.
- */
 /* The module's counters, then v4client's bound connections (a gauge). */
 static void module_show(struct seq_file *m)
 {
@@ -41,6 +37,10 @@ static void module_show(struct seq_file *m)
 	seq_printf(m, " v4client_bound %u\n", fairq_v4client_bound());
 }
 
+/*
+ * A line per pool: "serv S pool P threads T queued Q", fairq's own counters by name, then
+ * "sched NAME" and the scheduler's own.  Last, one "module" line of the module's counters.
+ */
 static int pools_show(struct seq_file *m, void *v)
 {
 	struct fairq_serv *fs;

@@ -79,21 +79,33 @@ uint32_t fc_attr_u32(struct nlattr *a)
 	return a ? nla_get_u32(a) : 0;
 }
 
+/* A counter nest into @c; false if it is malformed.  @whole: its name was not cut short. */
+static bool counter_of(struct nlattr *nest, struct fc_counter *c, bool *whole)
+{
+	struct nlattr *tb[FAIRQ_A_COUNTER_MAX + 1];
+
+	if (nla_parse_nested(tb, FAIRQ_A_COUNTER_MAX, nest, NULL) || !tb[FAIRQ_A_COUNTER_NAME])
+		return false;
+	fc_attr_str(c->name, sizeof(c->name), tb[FAIRQ_A_COUNTER_NAME], "");
+	c->value = fc_attr_u64(tb[FAIRQ_A_COUNTER_VALUE]);
+	*whole = nla_len(tb[FAIRQ_A_COUNTER_NAME]) >= 1 &&
+		 (size_t)nla_len(tb[FAIRQ_A_COUNTER_NAME]) <= sizeof(c->name);
+	return true;
+}
+
 /* A counter nest into @list ("counters of ...": @what, for the warning when it is full). */
 static void parse_counter(struct nlattr *nest, struct fc_counter_list *list, const char *what)
 {
-	struct nlattr *tb[FAIRQ_A_COUNTER_MAX + 1];
-	struct fc_counter *c;
+	struct fc_counter c;
+	bool whole;
 
-	if (nla_parse_nested(tb, FAIRQ_A_COUNTER_MAX, nest, NULL) || !tb[FAIRQ_A_COUNTER_NAME])
+	if (!counter_of(nest, &c, &whole))
 		return;
 	if (list->nr >= ARRAY_SIZE(list->c)) {
 		fc_dropped(what, ARRAY_SIZE(list->c));
 		return;
 	}
-	c = &list->c[list->nr++];
-	fc_attr_str(c->name, sizeof(c->name), tb[FAIRQ_A_COUNTER_NAME], "");
-	c->value = fc_attr_u64(tb[FAIRQ_A_COUNTER_VALUE]);
+	list->c[list->nr++] = c;
 }
 
 /* Whether @name is one of @list (NULL-terminated). */
@@ -137,12 +149,12 @@ static int module_num_of(const char *name)
 	return -1;
 }
 
-/* A name fit to be a JSON member and part of a metric name: [a-z][a-z0-9_]*, not cut short. */
-static bool name_usable(const struct nlattr *a, const char *name, size_t size)
+/* A name fit to be a JSON member and part of a metric name: [a-z][a-z0-9_]*. */
+static bool name_usable(const char *name)
 {
 	size_t i;
 
-	if (nla_len(a) < 1 || (size_t)nla_len(a) > size || !islower((unsigned char)name[0]))
+	if (!islower((unsigned char)name[0]))
 		return false;
 	for (i = 0; name[i]; i++)
 		if (!islower((unsigned char)name[i]) && !isdigit((unsigned char)name[i]) &&
@@ -160,16 +172,14 @@ static bool name_usable(const struct nlattr *a, const char *name, size_t size)
 static void parse_named(struct nlattr *nest, int (*line_of)(const char *name), uint64_t *num,
 			struct fc_counter_list *more, const char *what)
 {
-	struct nlattr *tb[FAIRQ_A_COUNTER_MAX + 1];
 	struct fc_counter c;
 	unsigned int j;
+	bool whole;
 	int i;
 
-	if (nla_parse_nested(tb, FAIRQ_A_COUNTER_MAX, nest, NULL) || !tb[FAIRQ_A_COUNTER_NAME])
+	if (!counter_of(nest, &c, &whole))
 		return;
-	fc_attr_str(c.name, sizeof(c.name), tb[FAIRQ_A_COUNTER_NAME], "");
-	c.value = fc_attr_u64(tb[FAIRQ_A_COUNTER_VALUE]);
-	i = name_usable(tb[FAIRQ_A_COUNTER_NAME], c.name, sizeof(c.name)) ? line_of(c.name) : -2;
+	i = whole && name_usable(c.name) ? line_of(c.name) : -2;
 	for (j = 0; i == -1 && j < more->nr; j++)
 		if (!strcmp(more->c[j].name, c.name))
 			i = -2;
