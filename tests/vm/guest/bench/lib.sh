@@ -15,13 +15,18 @@ mkdir -p "$B_OUT"
 : >"$B_OUT/cells.jsonl"
 
 # B_TUNE="fq/new_burst=128 ...": scheduler tunables (under /sys/kernel/fairq) for the whole
-# run, to measure a setting other than the defaults; meta.json records them as "tune"
-for b_tune in ${B_TUNE:-}; do
-	case $b_tune in
-	*/*=*) echo "${b_tune#*=}" >"$FAIRQ_SYSFS/${b_tune%%=*}" || fail "B_TUNE: $b_tune refused" ;;
-	*) fail "B_TUNE takes SCHEDULER/TUNABLE=VALUE, not '$b_tune'" ;;
-	esac
-done
+# run, to measure a setting other than the defaults; meta.json records them as "tune".  A
+# scenario that reloads the module applies them again (bench_tune).
+bench_tune() {
+	local b_tune
+	for b_tune in ${B_TUNE:-}; do
+		case $b_tune in
+		*/*=*) echo "${b_tune#*=}" >"$FAIRQ_SYSFS/${b_tune%%=*}" || fail "B_TUNE: $b_tune refused" ;;
+		*) fail "B_TUNE takes SCHEDULER/TUNABLE=VALUE, not '$b_tune'" ;;
+		esac
+	done
+}
+bench_tune
 
 # secs S: S scaled by B_SCALE
 secs() {

@@ -173,6 +173,7 @@ if has_part a; then
 		sleep "$B6_SECS"
 		t_modprobe=$EPOCHREALTIME
 		modprobe fairq || fail "modprobe fairq under (a)'s load failed"
+		bench_tune	# a new module starts from the defaults: (b) to (d) measure B_TUNE too
 		sleep "$B6_SECS"
 		printf '[{"what":"fq","wall":%s},{"what":"rmmod","wall":%s,"wall_end":%s},{"what":"modprobe","wall":%s}]\n' \
 			"$t_fq" "$t_rmmod" "$t_rmmod_done" "$t_modprobe" >"$B_OUT/fair-events.json"
