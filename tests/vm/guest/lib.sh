@@ -104,6 +104,7 @@ fairq_fio_stop() {
 			echo "client $c: $(tail -c 300 /tmp/fio$c)"
 		done
 		dmesg | grep -E 'nfs|NFS|lockd|rpc' | tail -n 12
+		fairq_stall_report
 		fail "client(s)$left: fio and its mount did not end within 180 s of SIGINT"
 	fi
 	# shellcheck disable=SC2086
@@ -285,6 +286,25 @@ fairq_nfsd_stacks() {
 		echo "== $t $(cat /proc/$t/comm 2>/dev/null) $(cat /proc/$t/wchan 2>/dev/null)"
 		cat /proc/$t/stack 2>/dev/null
 	done
+}
+
+# fairq_stall_report: what a hung client waits for, for the failure's report: the kernel
+# clients' RPCs still in flight (with their transport's state), every client's retransmissions,
+# nfsd's threads and blocked tasks, and what fairq holds
+fairq_stall_report() {
+	local d=/sys/kernel/debug/sunrpc f c
+	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	echo "== RPCs in flight (tasks of each rpc_clnt; empty files omitted)"
+	for f in "$d"/rpc_clnt/*/tasks; do
+		[ -s "$f" ] && { echo "-- $f"; head -n 20 "$f"; }
+	done
+	for f in "$d"/rpc_xprt/*/info; do
+		[ -f "$f" ] && { echo "-- $f"; cat "$f"; }
+	done
+	for c in 1 2 3; do echo "client $c retransmissions: $(fairq_retrans "$c")"; done
+	echo "== fairq: scheduler $(cat "$FAIRQ_SYSFS/scheduler" 2>/dev/null), rescues $(cat "$FAIRQ_SYSFS/rescues" 2>/dev/null)"
+	cat "$FAIRQ_DEBUGFS/pools" 2>/dev/null
+	fairq_nfsd_stacks | head -n 200
 }
 
 # A CPU that stays busy after a test has ended is a context that spins: an nfsd thread looping
