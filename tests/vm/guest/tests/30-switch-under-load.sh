@@ -1,8 +1,8 @@
 #!/bin/bash
-# 1,000 scheduler switches while fio runs over NFSv3 and NFSv4.1 from three clients: no I/O
+# 500 scheduler switches while fio runs over NFSv3 and NFSv4.1 from three clients: no I/O
 # error, no RPC retransmission, no rescue, nothing lost (fio verifies what it reads back).
 . /fairq/lib.sh
-SWITCHES=${FAIRQ_SWITCHES:-1000}
+SWITCHES=${FAIRQ_SWITCHES:-500}
 RUNTIME=${FAIRQ_RUNTIME:-3600}
 scheds=($(fairq_scheds))
 [ ${#scheds[@]} -ge 2 ] || fail "fewer than two schedulers offered"
@@ -28,7 +28,7 @@ sleep 15	# let the mounts and the v4 grace period settle
 # Every switch to or from fifo registers or removes fairq's ftrace hooks, which waits for
 # RCU-tasks grace periods (about half a second each under TCG); switches between queueing
 # schedulers are ms.  So fifo is drawn one time in sixteen and the queueing schedulers share
-# the rest: still about 120 hook changes under load, and the run fits the CI budget (the races
+# the rest: still about 60 hook changes under load, and the run fits the CI budget (the races
 # test changes the hooks under its own widened windows).
 queueing=()
 for s in "${scheds[@]}"; do [ "$s" = fifo ] || queueing+=("$s"); done

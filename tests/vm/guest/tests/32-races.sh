@@ -120,13 +120,13 @@ writer &
 loops+=($!)
 nl_writer &
 loops+=($!)
-for i in $(seq 1 6); do
+for i in $(seq 1 4); do
 	sleep 0.$((RANDOM % 8 + 2))
 	unload "writers, round $i"
 	insmod $R test_delay_us=20000,0,0,0,0 || fail "writers: reload $i failed"
 done
 stop_loops
-log "writers: 6 unloads under sysfs and netlink writers"
+log "writers: 4 unloads under sysfs and netlink writers"
 fi
 
 # 2. readers racing the switch to fifo and unload
@@ -150,7 +150,7 @@ reader &
 loops+=($!)
 nl_reader &
 loops+=($!)
-for i in $(seq 1 10); do
+for i in $(seq 1 6); do
 	fairq_set_sched fq || fail "readers: switch $i to fairq refused"
 	sleep 0.3
 	# a reader that walked off the list keeps the switch in synchronize_rcu() for good
@@ -158,7 +158,7 @@ for i in $(seq 1 10); do
 	sleep 0.1
 done
 stop_loops
-log "readers: 10 switches to fifo under debugfs and netlink readers"
+log "readers: 6 switches to fifo under debugfs and netlink readers"
 fi
 # 4. fq's keying and its quantum rewritten under load, from sysfs and netlink at once: every
 # rewrite rebuilds each pool's keys with transports queued and requests on threads

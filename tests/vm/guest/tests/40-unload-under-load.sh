@@ -2,7 +2,7 @@
 # Unload and reload fairq while clients keep I/O going, with a queueing scheduler active:
 # everything it held goes back to the kernel, nothing is lost, no retransmission.
 . /fairq/lib.sh
-ROUNDS=${FAIRQ_ROUNDS:-4}
+ROUNDS=${FAIRQ_ROUNDS:-3}
 b1=$(fairq_retrans 1)
 b2=$(fairq_retrans 2)
 job="fio --name=u --size=2m --bs=4k --rw=randrw --ioengine=psync --direct=1 --numjobs=2 --time_based --runtime=3600 --verify=crc32c --verify_fatal=1 --minimal"
