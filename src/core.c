@@ -627,8 +627,9 @@ void fairq_thread_pull(struct svc_rqst *rqstp, struct svc_pool *pool)
 		own_pull(fp, rqstp);
 		goto out;
 	}
-	if (READ_ONCE(fp->nr_queued) && !fairq_pool_hold_keeps(fp, rqstp, !rqstp->rq_xprt))
-		feed_one(fp, true, &fp->stats.fed_pull);
+	if (READ_ONCE(fp->nr_queued) && !fairq_pool_hold_keeps(fp, rqstp, !rqstp->rq_xprt) &&
+	    feed_one(fp, true, &fp->stats.fed_pull))
+		fairq_kq_fed_by_self(pool, rqstp);
 	/* a policy with wake ops clocks itself: a running thread that sees more wakes one */
 	if (fairq_pool_wake_ops(fp) && READ_ONCE(fp->nr_queued))
 		fairq_nfsd_push(fp);

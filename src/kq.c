@@ -157,6 +157,40 @@ void fairq_kq_kick(struct svc_pool *pool, unsigned int n)
 		svc_pool_wake_idle_thread(pool);
 }
 
+/*
+ * @self fed the kernel queue from its own look for work.  On its second look it is already on
+ * the idle list (in TASK_IDLE), and leaves the list only from its head: behind a thread that
+ * looked before the feed and went to sleep, it sleeps too, leaving the work to that thread
+ * (sunrpc's rule: work appears with a wakeup of the head, and a policy's work can become ready
+ * with time alone).  Wake the head then.
+ */
+void fairq_kq_fed_by_self(struct svc_pool *pool, struct svc_rqst *self)
+{
+	if (!task_is_running(current) &&
+	    READ_ONCE(pool->sp_idle_threads.first) != &self->rq_idle)
+		svc_pool_wake_idle_thread(pool);
+}
+
+/*
+ * Work in the kernel queue while the idle list's head sleeps: sunrpc wakes the head for every
+ * transport it queues, so nobody is coming (a lost wakeup).  svc_rqst is freed after an RCU
+ * grace period.
+ */
+bool fairq_kq_stalled(struct svc_pool *pool)
+{
+	struct llist_node *ln;
+	bool stalled = false;
+
+	if (lwq_empty(&pool->sp_xprts))
+		return false;
+	rcu_read_lock();
+	ln = READ_ONCE(pool->sp_idle_threads.first);
+	if (ln)
+		stalled = !task_is_running(llist_entry(ln, struct svc_rqst, rq_idle)->rq_task);
+	rcu_read_unlock();
+	return stalled;
+}
+
 #else /* 6.1: sp_sockets + RQ_BUSY */
 
 void fairq_kq_feed(struct svc_pool *pool, struct svc_xprt *xprt)
@@ -280,6 +314,17 @@ void fairq_kq_wake_fed(struct svc_pool *pool)
 
 /* Before 6.7 every enqueue woke another idle thread: a wake cap changes something here. */
 bool fairq_kq_wakes_one_at_a_time(void)
+{
+	return false;
+}
+
+/* A 6.1 thread looks for work with RQ_BUSY set and dequeues right after: it takes what it fed. */
+void fairq_kq_fed_by_self(struct svc_pool *pool, struct svc_rqst *self)
+{
+}
+
+/* Each transport fed here had a thread claimed for it first (fairq_kq_claim_idle()). */
+bool fairq_kq_stalled(struct svc_pool *pool)
 {
 	return false;
 }

@@ -24,6 +24,8 @@ struct svc_rqst *fairq_kq_claim_idle(struct svc_pool *pool);
 void fairq_kq_wake_claimed(struct svc_pool *pool, struct svc_rqst *rqstp);
 bool fairq_kq_wakes_one_at_a_time(void);
 void fairq_kq_kick(struct svc_pool *pool, unsigned int n);
+void fairq_kq_fed_by_self(struct svc_pool *pool, struct svc_rqst *self);
+bool fairq_kq_stalled(struct svc_pool *pool);
 bool fairq_xprt_ready(struct svc_xprt *xprt);
 unsigned int fairq_serv_nr_pools(const struct svc_serv *serv);
 unsigned int fairq_pool_threads(const struct svc_pool *pool);

@@ -60,7 +60,7 @@ static void watchdog_tick(struct work_struct *work)
 		fairq_for_each_pool(fp, fs) {
 			unsigned long progress = READ_ONCE(fp->progress);
 			unsigned int released = 0;
-			bool stalled;
+			bool stalled, kq_stalled, own_idle;
 
 			spin_lock_bh(&fp->lock);
 			if (fp->ops && fp->ops->tick)
@@ -71,11 +71,18 @@ static void watchdog_tick(struct work_struct *work)
 			while (released-- && fairq_pool_push(fp))
 				;
 
-			/* a thread held for expected work is idle on purpose, for a few ms */
-			stalled = READ_ONCE(fp->nr_queued) && progress == fp->watchdog_seen &&
-				  !fairq_pool_holding(fp) &&
-				  fairq_kq_empty(fp->pool) && pool_has_idle(fp) &&
-				  fairq_pool_has_work(fp);
+			/*
+			 * A thread held for expected work is idle on purpose, for a few ms.  Work
+			 * fed to the kernel queue with nfsd's idle threads asleep is stalled too,
+			 * unless the policy's own contexts take it.
+			 */
+			kq_stalled = progress == fp->watchdog_seen && fairq_kq_stalled(fp->pool) &&
+				     !fairq_pool_ask_own(fp, false, &own_idle);
+			stalled = kq_stalled ||
+				  (READ_ONCE(fp->nr_queued) && progress == fp->watchdog_seen &&
+				   !fairq_pool_holding(fp) &&
+				   fairq_kq_empty(fp->pool) && pool_has_idle(fp) &&
+				   fairq_pool_has_work(fp));
 			fp->watchdog_seen = progress;
 			/*
 			 * Two ticks in a row: an enqueuer between publishing its work and looking
@@ -86,10 +93,15 @@ static void watchdog_tick(struct work_struct *work)
 			if (fp->watchdog_stalls < 2)
 				continue;
 			fp->watchdog_stalls = 0;
-			if (fairq_pool_push(fp))
+			if (kq_stalled && fairq_kq_stalled(fp->pool)) {
+				fairq_kq_kick(fp->pool, 1);
 				count_rescue(fs, fp);
-			else	/* held back by the policy (a wake cap), or no thread claimable */
+			} else if (fairq_pool_push(fp)) {
+				count_rescue(fs, fp);
+			} else {
+				/* held back by the policy (a wake cap), or no thread claimable */
 				fairq_waking_stalled(fp);
+			}
 		}
 	}
 	/*
