@@ -185,10 +185,21 @@ bool fairq_kq_stalled(struct svc_pool *pool)
 		return false;
 	rcu_read_lock();
 	ln = READ_ONCE(pool->sp_idle_threads.first);
-	if (ln)
-		stalled = !task_is_running(llist_entry(ln, struct svc_rqst, rq_idle)->rq_task);
+	if (ln) {
+		struct task_struct *task = llist_entry(ln, struct svc_rqst, rq_idle)->rq_task;
+
+		/* preempted in its look (still TASK_IDLE, on a run queue), or frozen: not lost */
+		stalled = !task_is_running(task) && !READ_ONCE(task->on_rq) &&
+			  !(READ_ONCE(task->__state) & TASK_FROZEN);
+	}
 	rcu_read_unlock();
 	return stalled;
+}
+
+/* Transports the kernel queue has taken since the pool was created (for the watchdog). */
+u64 fairq_kq_queued(struct svc_pool *pool)
+{
+	return percpu_counter_sum(&pool->sp_sockets_queued);
 }
 
 #else /* 6.1: sp_sockets + RQ_BUSY */
@@ -327,6 +338,11 @@ void fairq_kq_fed_by_self(struct svc_pool *pool, struct svc_rqst *self)
 bool fairq_kq_stalled(struct svc_pool *pool)
 {
 	return false;
+}
+
+u64 fairq_kq_queued(struct svc_pool *pool)
+{
+	return pool->sp_stats.sockets_queued;
 }
 
 /* 6.1 wakes one thread per queued transport, as its own enqueue does. */

@@ -26,6 +26,7 @@ bool fairq_kq_wakes_one_at_a_time(void);
 void fairq_kq_kick(struct svc_pool *pool, unsigned int n);
 void fairq_kq_fed_by_self(struct svc_pool *pool, struct svc_rqst *self);
 bool fairq_kq_stalled(struct svc_pool *pool);
+u64 fairq_kq_queued(struct svc_pool *pool);
 bool fairq_xprt_ready(struct svc_xprt *xprt);
 unsigned int fairq_serv_nr_pools(const struct svc_serv *serv);
 unsigned int fairq_pool_threads(const struct svc_pool *pool);

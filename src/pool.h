@@ -76,6 +76,8 @@ struct fairq_thread {
  *	(@kick), and work goes to nfsd's threads.
  * @progress: bumped on every hand-off; the watchdog compares it across ticks.
  * @watchdog_seen: @progress at the previous watchdog tick.
+ * @watchdog_kq_seen: transports the kernel queue had taken in all at that tick (fairq's and
+ *	the kernel's own).
  * @watchdog_stalls: consecutive watchdog ticks that found the pool stalled.
  * @stats: counters, see struct fairq_pool_stats.
  * @wakeups: threads fairq woke (counted outside the lock).
@@ -99,6 +101,7 @@ struct fairq_pool {
 	bool adopting;		/* handing the policy transports that were already waiting */
 	unsigned long progress;
 	unsigned long watchdog_seen;
+	u64 watchdog_kq_seen;
 	unsigned int watchdog_stalls;
 	struct fairq_pool_stats stats;
 	atomic_long_t wakeups;

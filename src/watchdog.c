@@ -59,6 +59,7 @@ static void watchdog_tick(struct work_struct *work)
 	fairq_for_each_serv(fs) {
 		fairq_for_each_pool(fp, fs) {
 			unsigned long progress = READ_ONCE(fp->progress);
+			u64 kq_queued = fairq_kq_queued(fp->pool);
 			unsigned int released = 0;
 			bool stalled, kq_stalled, own_idle;
 
@@ -74,9 +75,13 @@ static void watchdog_tick(struct work_struct *work)
 			/*
 			 * A thread held for expected work is idle on purpose, for a few ms.  Work
 			 * fed to the kernel queue with nfsd's idle threads asleep is stalled too,
-			 * unless the policy's own contexts take it.
+			 * unless the policy's own contexts take it: nothing queued there since
+			 * the last tick, by fairq or by the kernel (its own enqueues of
+			 * connections and closes leave the queue a moment with the head asleep).
 			 */
-			kq_stalled = progress == fp->watchdog_seen && fairq_kq_stalled(fp->pool) &&
+			kq_stalled = progress == fp->watchdog_seen &&
+				     kq_queued == fp->watchdog_kq_seen &&
+				     fairq_kq_stalled(fp->pool) &&
 				     !fairq_pool_ask_own(fp, false, &own_idle);
 			stalled = kq_stalled ||
 				  (READ_ONCE(fp->nr_queued) && progress == fp->watchdog_seen &&
@@ -84,6 +89,7 @@ static void watchdog_tick(struct work_struct *work)
 				   fairq_kq_empty(fp->pool) && pool_has_idle(fp) &&
 				   fairq_pool_has_work(fp));
 			fp->watchdog_seen = progress;
+			fp->watchdog_kq_seen = kq_queued;
 			/*
 			 * Two ticks in a row: an enqueuer between publishing its work and looking
 			 * for a context (a thread giving back a transport, preempted there) is
