@@ -340,9 +340,10 @@ bool fairq_kq_stalled(struct svc_pool *pool)
 	return false;
 }
 
+/* Unused here (fairq_kq_stalled() is never true): no read of sp_stats without sp_lock. */
 u64 fairq_kq_queued(struct svc_pool *pool)
 {
-	return pool->sp_stats.sockets_queued;
+	return 0;
 }
 
 /* 6.1 wakes one thread per queued transport, as its own enqueue does. */
