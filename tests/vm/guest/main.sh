@@ -197,7 +197,12 @@ for t in "${tests[@]}"; do
 		grep -a '^# ' /tmp/out | tail -n 8
 		continue
 	fi
-	echo "not ok $i - $name (exit $rc, ${secs}s)"
+	# why, on the line itself: a log cut to its failure lines still says it
+	why=$(grep -a '^# FAIL: ' /tmp/out | tail -n 1 | cut -c9-)
+	[ -z "$why" ] && [ -n "$problems" ] && why="kernel: $(echo "$problems" | head -n 1)"
+	[ -z "$why" ] && [ "$bad" != 0 ] && why="kernel taint $(cat /proc/sys/kernel/tainted)"
+	[ -z "$why" ] && [ -n "$given_up" ] && why=$given_up
+	echo "not ok $i - $name (exit $rc, ${secs}s)${why:+: $why}"
 	tail -n 40 /tmp/out | sed 's/^/#   /'
 	[ "$bad" != 0 ] && echo "#   kernel taint $(cat /proc/sys/kernel/tainted)"
 	[ -n "$problems" ] && report_from_first_problem </tmp/dmesg-test | sed 's/^/#   kernel report: /'
