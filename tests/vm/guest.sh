@@ -164,7 +164,8 @@ rm -rf "$merged/tmp/fairq-load"
 mkdir -p "$merged/fairq/tests"
 cp -a "$FAIRQ_TOP/tests/vm/guest/." "$merged/fairq/"
 # The kernel's spec-driven netlink client (YNL's Python library, from Debian's linux-source)
-# with fairq's and nfsd's specs and the schemas it validates them against: fairq-nl.py.
+# with fairq's and nfsd's specs and the schemas it validates them against: fairq-nl.py
+# and nfsd-nl.py.
 ynl=$(ynl_tree)
 rm -rf "$merged/fairq/ynl"
 mkdir -p "$merged/fairq/ynl/lib" "$merged/fairq/ynl/specs"

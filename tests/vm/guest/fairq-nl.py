@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""The netlink requests fairqctl never makes, and nfsd's pool mode where the guest's nfs-utils
-has no nfsdctl, made with the kernel's own spec-driven client (YNL).
+"""The netlink requests fairqctl never makes, made with the kernel's own spec-driven client (YNL);
+nfsd-nl.py makes nfsd's with it.
 
 usage: fairq-nl.py pool-get SERV POOL          one pool (the pool-get do request)
        fairq-nl.py key-get SERV POOL ADDR      one IPv4 address key (the key-get do request)
@@ -12,8 +12,6 @@ usage: fairq-nl.py pool-get SERV POOL          one pool (the pool-get do request
        fairq-nl.py sched-get NAME              the scheduler NAME names (by its name or an alias)
        fairq-nl.py sched-set NAME              switch to it
        fairq-nl.py bare CMD                    a command without any attribute
-       fairq-nl.py nfsd-pool-mode [MODE]       nfsd's pool mode: set it (global, percpu,
-                                               pernode), then print it with the pool count
 
 Prints the reply's attributes as JSON, or "errno N: EXTACK MESSAGE" and exits 1.
 
@@ -34,10 +32,11 @@ sys.path.insert(0, YNL)
 from lib import NlError, YnlFamily  # noqa: E402  (from $FAIRQ_YNL, not from the tree)
 
 
-def family(name):
-    """The family of specs/NAME.yaml; a family the kernel lacks is errno 2, as the kernel says."""
+def family(name, path=None):
+    """The family of specs/NAME.yaml (or of the spec at PATH); a family the kernel lacks is
+    errno 2, as the kernel says."""
     try:
-        return YnlFamily(os.path.join(YNL, "specs", name + ".yaml"), process_unknown=True)
+        return YnlFamily(path or os.path.join(YNL, "specs", name + ".yaml"), process_unknown=True)
     except Exception as e:  # YNL says "not supported by the kernel" with a bare Exception
         if "not supported by the kernel" in str(e):
             raise OSError(2, "no %s netlink family in this kernel" % name) from e
@@ -78,13 +77,6 @@ def main(argv):
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
         return 2
     try:
-        if argv[0] == "nfsd-pool-mode" and len(argv) <= 2:
-            nfsd = family("nfsd")
-            if len(argv) == 2:
-                request(nfsd, "pool-mode-set", {"mode": argv[1]})
-            reply = request(nfsd, "pool-mode-get", {})
-            print(json.dumps({"mode": reply["mode"], "npools": reply["npools"]}))
-            return 0
         fq = family("fairq")
         if argv[0] == "pool-get" and len(argv) == 3:
             reply = request(fq, "pool-get", {"serv-id": int(argv[1]), "pool-id": int(argv[2])})

@@ -238,7 +238,7 @@ fairq_nfsd_down() {
 # netlink where nfsd has one (6.11 and later; 7.3's nfsd no longer reads the parameter).
 fairq_pool_mode_set() {
 	echo "$1" >/sys/module/sunrpc/parameters/pool_mode || return 1
-	python3 /fairq/fairq-nl.py nfsd-pool-mode "$1" >/tmp/nfsd-pool-mode.out 2>&1 ||
+	python3 /fairq/nfsd-nl.py pool-mode "$1" >/tmp/nfsd-pool-mode.out 2>&1 ||
 		grep -q '^errno 2:' /tmp/nfsd-pool-mode.out	# no pool-mode command in this nfsd
 }
 
@@ -259,7 +259,7 @@ fairq_nfsd_restore_mode() {
 # fairq_pool_mode: the pool mode nfsd starts with (its own where it has one)
 fairq_pool_mode() {
 	local mode
-	mode=$(python3 /fairq/fairq-nl.py nfsd-pool-mode 2>/dev/null | sed -n 's/.*"mode": "\([a-z]*\)".*/\1/p')
+	mode=$(python3 /fairq/nfsd-nl.py pool-mode 2>/dev/null | sed -n 's/.*"mode": "\([a-z]*\)".*/\1/p')
 	[ -n "$mode" ] || mode=$(cat /sys/module/sunrpc/parameters/pool_mode)
 	echo "$mode"
 }
