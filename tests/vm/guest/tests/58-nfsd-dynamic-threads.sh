@@ -15,6 +15,8 @@ cleanup() {
 	wait
 	svctime_off
 	fairq_set_sched fifo
+	# the later tests want a fixed count, and a minimum set over netlink may outlive a restart
+	python3 /fairq/nfsd-nl.py threads "$FAIRQ_THREADS" 0 >/dev/null 2>&1
 	fairq_nfsd_down
 	fairq_nfsd_up
 }
@@ -98,3 +100,11 @@ sleep 1
 	fail "fq met $(fairq_pool_sum untracked_threads) threads it did not track"
 [ "$(fairq_rescues)" = 0 ] || fail "the watchdog rescued $(fairq_rescues) transports"
 log "back to $(threads) threads after the load; every client's calls answered"
+# the minimum taken back, a restart runs a fixed count again
+python3 /fairq/nfsd-nl.py threads "$FAIRQ_THREADS" 0 >/tmp/dyn.out 2>&1 &&
+	grep -q '"min-threads": 0' /tmp/dyn.out || fail "nfsd kept its minimum: $(cat /tmp/dyn.out)"
+fairq_nfsd_down
+fairq_nfsd_up
+sleep 12
+[ "$(threads)" = "$FAIRQ_THREADS" ] ||
+	fail "$(threads) nfsd threads 12 s after a restart with $FAIRQ_THREADS and no minimum"
