@@ -59,12 +59,7 @@ log "idle: $(threads) threads"
 
 # 24 calls of 50 ms outstanding: the pool grows towards its maximum
 svctime_on 50000
-pids=""
-for c in 1 2 3; do
-	ip netns exec "c$c" $FL -j -K 8 -W 1 -d 0 --timeout 120 "$B_EXPORT" \
-		>"$B_OUT/c$c.json" 2>"$B_OUT/c$c.err" &
-	pids="$pids $!"
-done
+load_start dyn 3 8 1
 wait_threads "-ge 12" 90 || fail "only $(threads) nfsd threads under 24 calls outstanding (maximum $MAX)"
 log "under load: $(threads) threads, $(fairq_pool_sum queued) transports queued in fairq"
 
@@ -84,12 +79,7 @@ for s in qfifo fq capped fq; do
 done
 [ "$(threads)" -le $MAX ] || fail "$(threads) nfsd threads, over the maximum of $MAX"
 
-kill -INT $pids
-i=0
-for p in $pids; do
-	i=$((i + 1))
-	wait "$p" || fail "client $i failed: $(cat "$B_OUT/c$i.err")"
-done
+load_stop
 svctime_off
 wait_threads "-le $MIN" 120 || fail "$(threads) nfsd threads 120 s after the load, with a minimum of $MIN"
 sleep 1
