@@ -11,6 +11,10 @@ S2=10.99.0.2
 cleanup() {
 	pkill -INT -x fio
 	sleep 1
+	# after a failure, a client 3 still in its I/O (its mount hanging) is killed (NFS waits
+	# are killable): its mount goes with its mount namespace's last process, and does not
+	# retry towards a server that is gone for the rest of the boot
+	ip netns pids c3 2>/dev/null | xargs -r kill -KILL 2>/dev/null
 	fairq_set_sched fifo 2>/dev/null
 	s2 'rpc.nfsd 0' 2>/dev/null
 	ip netns pids s2 2>/dev/null | xargs -r kill 2>/dev/null
