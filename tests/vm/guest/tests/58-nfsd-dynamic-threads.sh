@@ -3,8 +3,8 @@
 # takes work from the kernel queue and finds no other idle, and retires a thread idle for 5 s,
 # within the range.  Under fairq the threads take their work from fairq's queue, fed to the
 # kernel queue at the thread's own look: the pool must still shrink when idle and grow under
-# load, fairq must follow each thread that comes and goes, and nothing is lost while threads
-# come and go across live switches.
+# load, fq must track every thread that comes (no untracked thread), and nothing is lost while
+# threads come and go across live switches.
 . /fairq/lib.sh
 . /fairq/fairqctl-lib.sh
 fairq_bench_lib /tmp/dynthreads
@@ -50,11 +50,12 @@ if ! python3 /fairq/nfsd-nl.py threads $MAX $MIN >/tmp/dyn.out 2>&1 ||
 fi
 log "nfsd: $(cat /tmp/dyn.out)"
 
-# idle: the threads above the minimum retire, fairq forgetting each
+# idle: the threads above the minimum retire; the pool's count that fairq reports (sunrpc's
+# own) agrees with the threads running
 wait_threads "-le $MIN" 120 || fail "$(threads) nfsd threads after 120 s idle, with a minimum of $MIN"
 sleep 1
 [ "$(fairq_pool_sum threads)" = "$(threads)" ] ||
-	fail "fairq counts $(fairq_pool_sum threads) threads, nfsd runs $(threads)"
+	fail "fairq reports $(fairq_pool_sum threads) threads, nfsd runs $(threads)"
 log "idle: $(threads) threads"
 
 # 24 calls of 50 ms outstanding: the pool grows towards its maximum
@@ -84,7 +85,7 @@ svctime_off
 wait_threads "-le $MIN" 120 || fail "$(threads) nfsd threads 120 s after the load, with a minimum of $MIN"
 sleep 1
 [ "$(fairq_pool_sum threads)" = "$(threads)" ] ||
-	fail "after the load fairq counts $(fairq_pool_sum threads) threads, nfsd runs $(threads)"
+	fail "after the load fairq reports $(fairq_pool_sum threads) threads, nfsd runs $(threads)"
 [ "$(fairq_pool_sum queued)" = 0 ] || fail "transports left queued: $(cat "$FAIRQ_DEBUGFS/pools")"
 [ "$(fairq_pool_sum untracked_threads)" = 0 ] ||
 	fail "fq met $(fairq_pool_sum untracked_threads) threads it did not track"
