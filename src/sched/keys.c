@@ -97,20 +97,26 @@ void fairq_key_of(struct svc_xprt *xprt, u32 type, u32 prefix4, u32 prefix6,
 	}
 }
 
-static bool rule_matches(const struct fairq_weight_rule *r, const struct fairq_key_id *id)
+/**
+ * fairq_key_rule_matches - whether a rule's key (an address, a subnet or an NFSv4.1 client
+ * id) takes in the key @id
+ * @rule: a key fairq_key_rule_valid() accepted
+ * @id: a key a transport belongs to
+ */
+bool fairq_key_rule_matches(const struct fairq_key_id *rule, const struct fairq_key_id *id)
 {
 	unsigned int bits, i;
 
-	if (r->id.type == FAIRQ_KEY_TYPE_V4CLIENT || id->type == FAIRQ_KEY_TYPE_V4CLIENT)
-		return r->id.type == id->type && !memcmp(r->id.addr, id->addr, 8);
-	if (r->id.family != id->family)
+	if (rule->type == FAIRQ_KEY_TYPE_V4CLIENT || id->type == FAIRQ_KEY_TYPE_V4CLIENT)
+		return rule->type == id->type && !memcmp(rule->addr, id->addr, 8);
+	if (rule->family != id->family)
 		return false;
-	bits = r->id.type == FAIRQ_KEY_TYPE_SUBNET ? r->id.prefix_len :
+	bits = rule->type == FAIRQ_KEY_TYPE_SUBNET ? rule->prefix_len :
 	       (id->family == AF_INET ? 32 : 128);
 	for (i = 0; bits; i++) {
 		u8 mask = bits >= 8 ? 0xff : (u8)(0xff00 >> bits);
 
-		if ((r->id.addr[i] ^ id->addr[i]) & mask)
+		if ((rule->addr[i] ^ id->addr[i]) & mask)
 			return false;
 		bits -= bits >= 8 ? 8 : bits;
 	}
@@ -147,7 +153,9 @@ u32 fairq_weight_of(struct fairq_weights __rcu **weights, const struct fairq_key
 		const struct fairq_weight_rule *r = &rules->rule[i];
 		u32 rank = rule_rank(r);
 
-		if (rank >= best && (rule_matches(r, id) || rule_matches(r, addr_id))) {
+		if (rank < best)
+			continue;
+		if (fairq_key_rule_matches(&r->id, id) || fairq_key_rule_matches(&r->id, addr_id)) {
 			best = rank;
 			weight = r->weight;
 		}
@@ -156,8 +164,16 @@ u32 fairq_weight_of(struct fairq_weights __rcu **weights, const struct fairq_key
 	return weight;
 }
 
-static bool weight_key_valid(const struct fairq_key_id *id)
+/**
+ * fairq_key_rule_valid - whether @id can name clients in a rule (a weight, a class's match):
+ * an address, a subnet with a prefix length its family has, or an NFSv4.1 client id
+ * @id: as a caller gave it
+ */
+bool fairq_key_rule_valid(const struct fairq_key_id *id)
 {
+	if (id->type != FAIRQ_KEY_TYPE_ADDR && id->type != FAIRQ_KEY_TYPE_SUBNET &&
+	    id->type != FAIRQ_KEY_TYPE_V4CLIENT)
+		return false;
 	if (id->type == FAIRQ_KEY_TYPE_V4CLIENT)
 		return !id->family;
 	if (id->family != AF_INET && id->family != AF_INET6)
@@ -186,7 +202,7 @@ int fairq_weights_set(struct fairq_weights __rcu **weights, const struct fairq_k
 	if (id->type != FAIRQ_KEY_TYPE_ADDR && id->type != FAIRQ_KEY_TYPE_SUBNET &&
 	    id->type != FAIRQ_KEY_TYPE_V4CLIENT)
 		return -EOPNOTSUPP;
-	if (weight > FAIRQ_WEIGHT_MAX || !weight_key_valid(id))
+	if (weight > FAIRQ_WEIGHT_MAX || !fairq_key_rule_valid(id))
 		return -EINVAL;
 	old = rcu_dereference_protected(*weights, fairq_change_held());
 	n = old ? old->nr : 0;

@@ -19,6 +19,9 @@ struct svc_xprt;
 void fairq_key_of(struct svc_xprt *xprt, u32 type, u32 prefix4, u32 prefix6,
 		  struct fairq_key_id *id, struct fairq_key_id *addr_id);
 
+bool fairq_key_rule_valid(const struct fairq_key_id *id);
+bool fairq_key_rule_matches(const struct fairq_key_id *rule, const struct fairq_key_id *id);
+
 struct fairq_weight_rule {
 	struct fairq_key_id id;		/* an address, subnet or NFSv4.1 client id */
 	u32 weight;
