@@ -61,6 +61,12 @@ void *fairq_pool_priv(struct fairq_pool *fp)
 }
 EXPORT_SYMBOL_GPL(fairq_pool_priv);
 
+void *fairq_pool_shared(struct fairq_pool *fp)
+{
+	return fp->serv->shared;
+}
+EXPORT_SYMBOL_GPL(fairq_pool_shared);
+
 unsigned int fairq_pool_id(const struct fairq_pool *fp)
 {
 	return fp->id;

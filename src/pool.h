@@ -5,6 +5,7 @@
 
 #include <linux/atomic.h>
 #include <linux/cache.h>
+#include <linux/hrtimer.h>
 #include <linux/ktime.h>
 #include <linux/list.h>
 #include <linux/spinlock.h>
@@ -87,6 +88,9 @@ struct fairq_thread {
  * @track_threads: the policy charges each thread's work (its @charge op); see @threads.
  * @untracked: threads whose record could not be allocated: their work is never charged.
  * @threads: struct fairq_thread of the pool's threads seen while @track_threads, by task.
+ * @serv: the service the pool belongs to.
+ * @wake_timer: calls the policy's @tick at the time it asked for (fairq_pool_wake_at()).
+ * @wake_at: that time (ktime_get_ns()), 0 when none is pending; under @lock.
  * @priv: the policy's per-pool state.
  */
 struct fairq_pool {
@@ -110,6 +114,9 @@ struct fairq_pool {
 	bool track_threads;
 	u64 untracked;
 	struct hlist_head threads[1 << FAIRQ_THREAD_HASH_BITS];
+	struct fairq_serv *serv;
+	struct hrtimer wake_timer;
+	u64 wake_at;
 	unsigned long priv[FAIRQ_SCHED_PRIV_BYTES / sizeof(unsigned long)];
 } ____cacheline_aligned_in_smp;
 
@@ -122,6 +129,9 @@ struct fairq_serv {
 	u32 id;			/* stable name for netlink and debugfs while fairq tracks it */
 	unsigned int nr_pools;
 	u16 *cpu_pool;		/* with several pools: the pool whose threads run on each CPU */
+	/* fairq_pool_shared(): what a policy shares among the pools */
+	unsigned long shared[FAIRQ_SCHED_SHARED_BYTES / sizeof(unsigned long)]
+		____cacheline_aligned;
 	struct fairq_pool *pools[];	/* one allocation each, in process context; NULL after */
 };
 

@@ -16,6 +16,7 @@
 #include "servs.h"
 #include "testing.h"
 #include "threads.h"
+#include "wake.h"
 #include "mark.h"
 
 LIST_HEAD(fairq_servs);
@@ -184,8 +185,10 @@ void fairq_serv_free(struct fairq_serv *fs)
 {
 	unsigned int i;
 
-	for (i = 0; i < fs->nr_pools; i++) {
+	for (i = 0; i < fs->nr_pools && fs->pools[i]; i++) {
 		fairq_test_freeing(fs->pools[i]);
+		/* unlisted and without a policy: a pending call finds nothing, none comes after */
+		hrtimer_cancel(&fs->pools[i]->wake_timer);
 		kfree(fs->pools[i]);
 	}
 	kfree(fs->cpu_pool);
@@ -215,6 +218,8 @@ static struct fairq_serv *serv_alloc(unsigned int n)
 			fairq_serv_free(fs);
 			return NULL;
 		}
+		fs->pools[i]->serv = fs;
+		fairq_pool_wake_timer_init(fs->pools[i]);
 	}
 	return fs;
 }

@@ -4,6 +4,7 @@
  * on threads woken that have not run yet), and one thread held idle for work expected soon
  * (fq's anticipation).
  */
+#include <linux/hrtimer.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
@@ -142,3 +143,49 @@ void fairq_waking_stalled(struct fairq_pool *fp)
 		wake->stalled(fp);
 	spin_unlock_bh(&fp->lock);
 }
+
+/*
+ * A time a policy asked for came (fairq_pool_wake_at()): its tick lets go of what it held
+ * until then, and threads are woken for that work as for the watchdog's tick.  Softirq
+ * context; the pool outlives the call (fairq_serv_free() cancels the timer first), and a pool
+ * left by its policy (its service going, a switch to the kernel's dispatch) has no tick.
+ */
+static enum hrtimer_restart pool_wake_timer_fn(struct hrtimer *timer)
+{
+	struct fairq_pool *fp = container_of(timer, struct fairq_pool, wake_timer);
+	unsigned int released = 0;
+
+	spin_lock_bh(&fp->lock);
+	fp->wake_at = 0;
+	if (fp->ops && fp->ops->tick)
+		released = fp->ops->tick(fp);
+	spin_unlock_bh(&fp->lock);
+	while (released-- && fairq_pool_push(fp))
+		;
+	return HRTIMER_NORESTART;
+}
+
+void fairq_pool_wake_timer_init(struct fairq_pool *fp)
+{
+	fairq_hrtimer_setup(&fp->wake_timer, pool_wake_timer_fn, CLOCK_MONOTONIC,
+			    HRTIMER_MODE_ABS_SOFT);
+}
+
+/**
+ * fairq_pool_wake_at - have the policy's tick called for @fp at @ns
+ * @fp: the pool (its lock held)
+ * @ns: when (ktime_get_ns()); an earlier time already pending stands
+ *
+ * For work a policy holds back until a known time (fq's class limits), so that it is let go
+ * then and not at the watchdog's next tick.  One timer per pool: the policy asks again, from
+ * its tick, for what is due later.
+ */
+void fairq_pool_wake_at(struct fairq_pool *fp, u64 ns)
+	__must_hold(&fp->lock)
+{
+	if (fp->wake_at && fp->wake_at <= ns)
+		return;
+	fp->wake_at = ns;
+	hrtimer_start(&fp->wake_timer, ns_to_ktime(ns), HRTIMER_MODE_ABS_SOFT);
+}
+EXPORT_SYMBOL_GPL(fairq_pool_wake_at);

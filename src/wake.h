@@ -15,6 +15,7 @@ bool fairq_waking_reserve_policy(struct fairq_pool *fp);
 void fairq_waking_commit_policy(struct fairq_pool *fp, struct task_struct *task);
 void fairq_waking_ran_policy(struct fairq_pool *fp);
 void fairq_waking_stalled(struct fairq_pool *fp);
+void fairq_pool_wake_timer_init(struct fairq_pool *fp);
 
 /*
  * Whether handing one transport to the kernel queue now would take the held thread: the

@@ -252,9 +252,10 @@ struct fairq_own_ops {
  *	back, when its pool state is rebuilt or left.  Only called for pools that track threads
  *	(fairq_pool_track_threads() from @init_pool); then mandatory, with @uncharge.
  * @uncharge: the thread @token was charged for has finished with it.
- * @tick: periodic (the core's watchdog interval): let go of work the policy holds back
- *	for reasons that can expire without an event; return how many were let go, and the
- *	core wakes threads for them.  Pool lock held.  Optional.
+ * @tick: periodic (the core's watchdog interval), and at the time a policy asked for with
+ *	fairq_pool_wake_at(): let go of work the policy holds back for reasons that can expire
+ *	without an event; return how many were let go, and the core wakes threads for them.
+ *	Pool lock held.  Optional.
  * @counters: add the pool's own counters of the policy (what it skipped, could not do, or
  *	runs of its own) to @out with fairq_counter_add(); for debugfs, netlink and fairqctl.
  *	Pool lock held.  Optional.
@@ -297,6 +298,18 @@ struct fairq_sched_ops {
 };
 
 void *fairq_pool_priv(struct fairq_pool *fp);
+/*
+ * State a policy shares among the pools of one service (FAIRQ_SCHED_SHARED_BYTES): zeroed when
+ * fairq starts to track the service, kept across rebuilds and switches, never locked by the
+ * core (use atomics).  One user, fq (its classes' rate clocks), which checks what it finds.
+ */
+#define FAIRQ_SCHED_SHARED_BYTES	2048
+void *fairq_pool_shared(struct fairq_pool *fp);
+/*
+ * Have @tick called for @fp at the latest at @ns (ktime_get_ns()'s clock), for work held back
+ * until then; an earlier time already asked for stands.  Pool lock held.
+ */
+void fairq_pool_wake_at(struct fairq_pool *fp, u64 ns);
 unsigned int fairq_pool_id(const struct fairq_pool *fp);
 /* The nfsd threads the pool has now. */
 unsigned int fairq_pool_nr_threads(const struct fairq_pool *fp);

@@ -7,6 +7,7 @@
 #define _FAIRQ_COMPAT_H
 
 #include <linux/ftrace.h>
+#include <linux/hrtimer.h>
 #include <linux/module.h>
 #include <linux/sunrpc/svc.h>
 
@@ -109,5 +110,18 @@ static inline struct svc_serv *fairq_destroy_arg_serv(unsigned long arg0)
 #else
 #define fairq_percpu_wq		system_wq
 #endif
+
+/* Linux 6.13: hrtimer_setup() sets a timer's callback with its clock (hrtimer_init() gone). */
+static inline void fairq_hrtimer_setup(struct hrtimer *timer,
+				       enum hrtimer_restart (*fn)(struct hrtimer *),
+				       clockid_t clock, enum hrtimer_mode mode)
+{
+#ifdef FAIRQ_HAVE_HRTIMER_SETUP
+	hrtimer_setup(timer, fn, clock, mode);
+#else
+	hrtimer_init(timer, clock, mode);
+	timer->function = fn;
+#endif
+}
 
 #endif /* _FAIRQ_COMPAT_H */
