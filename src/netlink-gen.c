@@ -63,8 +63,32 @@ const struct nla_policy fairq_weight_get_nl_policy[FAIRQ_A_KEY_SCHED + 1] = {
 	[FAIRQ_A_KEY_ID] = NLA_POLICY_NESTED(fairq_key_id_nl_policy),
 };
 
+/* FAIRQ_CMD_CLASS_SET - do */
+const struct nla_policy fairq_class_set_nl_policy[FAIRQ_A_CLASS_SCHED + 1] = {
+	[FAIRQ_A_CLASS_NAME] = { .type = NLA_NUL_STRING, .len = FAIRQ_CLASS_NAME_LEN, },
+	[FAIRQ_A_CLASS_CREATE] = { .type = NLA_FLAG, },
+	[FAIRQ_A_CLASS_RANK] = { .type = NLA_U32, },
+	[FAIRQ_A_CLASS_MATCH] = NLA_POLICY_NESTED(fairq_key_id_nl_policy),
+	[FAIRQ_A_CLASS_LIMIT_RPS] = { .type = NLA_U32, },
+	[FAIRQ_A_CLASS_BURST] = { .type = NLA_U32, },
+	[FAIRQ_A_CLASS_SCHED] = { .type = NLA_NUL_STRING, .len = FAIRQ_SCHED_NAME_LEN, },
+};
+
+/* FAIRQ_CMD_CLASS_DEL - do */
+const struct nla_policy fairq_class_del_nl_policy[FAIRQ_A_CLASS_SCHED + 1] = {
+	[FAIRQ_A_CLASS_NAME] = { .type = NLA_NUL_STRING, .len = FAIRQ_CLASS_NAME_LEN, },
+	[FAIRQ_A_CLASS_SCHED] = { .type = NLA_NUL_STRING, .len = FAIRQ_SCHED_NAME_LEN, },
+};
+
+/* FAIRQ_CMD_CLASS_GET - do */
+const struct nla_policy fairq_class_get_nl_policy[FAIRQ_A_CLASS_SCHED + 1] = {
+	[FAIRQ_A_CLASS_NAME] = { .type = NLA_NUL_STRING, .len = FAIRQ_CLASS_NAME_LEN, },
+	[FAIRQ_A_CLASS_ALL_NETNS] = { .type = NLA_FLAG, },
+	[FAIRQ_A_CLASS_SCHED] = { .type = NLA_NUL_STRING, .len = FAIRQ_SCHED_NAME_LEN, },
+};
+
 /* Ops table for fairq */
-const struct genl_ops fairq_nl_ops[7] = {
+const struct genl_ops fairq_nl_ops[10] = {
 	{
 		.cmd		= FAIRQ_CMD_SCHED_GET,
 		.doit		= fairq_nl_sched_get_doit,
@@ -113,6 +137,28 @@ const struct genl_ops fairq_nl_ops[7] = {
 		.dumpit		= fairq_nl_weight_get_dumpit,
 		.policy		= fairq_weight_get_nl_policy,
 		.maxattr	= FAIRQ_A_KEY_SCHED,
+		.flags		= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd		= FAIRQ_CMD_CLASS_SET,
+		.doit		= fairq_nl_class_set_doit,
+		.policy		= fairq_class_set_nl_policy,
+		.maxattr	= FAIRQ_A_CLASS_SCHED,
+		.flags		= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd		= FAIRQ_CMD_CLASS_DEL,
+		.doit		= fairq_nl_class_del_doit,
+		.policy		= fairq_class_del_nl_policy,
+		.maxattr	= FAIRQ_A_CLASS_SCHED,
+		.flags		= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd		= FAIRQ_CMD_CLASS_GET,
+		.doit		= fairq_nl_class_get_doit,
+		.dumpit		= fairq_nl_class_get_dumpit,
+		.policy		= fairq_class_get_nl_policy,
+		.maxattr	= FAIRQ_A_CLASS_SCHED,
 		.flags		= GENL_ADMIN_PERM,
 	},
 };

@@ -28,8 +28,14 @@ extern const struct nla_policy fairq_weight_set_nl_policy[FAIRQ_A_KEY_WEIGHT + 1
 
 extern const struct nla_policy fairq_weight_get_nl_policy[FAIRQ_A_KEY_SCHED + 1];
 
+extern const struct nla_policy fairq_class_set_nl_policy[FAIRQ_A_CLASS_SCHED + 1];
+
+extern const struct nla_policy fairq_class_del_nl_policy[FAIRQ_A_CLASS_SCHED + 1];
+
+extern const struct nla_policy fairq_class_get_nl_policy[FAIRQ_A_CLASS_SCHED + 1];
+
 /* Ops table for fairq */
-extern const struct genl_ops fairq_nl_ops[7];
+extern const struct genl_ops fairq_nl_ops[10];
 
 int fairq_nl_sched_get_doit(struct sk_buff *skb, struct genl_info *info);
 int fairq_nl_sched_set_doit(struct sk_buff *skb, struct genl_info *info);
@@ -42,6 +48,10 @@ int fairq_nl_weight_set_doit(struct sk_buff *skb, struct genl_info *info);
 int fairq_nl_weight_get_doit(struct sk_buff *skb, struct genl_info *info);
 int fairq_nl_weight_get_dumpit(struct sk_buff *skb,
 			       struct netlink_callback *cb);
+int fairq_nl_class_set_doit(struct sk_buff *skb, struct genl_info *info);
+int fairq_nl_class_del_doit(struct sk_buff *skb, struct genl_info *info);
+int fairq_nl_class_get_doit(struct sk_buff *skb, struct genl_info *info);
+int fairq_nl_class_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 
 enum {
 	FAIRQ_NLGRP_EVENTS,

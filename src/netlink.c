@@ -310,10 +310,10 @@ static int pool_stats_put(struct sk_buff *skb, u32 serv, unsigned int idx,
 	return 0;
 }
 
-/* The key's attributes, as key-get reports them. */
-static int key_id_put(struct sk_buff *skb, const struct fairq_key_id *id)
+/* The key's attributes in a nest @attr, as key-get reports them. */
+static int key_id_put_as(struct sk_buff *skb, int attr, const struct fairq_key_id *id)
 {
-	struct nlattr *nest = nla_nest_start(skb, FAIRQ_A_KEY_ID);
+	struct nlattr *nest = nla_nest_start(skb, attr);
 
 	if (!nest ||
 	    nla_put_u8(skb, FAIRQ_A_KEY_ID_TYPE, id->type) ||
@@ -324,6 +324,11 @@ static int key_id_put(struct sk_buff *skb, const struct fairq_key_id *id)
 		return -EMSGSIZE;
 	nla_nest_end(skb, nest);
 	return 0;
+}
+
+static int key_id_put(struct sk_buff *skb, const struct fairq_key_id *id)
+{
+	return key_id_put_as(skb, FAIRQ_A_KEY_ID, id);
 }
 
 static int key_stats_put(struct sk_buff *skb, u32 serv, unsigned int pool,
@@ -394,6 +399,8 @@ static int sched_put(const struct fairq_sched_ops *ops, void *data)
 		flags |= FAIRQ_SCHED_FLAGS_KEYED;
 	if (ops->keys && ops->keys->set_weight)
 		flags |= FAIRQ_SCHED_FLAGS_WEIGHTED;
+	if (ops->keys && ops->keys->set_class)
+		flags |= FAIRQ_SCHED_FLAGS_CLASSED;
 	nest = nla_nest_start(arg->skb, FAIRQ_A_SCHED_SCHED);
 	if (!nest ||
 	    nla_put_string(arg->skb, FAIRQ_A_SCHED_INFO_NAME, ops->name) ||
@@ -876,11 +883,24 @@ err_free_msg:
 }
 
 /*
- * The weighted policy a weight report is about: the one @name names, else the active one.
- * Kept with fairq_sched_get() (its module stays loaded): fairq_sched_put() it when done.
+ * A reason chosen at run time as the error's message: NL_SET_ERR_MSG() takes literals only.
+ * Literals of fairq or of the policy's module, which stays loaded while it is used.
  */
-static const struct fairq_sched_ops *weights_of(const struct nlattr *name,
-						struct netlink_ext_ack *extack, int *err)
+static void set_why(struct netlink_ext_ack *extack, const char *why)
+{
+	if (extack && why)
+		extack->_msg = why;
+}
+
+/*
+ * The policy a weight or class request is about: the one @name names, else the active one,
+ * if it has the ops @has tests for (else the error says @named or @active).  Kept with
+ * fairq_sched_get() (its module stays loaded): fairq_sched_put() it when done.
+ */
+static const struct fairq_sched_ops *keyed_sched_of(const struct nlattr *name,
+						    bool (*has)(const struct fairq_key_ops *keys),
+						    const char *named, const char *active,
+						    struct netlink_ext_ack *extack, int *err)
 {
 	const struct fairq_sched_ops *ops;
 
@@ -894,15 +914,30 @@ static const struct fairq_sched_ops *weights_of(const struct nlattr *name,
 	if (!ops) {
 		NL_SET_ERR_MSG_ATTR(extack, name, MSG_NO_SCHED);
 		*err = -ENOENT;
-	} else if (!ops->keys || !ops->keys->for_each_weight) {
-		if (name)
-			NL_SET_ERR_MSG_ATTR(extack, name, "that scheduler has no per-key weights");
-		else
-			NL_SET_ERR_MSG(extack, "the active scheduler has no per-key weights");
+	} else if (!ops->keys || !has(ops->keys)) {
+		NL_SET_BAD_ATTR(extack, name);
+		set_why(extack, name ? named : active);
 		*err = -EOPNOTSUPP;
 		fairq_sched_put(ops);
 	}
 	return *err ? NULL : ops;
+}
+
+static bool has_weights(const struct fairq_key_ops *keys)
+{
+	return keys->for_each_weight;
+}
+
+static bool has_classes(const struct fairq_key_ops *keys)
+{
+	return keys->set_class;
+}
+
+static const struct fairq_sched_ops *weights_of(const struct nlattr *name,
+						struct netlink_ext_ack *extack, int *err)
+{
+	return keyed_sched_of(name, has_weights, "that scheduler has no per-key weights",
+			      "the active scheduler has no per-key weights", extack, err);
 }
 
 static int weight_put(struct sk_buff *skb, const char *sched, const struct fairq_key_id *id,
@@ -1084,6 +1119,307 @@ int fairq_nl_weight_set_doit(struct sk_buff *skb, struct genl_info *info)
 	else if (err)
 		NL_SET_ERR_MSG(info->extack, "the active scheduler refused this key or weight");
 	return err;
+}
+
+static const struct fairq_sched_ops *classes_of(const struct nlattr *name,
+						struct netlink_ext_ack *extack, int *err)
+{
+	return keyed_sched_of(name, has_classes, "that scheduler has no QoS classes",
+			      "the active scheduler has no QoS classes (fq has)", extack, err);
+}
+
+static int class_name_parse(const struct nlattr *attr, char *name, struct netlink_ext_ack *extack)
+{
+	if (!attr) {
+		NL_SET_ERR_MSG(extack, "a class name is needed");
+		return -EINVAL;
+	}
+	if (nla_strscpy(name, attr, FAIRQ_CLASS_NAME_LEN + 1) < 0) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "a class name is at most 15 characters");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* A class-set request as the policy takes it; the matches are every match attribute sent. */
+static int class_spec_parse(struct genl_info *info, struct fairq_class_spec *spec)
+{
+	struct nlattr **tb = info->attrs;
+	const struct nlattr *a;
+	int rem, err;
+
+	memset(spec, 0, sizeof(*spec));
+	err = class_name_parse(tb[FAIRQ_A_CLASS_NAME], spec->name, info->extack);
+	if (err)
+		return err;
+	spec->create = tb[FAIRQ_A_CLASS_CREATE];
+	if (tb[FAIRQ_A_CLASS_RANK]) {
+		spec->set_rank = true;
+		spec->rank = nla_get_u32(tb[FAIRQ_A_CLASS_RANK]);
+	}
+	if (tb[FAIRQ_A_CLASS_LIMIT_RPS]) {
+		spec->set_limit = true;
+		spec->limit_rps = nla_get_u32(tb[FAIRQ_A_CLASS_LIMIT_RPS]);
+	}
+	if (tb[FAIRQ_A_CLASS_BURST]) {
+		spec->set_burst = true;
+		spec->burst = nla_get_u32(tb[FAIRQ_A_CLASS_BURST]);
+	}
+	nlmsg_for_each_attr(a, info->nlhdr, GENL_HDRLEN, rem) {
+		if (nla_type(a) != FAIRQ_A_CLASS_MATCH)
+			continue;
+		if (spec->nr_match == FAIRQ_CLASS_MATCH_MAX) {
+			NL_SET_ERR_MSG_ATTR(info->extack, a, "a class takes at most 8 matches");
+			return -E2BIG;
+		}
+		err = key_id_parse(a, &spec->match[spec->nr_match], info->extack);
+		if (err)
+			return err;
+		spec->nr_match++;
+		spec->set_match = true;
+	}
+	return 0;
+}
+
+/**
+ * fairq_nl_class_set_doit - make or change a QoS class
+ * @skb: the request
+ * @info: its attributes: the name, create for a new class, and what to set
+ *
+ * Return: 0, or the policy's refusal with its reason; nothing changed then.
+ */
+int fairq_nl_class_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	const struct fairq_sched_ops *ops;
+	struct fairq_class_spec *spec;
+	const char *why = NULL;
+	int err;
+
+	err = may_change(skb, info->extack);
+	if (err)
+		return err;
+	/* the matches make it too big for the stack */
+	spec = kmalloc(sizeof(*spec), GFP_KERNEL);
+	if (!spec)
+		return -ENOMEM;
+	err = class_spec_parse(info, spec);
+	if (err)
+		goto out_free;
+	ops = classes_of(info->attrs[FAIRQ_A_CLASS_SCHED], info->extack, &err);
+	if (!ops)
+		goto out_free;
+	err = fairq_change_begin();
+	if (err) {
+		NL_SET_ERR_MSG(info->extack, MSG_NOT_LIVE);
+	} else {
+		err = ops->keys->set_class(spec, &why);
+		if (!err)
+			pr_info("class %s %s for %s\n", spec->name,
+				spec->create ? "made" : "changed", ops->name);
+		fairq_change_end();
+		if (err)
+			set_why(info->extack, why);
+	}
+	fairq_sched_put(ops);
+out_free:
+	kfree(spec);
+	return err;
+}
+
+/**
+ * fairq_nl_class_del_doit - delete a QoS class
+ * @skb: the request
+ * @info: its attributes: the name
+ *
+ * Return: 0, or the policy's refusal with its reason.
+ */
+int fairq_nl_class_del_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	char name[FAIRQ_CLASS_NAME_LEN + 1];
+	const struct fairq_sched_ops *ops;
+	const char *why = NULL;
+	int err;
+
+	err = may_change(skb, info->extack);
+	if (err)
+		return err;
+	err = class_name_parse(info->attrs[FAIRQ_A_CLASS_NAME], name, info->extack);
+	if (err)
+		return err;
+	ops = classes_of(info->attrs[FAIRQ_A_CLASS_SCHED], info->extack, &err);
+	if (!ops)
+		return err;
+	err = fairq_change_begin();
+	if (err) {
+		NL_SET_ERR_MSG(info->extack, MSG_NOT_LIVE);
+	} else {
+		err = ops->keys->del_class(name, &why);
+		if (!err)
+			pr_info("class %s deleted for %s\n", name, ops->name);
+		fairq_change_end();
+		if (err)
+			set_why(info->extack, why);
+	}
+	fairq_sched_put(ops);
+	return err;
+}
+
+/* A class report: its settings, and its counters summed over the services @net sees. */
+struct class_walk {
+	struct sk_buff *skb;
+	const struct fairq_sched_ops *ops;
+	struct net *net;		/* NULL: every network namespace */
+	const char *only;		/* a do: the class asked for */
+	bool found;
+	/* a dump */
+	struct netlink_callback *cb;
+	/* a do */
+	struct genl_info *info;
+};
+
+static int class_put(struct sk_buff *skb, const struct class_walk *w,
+		     const struct fairq_class_spec *cls)
+{
+	struct fairq_class_stats st = {};
+	struct fairq_serv *fs;
+	unsigned int i;
+
+	/* the walk holds the RCU read lock: the services stay while they are read */
+	fairq_for_each_serv(fs) {
+		if ((!w->net || net_eq(fs->net, w->net)) && fs->nr_pools &&
+		    READ_ONCE(fs->pools[0]->ops) == w->ops)
+			w->ops->keys->class_stats(fs->pools[0], cls->name, &st);
+	}
+	if (nla_put_string(skb, FAIRQ_A_CLASS_NAME, cls->name) ||
+	    (cls->set_rank && nla_put_u32(skb, FAIRQ_A_CLASS_RANK, cls->rank)) ||
+	    nla_put_u32(skb, FAIRQ_A_CLASS_LIMIT_RPS, cls->limit_rps) ||
+	    nla_put_u32(skb, FAIRQ_A_CLASS_BURST, cls->burst) ||
+	    put_u64(skb, FAIRQ_A_CLASS_DISPATCHES, st.dispatches, FAIRQ_A_CLASS_PAD) ||
+	    put_u64(skb, FAIRQ_A_CLASS_THREAD_NS, st.thread_ns, FAIRQ_A_CLASS_PAD) ||
+	    put_u64(skb, FAIRQ_A_CLASS_PACED, st.paced, FAIRQ_A_CLASS_PAD) ||
+	    put_u64(skb, FAIRQ_A_CLASS_PACED_NS, st.paced_ns, FAIRQ_A_CLASS_PAD) ||
+	    nla_put_string(skb, FAIRQ_A_CLASS_SCHED, w->ops->name))
+		return -EMSGSIZE;
+	for (i = 0; i < cls->nr_match; i++) {
+		if (key_id_put_as(skb, FAIRQ_A_CLASS_MATCH, &cls->match[i]))
+			return -EMSGSIZE;
+	}
+	return 0;
+}
+
+static int class_dump_one(const struct fairq_class_spec *cls, void *data)
+{
+	struct class_walk *w = data;
+	void *hdr;
+
+	hdr = genlmsg_put(w->skb, NETLINK_CB(w->cb->skb).portid, w->cb->nlh->nlmsg_seq,
+			  &fairq_nl_family, NLM_F_MULTI, FAIRQ_CMD_CLASS_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (class_put(w->skb, w, cls)) {
+		genlmsg_cancel(w->skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(w->skb, hdr);
+	return 0;
+}
+
+static int class_find_one(const struct fairq_class_spec *cls, void *data)
+{
+	struct class_walk *w = data;
+
+	if (strcmp(cls->name, w->only))
+		return 0;
+	w->found = true;
+	return class_put(w->skb, w, cls) ?: 1;
+}
+
+/* The network namespace a class report covers: the caller's, or all (CAP_NET_ADMIN). */
+static int class_net(struct nlattr **tb, const struct sk_buff *skb, struct net **net,
+		     struct netlink_ext_ack *extack)
+{
+	struct fairq_nl_filter f;
+	int err;
+
+	err = filter_parse(&f, tb, skb, sock_net(skb->sk), FAIRQ_A_CLASS_ALL_NETNS, 0, 0,
+			   extack);
+	*net = f.net;
+	return err;
+}
+
+/**
+ * fairq_nl_class_get_doit - one QoS class, with its counters
+ * @skb: the request
+ * @info: its attributes: the name, all-netns, the scheduler (default: the active one)
+ *
+ * Return: 0 with the reply sent, -ENOENT for an unknown class or scheduler, -EOPNOTSUPP for a
+ * scheduler without classes.
+ */
+int fairq_nl_class_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	char name[FAIRQ_CLASS_NAME_LEN + 1];
+	struct class_walk w = { .only = name, .info = info };
+	struct sk_buff *msg;
+	u64 cursor = 0;
+	void *hdr;
+	int err;
+
+	err = class_name_parse(info->attrs[FAIRQ_A_CLASS_NAME], name, info->extack) ?:
+	      class_net(info->attrs, skb, &w.net, info->extack);
+	if (err)
+		return err;
+	w.ops = classes_of(info->attrs[FAIRQ_A_CLASS_SCHED], info->extack, &err);
+	if (!w.ops)
+		return err;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg) {
+		err = -ENOMEM;
+		goto out;
+	}
+	w.skb = msg;
+	hdr = fairq_genlmsg_iput(msg, info, &fairq_nl_family);
+	err = hdr ? w.ops->keys->for_each_class(&cursor, class_find_one, &w) : -EMSGSIZE;
+	if (err < 0 || !w.found) {
+		if (!w.found && err >= 0) {
+			NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[FAIRQ_A_CLASS_NAME],
+					    "no class of that name");
+			err = -ENOENT;
+		}
+		nlmsg_free(msg);
+		goto out;
+	}
+	genlmsg_end(msg, hdr);
+	err = genlmsg_reply(msg, info);
+out:
+	fairq_sched_put(w.ops);
+	return err;
+}
+
+/**
+ * fairq_nl_class_get_dumpit - every QoS class, in matching order, with its counters
+ * @skb: the skb to fill
+ * @cb: the dump; its request may ask for all-netns and name the scheduler
+ *
+ * Return: the bytes put in @skb (0 when done), or a negative errno.
+ */
+int fairq_nl_class_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct fairq_nl_dump_pos *pos = dump_pos(cb);
+	struct class_walk w = { .skb = skb, .cb = cb };
+	struct nlattr **tb = fairq_dump_attrs(cb);
+	int err;
+
+	err = class_net(tb, cb->skb, &w.net, cb->extack);
+	if (err)
+		return err;
+	w.ops = classes_of(tb[FAIRQ_A_CLASS_SCHED], cb->extack, &err);
+	if (!w.ops)
+		return err;
+	err = w.ops->keys->for_each_class(&pos->key, class_dump_one, &w);
+	fairq_sched_put(w.ops);
+	if (err == -EMSGSIZE && !skb->len)
+		return err;
+	return err == -EMSGSIZE ? skb->len : err;
 }
 
 static int event_fill(struct sk_buff *msg, unsigned long type, const struct fairq_event *ev)

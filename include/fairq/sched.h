@@ -96,6 +96,43 @@ typedef int (*fairq_key_fn)(const struct fairq_key_stats *ks, void *arg);
 /* Receives one weight as set_weight was given it; a non-zero return stops the walk. */
 typedef int (*fairq_weight_fn)(const struct fairq_key_id *id, u32 weight, void *arg);
 
+/**
+ * struct fairq_class_spec - a QoS class as set (class-set) or reported (for_each_class)
+ * @name: NUL-terminated; "default" is the class of every client no other class takes.
+ * @create: a new class (the name must be free), else a change of an existing one.
+ * @set_rank, @set_match, @set_limit, @set_burst: which of the fields below a change sets
+ *	(the others keep their value); in a report, @set_rank is false for the default class.
+ * @rank: matching order, lowest first; unique.
+ * @nr_match: entries of @match.
+ * @match: addresses, subnets or NFSv4.1 client ids (key types addr, subnet, v4client).
+ * @limit_rps: requests per second for the whole service, however many pools (0: none).
+ * @burst: requests it may start back to back after being quiet (1: evenly spaced).
+ */
+struct fairq_class_spec {
+	char name[FAIRQ_CLASS_NAME_LEN + 1];
+	bool create;
+	bool set_rank;
+	bool set_match;
+	bool set_limit;
+	bool set_burst;
+	u32 rank;
+	u32 nr_match;
+	struct fairq_key_id match[FAIRQ_CLASS_MATCH_MAX];
+	u32 limit_rps;
+	u32 burst;
+};
+
+/* A class's counters in one service (counted only while it has matches or a limit). */
+struct fairq_class_stats {
+	u64 dispatches;		/* hand-offs of its transports to threads */
+	u64 thread_ns;		/* thread time its requests used */
+	u64 paced;		/* times one of its keys waited for its limit */
+	u64 paced_ns;		/* time its keys waited for its limit, in all */
+};
+
+/* Receives one class; a non-zero return stops the walk. */
+typedef int (*fairq_class_fn)(const struct fairq_class_spec *cls, void *arg);
+
 /* One of a policy's own counters for a pool: @name is a stable identifier (snake_case). */
 struct fairq_counter {
 	const char *name;
@@ -183,6 +220,13 @@ struct fairq_wake_ops {
  * @set_weight: set the weight of the clients @id stands for, in every pool; 0 restores the
  *	default.  -EALREADY if that is the weight they have (nothing changed).  Called with
  *	fairq_sched_mutex held, may sleep.  Optional.
+ * @set_class: make or change a QoS class (struct fairq_class_spec); on an error, *@why says
+ *	what was refused, and nothing changed.  fairq_sched_mutex held, may sleep.  Optional.
+ * @del_class: delete the class @name; *@why on an error.  As @set_class.
+ * @for_each_class: report the classes in matching order (the default class last) from
+ *	*@cursor, as @for_each_weight.  With @set_class.
+ * @class_stats: add the counters of the class @name in @fp's service to @out (@fp: any pool
+ *	of it); nothing for an unknown name.  Called under RCU, no lock.  With @set_class.
  *
  * @for_each_key is mandatory in the group.
  */
@@ -191,6 +235,10 @@ struct fairq_key_ops {
 	void (*picked)(struct fairq_pool *fp, const struct fairq_key_id **key, s64 *wait_ns);
 	int (*set_weight)(const struct fairq_key_id *id, u32 weight);
 	int (*for_each_weight)(u64 *cursor, fairq_weight_fn fn, void *arg);
+	int (*set_class)(const struct fairq_class_spec *spec, const char **why);
+	int (*del_class)(const char *name, const char **why);
+	int (*for_each_class)(u64 *cursor, fairq_class_fn fn, void *arg);
+	void (*class_stats)(struct fairq_pool *fp, const char *name, struct fairq_class_stats *out);
 };
 
 /**

@@ -33,9 +33,14 @@
  * netlink dump walks one skb at a time (keytab.h); it keeps its size until the pool is
  * rebuilt.
  *
- * This file stays whole (about 900 lines): the rotation, the burst allowance, the per-key cap
- * and anticipation are one state machine over the same key fields, each step deciding with
- * the others' state under the pool lock; split, each part would reach into the others.
+ * QoS classes (classes.h) put keys together under a request limit held for the whole
+ * service: a key of a limited class books each start from its class's clock, shared by the
+ * service's pools, and waits off the rotation (paced) until the start falls due.
+ *
+ * This file stays whole (about 1000 lines): the rotation, the burst allowance, the per-key
+ * cap, pacing and anticipation are one state machine over the same key fields, each step
+ * deciding with the others' state under the pool lock; split, each part would reach into
+ * the others.
  */
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
@@ -47,14 +52,15 @@
 #include <linux/sunrpc/svc_xprt.h>
 #include <fairq/sched.h>
 #include <fairq/trace.h>
+#include "classes.h"
 #include "keys.h"
 #include "keytab.h"
 
-enum fq_list { FQ_IDLE, FQ_NEW, FQ_BURST, FQ_OLD, FQ_HELD };
+enum fq_list { FQ_IDLE, FQ_NEW, FQ_BURST, FQ_OLD, FQ_HELD, FQ_PACED };
 
 struct fq_key {
 	struct fairq_keytab_node entry;	/* in the pool's table, by the hash of @id */
-	struct list_head link;		/* new, burst, old, held or idle list */
+	struct list_head link;		/* new, burst, old, held, paced or idle list */
 	struct fairq_xlist queue;
 	struct fairq_key_id id;
 	u8 list;			/* enum fq_list */
@@ -73,6 +79,10 @@ struct fq_key {
 	unsigned long last_busy;	/* jiffies of the last request start or completion */
 	u64 done_ns;			/* when its last request in flight ended (anticipation) */
 	u64 waiting_ns;			/* tracing only: waiting for a turn since (0: unknown) */
+	struct fairq_class_ref cls;
+	bool token;			/* holds a start of its limited class (admit_or_pace()) */
+	u64 paced_at;			/* when it began to wait for its class's limit */
+	u64 eligible_ns;		/* ... and from when its class may start a request */
 };
 
 struct fq_pool {
@@ -82,11 +92,13 @@ struct fq_pool {
 	struct list_head old_keys;
 	struct list_head idle_keys;	/* oldest first */
 	struct list_head held_keys;	/* at their in-flight cap, with work queued */
+	struct list_head paced_keys;	/* waiting for their class's limit, with work queued */
 	struct fq_key overflow;		/* when a key cannot be allocated */
 	unsigned int new_run;		/* consecutive dispatches to new keys */
 	unsigned int ahead_run;		/* consecutive dispatches to new or bursting keys */
 	u64 alloc_failures;
 	u64 holds;			/* turns skipped because a key was at its cap */
+	u64 paced;			/* turns deferred because a key's class was at its limit */
 	u64 lost_handoffs;		/* hand-offs never seen on a thread, let go after 1 s */
 	u64 turns_overspent;		/* turns over before they began: the key was in debt */
 	u32 cap;			/* max_inflight when the pool state was built (0: none) */
@@ -128,6 +140,7 @@ static u32 fq_max_inflight;		/* 0: no cap */
 static u32 fq_anticipate_us;		/* 0: off */
 
 static struct fairq_weights __rcu *fq_weights;
+static struct fairq_classes __rcu *fq_classes;
 
 static struct fq_pool *fqp(struct fairq_pool *fp)
 {
@@ -181,6 +194,7 @@ static void fq_key_init(struct fq_key *k, const struct fairq_key_id *id,
 	k->id = *id;
 	k->list = FQ_IDLE;
 	k->weight = fairq_weight_of(&fq_weights, id, addr_id);
+	fairq_class_of(&fq_classes, id, addr_id, &k->cls);
 	k->avg_cost = (u64)READ_ONCE(fq_quantum_us) * NSEC_PER_USEC / 4;
 	k->idle_since = jiffies;
 }
@@ -262,6 +276,7 @@ static void fq_init_pool(struct fairq_pool *fp)
 	INIT_LIST_HEAD(&p->old_keys);
 	INIT_LIST_HEAD(&p->idle_keys);
 	INIT_LIST_HEAD(&p->held_keys);
+	INIT_LIST_HEAD(&p->paced_keys);
 	fq_key_init(&p->overflow, &none, &none);
 	list_del_init(&p->overflow.link);
 	p->id = fairq_pool_id(fp);
@@ -332,6 +347,85 @@ static void release_held(struct fq_pool *p, struct fq_key *k)
 {
 	k->list = FQ_OLD;
 	list_move_tail(&k->link, &p->old_keys);
+}
+
+/* Whether @k is in the rotation (new, burst or old), not idle, held at its cap or paced. */
+static bool in_rotation(const struct fq_key *k)
+{
+	return k->list == FQ_NEW || k->list == FQ_BURST || k->list == FQ_OLD;
+}
+
+static struct fairq_class_clock *class_clock(struct fairq_pool *fp, const struct fq_key *k)
+{
+	return fairq_class_clock(fairq_pool_shared(fp), &k->cls);
+}
+
+/*
+ * A key whose class is at its limit waits off the rotation, its transports queued and busy
+ * (the client sees pacing, never an error), until the start it booked falls due: the pool's
+ * timer brings it back then.  Other classes go on meanwhile.
+ */
+static void pace(struct fairq_pool *fp, struct fq_pool *p, struct fq_key *k,
+		 struct fairq_class_clock *clock, u64 now, u64 next)
+{
+	k->list = FQ_PACED;
+	list_move_tail(&k->link, &p->paced_keys);
+	k->paced_at = now;
+	k->eligible_ns = next;
+	p->paced++;
+	atomic64_inc(&clock->paced);
+	fairq_pool_wake_at(fp, next);
+}
+
+/*
+ * A key of a limited class is in the rotation only with a start of its class's clock in hand
+ * (its token), booked as it joins and again after each dispatch; if the start falls due
+ * later, the key waits paced until then.  So the rotation holds only keys that can be
+ * served, has_work stays exact, and the starts of the class, shared with the service's
+ * other pools, go to its keys in the order they booked them.
+ */
+static void admit_or_pace(struct fairq_pool *fp, struct fq_pool *p, struct fq_key *k)
+{
+	struct fairq_class_clock *clock;
+	u64 now, start;
+
+	if (!k->cls.interval_ns || k->token || !in_rotation(k))
+		return;
+	clock = class_clock(fp, k);
+	now = ktime_get_ns();
+	start = fairq_class_book(clock, &k->cls, now);
+	k->token = true;
+	if (start > now)
+		pace(fp, p, k, clock, now, start);
+}
+
+/*
+ * Keys whose booked start fell due go back to the rotation (or wait at their cap); the timer
+ * is set for the soonest of the others.
+ */
+static unsigned int release_paced(struct fairq_pool *fp, struct fq_pool *p)
+{
+	u64 now = ktime_get_ns(), soonest = U64_MAX;
+	struct fq_key *k, *tmp;
+	unsigned int released = 0;
+
+	list_for_each_entry_safe(k, tmp, &p->paced_keys, link) {
+		if (k->eligible_ns > now) {
+			soonest = min(soonest, k->eligible_ns);
+			continue;
+		}
+		atomic64_add(now - k->paced_at, &class_clock(fp, k)->paced_ns);
+		if (capped_now(p, k)) {
+			hold(p, k);
+			continue;
+		}
+		k->list = FQ_OLD;
+		list_move_tail(&k->link, &p->old_keys);
+		released++;
+	}
+	if (soonest != U64_MAX)
+		fairq_pool_wake_at(fp, soonest);
+	return released;
 }
 
 /*
@@ -455,6 +549,7 @@ static void fq_enqueue(struct fairq_pool *fp, struct svc_xprt *xprt)
 		if (capped_now(p, k))
 			hold(p, k);
 	}
+	admit_or_pace(fp, p, k);
 	gc_idle(p);
 }
 
@@ -497,10 +592,13 @@ static void next_turn(struct fq_pool *p, struct fq_key *k)
 }
 
 /* Serve one request of @k; a key whose queue ran empty leaves the lists until it is back. */
-static struct svc_xprt *dispatch(struct fq_pool *p, struct fq_key *k)
+static struct svc_xprt *dispatch(struct fairq_pool *fp, struct fq_pool *p, struct fq_key *k)
 {
 	struct svc_xprt *xprt = fairq_xlist_pop(&k->queue);
 
+	if (k->cls.counted)
+		atomic64_inc(&class_clock(fp, k)->dispatches);
+	k->token = false;	/* its start is this one */
 	p->picked = k;
 	p->picked_wait_ns = -1;
 	if (trace_fairq_dispatch_enabled()) {
@@ -521,6 +619,7 @@ static struct svc_xprt *dispatch(struct fq_pool *p, struct fq_key *k)
 		hold(p, k);
 	else if (k->deficit <= 0 || (k->list != FQ_OLD && k->burst_left <= 0))
 		next_turn(p, k);
+	admit_or_pace(fp, p, k);
 	return xprt;
 }
 
@@ -566,7 +665,7 @@ static struct svc_xprt *fq_pick(struct fairq_pool *fp)
 			p->ahead_run++;
 			p->new_run = list == &p->new_keys ? p->new_run + 1 : 0;
 		}
-		return dispatch(p, k);
+		return dispatch(fp, p, k);
 	}
 	return NULL;
 }
@@ -612,15 +711,17 @@ static unsigned int fq_tick(struct fairq_pool *fp)
 		if (capped_now(p, k))
 			continue;
 		release_held(p, k);
+		admit_or_pace(fp, p, k);
 		released++;
 	}
-	return released;
+	return released + release_paced(fp, p);
 }
 
 /* The lists that hold keys with queued transports, in dispatch order. */
 static struct list_head *queued_lists(struct fq_pool *p, unsigned int i)
 {
-	struct list_head *lists[] = { &p->new_keys, &p->burst_keys, &p->old_keys, &p->held_keys };
+	struct list_head *lists[] = { &p->new_keys, &p->burst_keys, &p->old_keys, &p->held_keys,
+				      &p->paced_keys };
 
 	return i < ARRAY_SIZE(lists) ? lists[i] : NULL;
 }
@@ -704,7 +805,7 @@ static void fq_start(struct fairq_pool *fp, struct svc_xprt *xprt)
 	k->in_flight++;
 	k->dispatches++;	/* requests, as the clients count them; not hand-offs */
 	k->last_busy = jiffies;
-	if (k->list != FQ_IDLE && k->list != FQ_HELD && capped_now(p, k))
+	if (in_rotation(k) && capped_now(p, k))
 		hold(p, k);
 }
 
@@ -717,6 +818,8 @@ static void fq_complete(struct fairq_pool *fp, struct svc_xprt *xprt, u64 thread
 		return;		/* the overflow key, or keyed differently since: not charged */
 	k->last_busy = jiffies;
 	k->thread_ns += thread_ns;
+	if (k->cls.counted)
+		atomic64_add(thread_ns, &class_clock(fp, k)->thread_ns);
 	/*
 	 * It paid its average at dispatch: settle the difference now.  The debt is bounded so
 	 * that one very long request costs a few rounds, not a scan of many.
@@ -745,7 +848,7 @@ static void *fq_charge(struct fairq_pool *fp, struct svc_xprt *xprt)
 	k->occupied++;
 	k->last_busy = jiffies;
 	/* work that did not come through a dispatch (a rebuild under way, a bypass) counts too */
-	if (k->list != FQ_IDLE && k->list != FQ_HELD && capped_now(p, k))
+	if (in_rotation(k) && capped_now(p, k))
 		hold(p, k);
 	return k;
 }
@@ -762,8 +865,10 @@ static void fq_uncharge(struct fairq_pool *fp, void *token)
 	if (k->occupied)
 		k->occupied--;
 	k->last_busy = jiffies;
-	if (k->list == FQ_HELD && !capped_now(p, k))
+	if (k->list == FQ_HELD && !capped_now(p, k)) {
 		release_held(p, k);
+		admit_or_pace(fp, p, k);
+	}
 }
 
 static void fq_counters(struct fairq_pool *fp, struct fairq_counters *out)
@@ -775,6 +880,7 @@ static void fq_counters(struct fairq_pool *fp, struct fairq_counters *out)
 	fairq_counter_add(out, "key_buckets", fairq_keytab_buckets(&p->keys));
 	fairq_counter_add(out, "split_failures", p->keys.split_failures);
 	fairq_counter_add(out, "holds", p->holds);
+	fairq_counter_add(out, "paced", p->paced);
 	fairq_counter_add(out, "lost_handoffs", p->lost_handoffs);
 	fairq_counter_add(out, "untracked_threads", fairq_pool_untracked(fp));
 	fairq_counter_add(out, "bursts", p->bursts);
@@ -823,6 +929,31 @@ static int fq_set_weight(const struct fairq_key_id *id, u32 weight)
 static int fq_walk_weights(u64 *cursor, fairq_weight_fn fn, void *arg)
 {
 	return fairq_weights_walk(&fq_weights, cursor, fn, arg);
+}
+
+/* Keys take their classes when made: a change rebuilds them, in order, nothing lost. */
+static int fq_set_class(const struct fairq_class_spec *spec, const char **why)
+{
+	int err = fairq_classes_set(&fq_classes, spec, why);
+
+	return err ?: fairq_requeue_all(&fairq_sched_fq);
+}
+
+static int fq_del_class(const char *name, const char **why)
+{
+	int err = fairq_classes_del(&fq_classes, name, why);
+
+	return err ?: fairq_requeue_all(&fairq_sched_fq);
+}
+
+static int fq_walk_classes(u64 *cursor, fairq_class_fn fn, void *arg)
+{
+	return fairq_classes_walk(&fq_classes, cursor, fn, arg);
+}
+
+static void fq_class_stats(struct fairq_pool *fp, const char *name, struct fairq_class_stats *out)
+{
+	fairq_classes_stats(&fq_classes, fairq_pool_shared(fp), name, out);
 }
 
 #define FQ_TUNABLE(_name, _var, _requeue)					\
@@ -882,11 +1013,12 @@ static const struct fairq_tunable fq_tunables[] = {
 	{ }
 };
 
-/* The policy is unregistered (unload): its weight rules go with it. */
+/* The policy is unregistered (unload): its weight rules and classes go with it. */
 static void fq_release(void)
 {
 	/* unregistered: no pool, and so no reader, uses the rules any more */
 	fairq_weights_clear(&fq_weights);
+	fairq_classes_clear(&fq_classes);
 }
 
 static const struct fairq_key_ops fq_key_ops = {
@@ -894,6 +1026,10 @@ static const struct fairq_key_ops fq_key_ops = {
 	.picked		= fq_picked,
 	.set_weight	= fq_set_weight,
 	.for_each_weight = fq_walk_weights,
+	.set_class	= fq_set_class,
+	.del_class	= fq_del_class,
+	.for_each_class	= fq_walk_classes,
+	.class_stats	= fq_class_stats,
 };
 
 const struct fairq_sched_ops fairq_sched_fq = {

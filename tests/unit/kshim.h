@@ -245,4 +245,42 @@ extern int kshim_notices;
 /* Policies print debug counters; the tests do not read them. */
 /* a warning is a test failure: fail loudly */
 #define WARN_ON_ONCE(cond) ({ bool __w = !!(cond); if (__w) abort(); __w; })
+
+/* 64-bit atomics as fq's class clocks use them (single-threaded tests: plain operations) */
+typedef struct { s64 counter; } atomic64_t;
+#define atomic64_read(a) ((a)->counter)
+#define atomic64_set(a, v) ((a)->counter = (v))
+#define atomic64_inc(a) ((a)->counter++)
+#define atomic64_add(v, a) ((a)->counter += (v))
+static inline bool atomic64_try_cmpxchg(atomic64_t *a, s64 *old, s64 new)
+{
+	if (a->counter != *old) {
+		*old = a->counter;
+		return false;
+	}
+	a->counter = new;
+	return true;
+}
+#define NSEC_PER_SEC 1000000000ULL
+#define U64_MAX UINT64_MAX
+#define min(a, b) ((a) < (b) ? (a) : (b))
+#define max(a, b) ((a) > (b) ? (a) : (b))
+static inline long strscpy(char *dst, const char *src, size_t size)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < size && src[i]; i++)
+		dst[i] = src[i];
+	dst[i] = 0;
+	return src[i] ? -7 : (long)i;	/* -E2BIG when cut */
+}
+/* the pool timer (fairq_pool_wake_at()): the tests call the policy's tick themselves */
+struct hrtimer { int unused; };
+enum hrtimer_restart { HRTIMER_NORESTART };
+enum hrtimer_mode { HRTIMER_MODE_ABS_SOFT };
+#include <time.h>	/* clockid_t */
+#define FAIRQ_HAVE_HRTIMER_SETUP 1
+#define hrtimer_setup(t, fn, clock, mode) ((void)(t), (void)(fn), (void)(clock), (void)(mode))
+#define ____cacheline_aligned __attribute__((aligned(64)))
+#define ____cacheline_aligned_in_smp ____cacheline_aligned
 #endif

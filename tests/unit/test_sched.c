@@ -127,6 +127,23 @@ u64 fairq_pool_untracked(const struct fairq_pool *fp)
 	return fp->untracked;
 }
 
+/* One service's shared state (its pools share it: the tests' pools are all of one service). */
+static unsigned long unit_shared[FAIRQ_SCHED_SHARED_BYTES / sizeof(unsigned long)]
+	__attribute__((aligned(64)));
+
+void *fairq_pool_shared(struct fairq_pool *fp)
+{
+	(void)fp;
+	return unit_shared;
+}
+
+/* The pool timer: the simulator calls the policy's tick at the time asked for. */
+void fairq_pool_wake_at(struct fairq_pool *fp, u64 ns)
+{
+	if (!fp->wake_at || ns < fp->wake_at)
+		fp->wake_at = ns;
+}
+
 /* The tracepoints' stand-ins (shim/fairq/trace.h): whether tracing is on, and what fired. */
 bool unit_trace_on;
 unsigned int unit_trace_holds, unit_trace_lost_handoffs;
@@ -134,6 +151,7 @@ unsigned int unit_trace_holds, unit_trace_lost_handoffs;
 #include "../../src/sched/qfifo.c"
 #include "../../src/sched/keytab.c"
 #include "../../src/sched/keys.c"
+#include "../../src/sched/classes.c"
 #include "../../src/sched/fq.c"
 #include "../../src/sched/capped.c"
 #include "check.h"
@@ -410,6 +428,11 @@ static void sim_run(struct sim *sm, u64 end)
 		int i;
 
 		kshim_now_ns = sm->now;
+		/* the pool timer, as the core's: the policy's tick at the time it asked for */
+		if (sm->fp.wake_at && sm->fp.wake_at <= sm->now) {
+			sm->fp.wake_at = 0;
+			ops->tick(&sm->fp);
+		}
 		for (i = 0; i < NX; i++) {
 			if (sm->back_at[i] && sm->back_at[i] <= sm->now) {
 				sm->back_at[i] = 0;
@@ -468,6 +491,8 @@ static void sim_run(struct sim *sm, u64 end)
 				next = sm->back_at[i];
 		if (fairq_pool_holding(&sm->fp) && (!next || sm->fp.hold_until < next))
 			next = sm->fp.hold_until;
+		if (sm->fp.wake_at && (!next || sm->fp.wake_at < next))
+			next = sm->fp.wake_at;
 		if (!next)
 			break;
 		sm->now = next;
@@ -1519,6 +1544,239 @@ static void test_conn_limit_by_class(void)
 	      kshim_notices - notices);
 }
 
+/* ---- QoS classes: the rules, the rate clock, and fq pacing a limited class ---- */
+
+static struct fairq_class_spec class_spec(const char *name, bool create)
+{
+	struct fairq_class_spec spec = { .create = create };
+
+	strscpy(spec.name, name, sizeof(spec.name));
+	return spec;
+}
+
+static void class_match(struct fairq_class_spec *spec, const char *ip, unsigned int prefix)
+{
+	struct fairq_key_id *m = &spec->match[spec->nr_match++];
+
+	memset(m, 0, sizeof(*m));
+	m->type = prefix ? FAIRQ_KEY_TYPE_SUBNET : FAIRQ_KEY_TYPE_ADDR;
+	m->family = AF_INET;
+	m->prefix_len = prefix;
+	inet_pton(AF_INET, ip, m->addr);
+	spec->set_match = true;
+}
+
+static struct fairq_class_ref class_of_ip(const char *ip)
+{
+	struct fairq_key_id id = { .type = FAIRQ_KEY_TYPE_ADDR, .family = AF_INET };
+	struct fairq_class_ref ref;
+
+	inet_pton(AF_INET, ip, id.addr);
+	fairq_class_of(&fq_classes, &id, &id, &ref);
+	return ref;
+}
+
+static int class_name_at(const struct fairq_class_spec *cls, void *arg)
+{
+	char *names = arg;
+
+	strcat(names, cls->name);
+	strcat(names, " ");
+	return 0;
+}
+
+/*
+ * The generic cell rate algorithm as a scheduler: starts booked at once are evenly spaced at
+ * the limit, a burst after a quiet time goes at once, and no more.
+ */
+static void test_class_clock(void)
+{
+	struct fairq_class_clock clock = { 0 };
+	struct fairq_class_ref ref = { .interval_ns = 10000000 };
+	u64 t0 = 1000000000, start;
+	int i, n;
+
+	CHECK(fairq_class_book(&clock, &ref, t0) == t0, "a first start goes at once");
+	start = fairq_class_book(&clock, &ref, t0 + 5000000);
+	CHECK(start == t0 + 10000000, "the next one is booked an interval later (+%lld ns)",
+	      (long long)(start - t0));
+	start = fairq_class_book(&clock, &ref, t0 + 5000000);
+	CHECK(start == t0 + 20000000, "and the one after it another interval later (+%lld ns)",
+	      (long long)(start - t0));
+	ref.tolerance_ns = 4 * ref.interval_ns;	/* burst 5 */
+	for (n = 0; n < 100 && (start = fairq_class_book(&clock, &ref, 2 * t0)) == 2 * t0; n++)
+		;
+	CHECK(n == 5, "after a quiet second, a burst of 5 at once (%d)", n);
+	CHECK(start == 2 * t0 + 10000000, "the sixth an interval later (+%lld ns)",
+	      (long long)(start - 2 * t0));
+	for (i = 2; i <= 100; i++) {
+		start = fairq_class_book(&clock, &ref, 2 * t0);
+		if (start != 2 * t0 + (u64)i * 10000000)
+			break;
+	}
+	CHECK(i == 101, "then one start per interval, booking after booking (%d)", i);
+}
+
+static void test_class_rules(void)
+{
+	struct fairq_class_spec spec;
+	struct fairq_class_ref ref;
+	const char *why = NULL;
+	char names[512] = "";
+	u64 cursor = 0;
+	int i, err;
+
+	ref = class_of_ip("10.1.2.3");
+	CHECK(ref.slot == 0 && !ref.counted && !ref.interval_ns,
+	      "with no class, every key is in the default one, uncounted and unlimited");
+	spec = class_spec("web", true);
+	class_match(&spec, "10.1.0.0", 16);
+	spec.set_limit = true;
+	spec.limit_rps = 200;
+	CHECK(fairq_sched_fq.keys->set_class(&spec, &why) == 0, "class web made");
+	ref = class_of_ip("10.1.2.3");
+	CHECK(ref.slot && ref.counted && ref.interval_ns == 5000000 && !ref.tolerance_ns,
+	      "10.1.2.3 is in web: 200/s, burst 1");
+	CHECK(!class_of_ip("10.2.0.1").slot, "10.2.0.1 is not");
+	err = fairq_sched_fq.keys->set_class(&spec, &why);
+	CHECK(err == -EEXIST && why, "a name in use is refused (%d: %s)", err, why);
+	spec = class_spec("host", true);
+	class_match(&spec, "10.1.2.3", 0);
+	spec.set_rank = true;
+	spec.rank = 0;
+	CHECK(fairq_sched_fq.keys->set_class(&spec, &why) == 0, "class host made, ranked first");
+	CHECK(class_of_ip("10.1.2.3").slot != class_of_ip("10.1.2.4").slot,
+	      "the first class in rank order that matches wins");
+	spec = class_spec("other", true);
+	spec.set_rank = true;
+	spec.rank = 0;
+	err = fairq_sched_fq.keys->set_class(&spec, &why);
+	CHECK(err == -EBUSY, "a rank in use is refused (%d: %s)", err, why);
+	spec = class_spec("nosuch", false);
+	CHECK(fairq_sched_fq.keys->set_class(&spec, &why) == -ENOENT, "an unknown class is refused");
+	spec = class_spec("default", true);
+	CHECK(fairq_sched_fq.keys->set_class(&spec, &why) == -EEXIST, "default cannot be made");
+	spec = class_spec("default", false);
+	class_match(&spec, "10.9.0.0", 16);
+	CHECK(fairq_sched_fq.keys->set_class(&spec, &why) == -EINVAL, "default takes no match");
+	spec = class_spec("bad/name", true);
+	CHECK(fairq_sched_fq.keys->set_class(&spec, &why) == -EINVAL, "a bad name is refused");
+	spec = class_spec("web", false);
+	spec.set_limit = true;
+	spec.limit_rps = FAIRQ_CLASS_LIMIT_MAX + 1;
+	CHECK(fairq_sched_fq.keys->set_class(&spec, &why) == -ERANGE, "a limit too high is refused");
+	spec = class_spec("web", false);
+	spec.set_burst = true;
+	CHECK(fairq_sched_fq.keys->set_class(&spec, &why) == -ERANGE, "burst 0 is refused");
+	spec = class_spec("web", false);
+	for (i = 0; i < FAIRQ_CLASS_MATCH_MAX; i++)
+		class_match(&spec, "10.7.0.0", 16);
+	spec.nr_match++;
+	CHECK(fairq_sched_fq.keys->set_class(&spec, &why) == -EINVAL, "a ninth match is refused");
+	ref = class_of_ip("10.1.2.4");
+	CHECK(ref.interval_ns == 5000000, "refusals changed nothing");
+	fairq_sched_fq.keys->for_each_class(&cursor, class_name_at, names);
+	CHECK(!strcmp(names, "host web default "), "classes in rank order, default last: %s", names);
+
+	/* a deleted class's slot, taken by a new class, starts with its counters at 0 */
+	ref = class_of_ip("10.1.2.4");
+	atomic64_set(&fairq_class_clock(unit_shared, &ref)->dispatches, 7);
+	CHECK(fairq_sched_fq.keys->del_class("web", &why) == 0, "class web deleted");
+	CHECK(!class_of_ip("10.1.2.4").slot, "its clients are in the default class again");
+	CHECK(fairq_sched_fq.keys->del_class("default", &why) == -EINVAL, "default cannot be deleted");
+	CHECK(fairq_sched_fq.keys->del_class("web", &why) == -ENOENT, "nor web twice");
+	spec = class_spec("web2", true);
+	class_match(&spec, "10.1.0.0", 16);
+	CHECK(fairq_sched_fq.keys->set_class(&spec, &why) == 0, "class web2 made");
+	ref = class_of_ip("10.1.2.4");
+	CHECK(!atomic64_read(&fairq_class_clock(unit_shared, &ref)->dispatches),
+	      "a reused slot's counters start at 0");
+	for (i = 0; i < FAIRQ_CLASSES_MAX; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "c%d", i);
+		spec = class_spec(name, true);
+		err = fairq_sched_fq.keys->set_class(&spec, &why);
+		if (err)
+			break;
+	}
+	CHECK(err == -ENOSPC && i == FAIRQ_CLASSES_MAX - 3,
+	      "32 classes at most, default included (%d more made, then %d)", i, err);
+	fairq_classes_clear(&fq_classes);
+	memset(unit_shared, 0, sizeof(unit_shared));
+}
+
+/* fq paces a limited class at its limit; the rest of the pool's threads serve the others. */
+static void test_fairq_class_limit(void)
+{
+	static struct sim sm;
+	struct fairq_class_spec spec = class_spec("farm", true);
+	const char *why;
+	int i;
+
+	class_match(&spec, "10.5.0.0", 16);
+	spec.set_limit = true;
+	spec.limit_rps = 50;
+	CHECK(fairq_sched_fq.keys->set_class(&spec, &why) == 0, "class farm at 50/s");
+	kshim_now_ns = 0;	/* the simulation's time, from which the class's clock starts */
+	sim_init(&sm, 4);
+	for (i = 0; i < 8; i++) {
+		set_addr(&fx[i], i < 4 ? "10.5.0.1" : "10.6.0.1", 700 + i);
+		sm.cost[i] = 1000000;
+		sm.backlogged[i] = true;
+		fairq_sched_fq.enqueue(&sm.fp, &fx[i]);
+	}
+	sim_run(&sm, 10ULL * 1000000000);
+	CHECK(sm.served[0] + sm.served[1] + sm.served[2] + sm.served[3] >= 499 &&
+	      sm.served[0] + sm.served[1] + sm.served[2] + sm.served[3] <= 501,
+	      "the limited client started 500 requests in 10 s (%llu)",
+	      (unsigned long long)(sm.served[0] + sm.served[1] + sm.served[2] + sm.served[3]));
+	CHECK(sm.served[4] + sm.served[5] + sm.served[6] + sm.served[7] > 30000,
+	      "the other client had the rest of the threads (%llu)",
+	      (unsigned long long)(sm.served[4] + sm.served[5] + sm.served[6] + sm.served[7]));
+	CHECK(fqp(&sm.fp)->paced > 0, "the limited key was paced");
+	sim_exit(&sm);
+	fairq_classes_clear(&fq_classes);
+	memset(unit_shared, 0, sizeof(unit_shared));
+}
+
+/* Two pools of one service share the class's clock: 50/s in all, not 50 per pool. */
+static void test_fairq_class_two_pools(void)
+{
+	static struct sim a, b;
+	struct fairq_class_spec spec = class_spec("farm", true);
+	const char *why;
+	u64 t;
+	int i;
+
+	class_match(&spec, "10.5.0.0", 16);
+	spec.set_limit = true;
+	spec.limit_rps = 50;
+	CHECK(fairq_sched_fq.keys->set_class(&spec, &why) == 0, "class farm at 50/s");
+	kshim_now_ns = 0;
+	sim_init(&a, 2);
+	sim_init(&b, 2);
+	for (i = 0; i < 4; i++) {
+		set_addr(&fx[i], "10.5.0.1", 800 + i);
+		a.cost[i] = b.cost[i] = 1000000;
+		a.backlogged[i] = b.backlogged[i] = true;
+		fairq_sched_fq.enqueue(i < 2 ? &a.fp : &b.fp, &fx[i]);
+	}
+	for (t = 1000000; t <= 10ULL * 1000000000; t += 1000000) {
+		sim_run(&a, t);
+		sim_run(&b, t);
+	}
+	CHECK(a.served[0] + a.served[1] + b.served[2] + b.served[3] <= 501 &&
+	      a.served[0] + a.served[1] > 100 && b.served[2] + b.served[3] > 100,
+	      "two pools started %llu and %llu requests of the class in 10 s: 500 in all",
+	      (unsigned long long)(a.served[0] + a.served[1]),
+	      (unsigned long long)(b.served[2] + b.served[3]));
+	sim_exit(&a);
+	sim_exit(&b);
+	fairq_classes_clear(&fq_classes);
+	memset(unit_shared, 0, sizeof(unit_shared));
+}
+
 int main(void)
 {
 	unsigned int seed;
@@ -1554,6 +1812,10 @@ int main(void)
 	test_fairq_v4client();
 	test_fairq_inflight_cap();
 	test_fairq_trace_wait();
+	test_class_clock();
+	test_class_rules();
+	test_fairq_class_limit();
+	test_fairq_class_two_pools();
 	CHECK(!pick_mismatches, "has_work agreed with pick at every step (%d mismatches)", pick_mismatches);
 	test_fairq_release();
 	test_fairq_remove_by_key();

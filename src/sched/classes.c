@@ -1,0 +1,477 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * QoS classes of a keyed policy (classes.h).
+ *
+ * The rules are one table, replaced whole under the change lock and read under RCU: a key
+ * takes its class when it is made, and a change rebuilds the policy's keys.  A class's limit
+ * is a rate clock (the generic cell rate algorithm, as ATM policers and many rate limiters
+ * use) in a state every pool of a service shares: pools book its starts with one
+ * compare-and-exchange, so a limit of N/s holds for the service however many pools it has,
+ * and nothing is summed or split between them.
+ */
+#include <linux/ctype.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/time64.h>
+#include "classes.h"
+#include "keys.h"
+
+#define DEFAULT_NAME	"default"
+
+/*
+ * Owners and generations of the clocks: new numbers for each class made and each limit set,
+ * so that a clock left by a class that is gone, or a schedule of an older limit, is reset by
+ * the first key that uses it.  1 is the default class's owner.  Change lock held.
+ */
+static u32 next_stamp = 2;
+
+static u32 new_stamp(void)
+{
+	return next_stamp++;
+}
+
+/* The default class as it is while no rule was ever set: no limit, slot 0, last. */
+static void default_class(struct fairq_class *c)
+{
+	memset(c, 0, sizeof(*c));
+	strscpy(c->spec.name, DEFAULT_NAME, sizeof(c->spec.name));
+	c->spec.burst = 1;
+	c->owner = 1;
+}
+
+static bool is_default(const char *name)
+{
+	return !strcmp(name, DEFAULT_NAME);
+}
+
+static void ref_of(const struct fairq_class *c, struct fairq_class_ref *ref)
+{
+	ref->slot = c->slot;
+	ref->owner = c->owner;
+	ref->gen = c->gen;
+	ref->counted = c->spec.nr_match || c->spec.limit_rps;
+	ref->interval_ns = c->spec.limit_rps ? div_u64(NSEC_PER_SEC, c->spec.limit_rps) : 0;
+	ref->tolerance_ns = ref->interval_ns * (c->spec.burst ? c->spec.burst - 1 : 0);
+}
+
+/**
+ * fairq_class_of - the class of a key
+ * @classes: the policy's classes
+ * @id: the key
+ * @addr_id: its address key (the same as @id unless keyed by NFSv4.1 client id)
+ * @ref: what the key keeps of its class
+ *
+ * The first class in rank order with a match for @id, or else for @addr_id; the default
+ * class when none has.
+ */
+void fairq_class_of(struct fairq_classes __rcu **classes, const struct fairq_key_id *id,
+		    const struct fairq_key_id *addr_id, struct fairq_class_ref *ref)
+{
+	const struct fairq_classes *t;
+	struct fairq_class dflt;
+	unsigned int i, m;
+
+	rcu_read_lock();
+	t = rcu_dereference(*classes);
+	if (!t) {
+		default_class(&dflt);
+		ref_of(&dflt, ref);
+		goto out;
+	}
+	for (i = 0; i + 1 < t->nr; i++) {
+		const struct fairq_class *c = &t->cls[i];
+
+		for (m = 0; m < c->spec.nr_match; m++) {
+			if (fairq_key_rule_matches(&c->spec.match[m], id) ||
+			    fairq_key_rule_matches(&c->spec.match[m], addr_id)) {
+				ref_of(c, ref);
+				goto out;
+			}
+		}
+	}
+	ref_of(&t->cls[t->nr - 1], ref);
+out:
+	rcu_read_unlock();
+}
+
+/**
+ * fairq_class_clock - a class's clock in a service
+ * @shared: the service's shared state (fairq_pool_shared())
+ * @ref: the class, as a key keeps it
+ *
+ * A clock last used by a class that is gone starts afresh (counters too), one with an older
+ * limit's schedule starts its schedule afresh.  Two pools doing so at once cost at most a
+ * start beyond the limit, once.  A key made before a change (its pool not yet rebuilt) uses
+ * the clock as it finds it.
+ */
+struct fairq_class_clock *fairq_class_clock(void *shared, const struct fairq_class_ref *ref)
+{
+	struct fairq_class_clock *clock = (struct fairq_class_clock *)shared + ref->slot;
+	u32 owner = READ_ONCE(clock->owner);
+
+	BUILD_BUG_ON(FAIRQ_CLASSES_MAX * sizeof(*clock) > FAIRQ_SCHED_SHARED_BYTES);
+	if (unlikely(owner != ref->owner) && (s32)(ref->owner - owner) > 0) {
+		atomic64_set(&clock->dispatches, 0);
+		atomic64_set(&clock->thread_ns, 0);
+		atomic64_set(&clock->paced, 0);
+		atomic64_set(&clock->paced_ns, 0);
+		atomic64_set(&clock->tat, 0);
+		WRITE_ONCE(clock->gen, ref->gen);
+		WRITE_ONCE(clock->owner, ref->owner);
+	} else if (unlikely(READ_ONCE(clock->gen) != ref->gen) &&
+		   (s32)(ref->gen - READ_ONCE(clock->gen)) > 0) {
+		atomic64_set(&clock->tat, 0);
+		WRITE_ONCE(clock->gen, ref->gen);
+	}
+	return clock;
+}
+
+/**
+ * fairq_class_book - take the next start a limited class's clock allows
+ * @clock: the class's clock in the service
+ * @ref: the class, with a limit
+ * @now: ktime_get_ns()
+ *
+ * The generic cell rate algorithm as a scheduler rather than a policer: the start is booked
+ * at the first time that keeps the class within its limit and burst, @now or later, and the
+ * clock moves on by one interval.  Keys that wait for the class, in whichever pool, so get
+ * its starts in the order they asked: none is passed over because another pool's key
+ * happens to ask first each time a start falls due.
+ *
+ * Return: when the booked start may be made (at most @now: at once).
+ */
+u64 fairq_class_book(struct fairq_class_clock *clock, const struct fairq_class_ref *ref, u64 now)
+{
+	s64 tat = atomic64_read(&clock->tat);
+	s64 start;
+
+	do {
+		start = max_t(s64, now, tat - (s64)ref->tolerance_ns);
+	} while (!atomic64_try_cmpxchg(&clock->tat, &tat,
+				       max_t(s64, tat, start) + ref->interval_ns));
+	return start;
+}
+
+static bool name_valid(const char *name)
+{
+	size_t i, len = strnlen(name, FAIRQ_CLASS_NAME_LEN + 1);
+
+	if (!len || len > FAIRQ_CLASS_NAME_LEN)
+		return false;
+	for (i = 0; i < len; i++) {
+		if (!isalnum(name[i]) && name[i] != '_' && name[i] != '-' && name[i] != '.')
+			return false;
+	}
+	return true;
+}
+
+/* The checks of a set that need no table; *@why says what is wrong. */
+static int spec_check(const struct fairq_class_spec *spec, const char **why)
+{
+	unsigned int i;
+
+	if (!name_valid(spec->name)) {
+		*why = "a class name is 1 to 15 letters, digits, '_', '-' or '.'";
+		return -EINVAL;
+	}
+	if (is_default(spec->name) && spec->create) {
+		*why = "the default class always exists: change it";
+		return -EEXIST;
+	}
+	if (is_default(spec->name) && (spec->set_rank || spec->set_match)) {
+		*why = "the default class takes every client no other class takes: it has no rank or matches";
+		return -EINVAL;
+	}
+	if (spec->set_match && (!spec->nr_match || spec->nr_match > FAIRQ_CLASS_MATCH_MAX)) {
+		*why = "a class takes 1 to 8 matches";
+		return -EINVAL;
+	}
+	for (i = 0; spec->set_match && i < spec->nr_match; i++) {
+		if (!fairq_key_rule_valid(&spec->match[i])) {
+			*why = "a match is an address, a subnet or an NFSv4.1 client id";
+			return -EINVAL;
+		}
+	}
+	if (spec->set_limit && spec->limit_rps > FAIRQ_CLASS_LIMIT_MAX) {
+		*why = "a limit is at most 10000000 requests per second (0: none)";
+		return -ERANGE;
+	}
+	if (spec->set_burst && (!spec->burst || spec->burst > FAIRQ_CLASS_BURST_MAX)) {
+		*why = "a burst is 1 to 100000 requests";
+		return -ERANGE;
+	}
+	return 0;
+}
+
+/* The table as it is, with the default class made explicit: a copy with room for one more. */
+static struct fairq_classes *table_copy(const struct fairq_classes *old)
+{
+	unsigned int n = old ? old->nr : 1;
+	struct fairq_classes *t = kzalloc(struct_size(t, cls, n + 1), GFP_KERNEL);
+
+	if (!t)
+		return NULL;
+	if (old) {
+		memcpy(t->cls, old->cls, n * sizeof(t->cls[0]));
+	} else {
+		default_class(&t->cls[0]);
+		t->cls[0].gen = new_stamp();
+	}
+	t->nr = n;
+	return t;
+}
+
+static int find(const struct fairq_classes *t, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->nr; i++) {
+		if (!strcmp(t->cls[i].spec.name, name))
+			return i;
+	}
+	return -1;
+}
+
+/* A slot no class of @t has: there is one, @t holds fewer than FAIRQ_CLASSES_MAX classes. */
+static u32 free_slot(const struct fairq_classes *t)
+{
+	u32 slot;
+	unsigned int i;
+
+	for (slot = 1; slot < FAIRQ_CLASSES_MAX; slot++) {
+		for (i = 0; i < t->nr && t->cls[i].slot != slot; i++)
+			;
+		if (i == t->nr)
+			break;
+	}
+	return slot;
+}
+
+/* Back into rank order, the default class last; @i is the class that moved (or came). */
+static void reorder(struct fairq_classes *t, unsigned int i)
+{
+	struct fairq_class c = t->cls[i];
+
+	memmove(&t->cls[i], &t->cls[i + 1], (t->nr - i - 1) * sizeof(c));
+	for (i = 0; i + 2 < t->nr && t->cls[i].spec.rank < c.spec.rank; i++)
+		;
+	memmove(&t->cls[i + 1], &t->cls[i], (t->nr - i - 1) * sizeof(c));
+	t->cls[i] = c;
+}
+
+static void publish(struct fairq_classes __rcu **classes, struct fairq_classes *t)
+{
+	struct fairq_classes *old = rcu_dereference_protected(*classes, fairq_change_held());
+
+	rcu_assign_pointer(*classes, t);
+	if (old)
+		kfree_rcu(old, rcu);
+}
+
+/**
+ * fairq_classes_set - make or change a class
+ * @classes: the policy's classes; the caller holds fairq's change lock
+ * @spec: the class; for a change, what it sets
+ * @why: on an error, what was refused
+ *
+ * Return: 0, and the policy's keys take their classes when rebuilt; -EINVAL, -ERANGE for a
+ * bad name, match, limit or burst; -EEXIST for a name in use (or "default") with @create;
+ * -ENOENT for an unknown class without it; -EBUSY for a rank another class has; -ENOSPC
+ * past FAIRQ_CLASSES_MAX classes; -ENOMEM.  Nothing changed on an error.
+ */
+int fairq_classes_set(struct fairq_classes __rcu **classes, const struct fairq_class_spec *spec,
+		      const char **why)
+{
+	const struct fairq_classes *old = rcu_dereference_protected(*classes, fairq_change_held());
+	struct fairq_classes *t;
+	struct fairq_class *c;
+	unsigned int i;
+	int err, at;
+
+	err = spec_check(spec, why);
+	if (err)
+		return err;
+	t = table_copy(old);
+	if (!t) {
+		*why = "no memory for the classes";
+		return -ENOMEM;
+	}
+	at = find(t, spec->name);
+	if (spec->create && at >= 0) {
+		*why = "a class of that name exists: change it";
+		err = -EEXIST;
+		goto fail;
+	}
+	if (!spec->create && at < 0) {
+		*why = "no class of that name";
+		err = -ENOENT;
+		goto fail;
+	}
+	if (spec->create && t->nr >= FAIRQ_CLASSES_MAX) {
+		*why = "fairq holds at most 32 classes, the default one included";
+		err = -ENOSPC;
+		goto fail;
+	}
+	for (i = 0; spec->set_rank && i + 1 < t->nr; i++) {
+		if ((int)i != at && t->cls[i].spec.rank == spec->rank) {
+			*why = "another class has that rank";
+			err = -EBUSY;
+			goto fail;
+		}
+	}
+	if (spec->create) {
+		/* before the default class, which stays last */
+		at = t->nr - 1;
+		t->cls[at + 1] = t->cls[at];
+		t->nr++;
+		c = &t->cls[at];
+		memset(c, 0, sizeof(*c));
+		strscpy(c->spec.name, spec->name, sizeof(c->spec.name));
+		c->spec.set_rank = true;
+		c->spec.burst = 1;
+		/* the next rank after the last: classes match in the order they were made */
+		c->spec.rank = at ? t->cls[at - 1].spec.rank + 1 : 1;
+		c->slot = free_slot(t);
+		c->owner = new_stamp();
+		c->gen = new_stamp();
+	}
+	c = &t->cls[at];
+	if (spec->set_rank)
+		c->spec.rank = spec->rank;
+	if (spec->set_match) {
+		c->spec.nr_match = spec->nr_match;
+		memcpy(c->spec.match, spec->match, spec->nr_match * sizeof(spec->match[0]));
+	}
+	if ((spec->set_limit && spec->limit_rps != c->spec.limit_rps) ||
+	    (spec->set_burst && spec->burst != c->spec.burst))
+		c->gen = new_stamp();
+	if (spec->set_limit)
+		c->spec.limit_rps = spec->limit_rps;
+	if (spec->set_burst)
+		c->spec.burst = spec->burst;
+	c->spec.create = false;
+	c->spec.set_match = false;
+	c->spec.set_limit = false;
+	c->spec.set_burst = false;
+	if (!is_default(c->spec.name))
+		reorder(t, at);
+	publish(classes, t);
+	return 0;
+fail:
+	kfree(t);
+	return err;
+}
+
+/**
+ * fairq_classes_del - delete a class
+ * @classes: the policy's classes; the caller holds fairq's change lock
+ * @name: the class
+ * @why: on an error, what was refused
+ *
+ * Return: 0, and its keys take their next class when rebuilt; -ENOENT for an unknown class;
+ * -EINVAL for the default class; -ENOMEM.
+ */
+int fairq_classes_del(struct fairq_classes __rcu **classes, const char *name, const char **why)
+{
+	const struct fairq_classes *old = rcu_dereference_protected(*classes, fairq_change_held());
+	struct fairq_classes *t;
+	int at;
+
+	if (is_default(name)) {
+		*why = "the default class cannot be deleted";
+		return -EINVAL;
+	}
+	at = old ? find(old, name) : -1;
+	if (at < 0) {
+		*why = "no class of that name";
+		return -ENOENT;
+	}
+	t = table_copy(old);
+	if (!t) {
+		*why = "no memory for the classes";
+		return -ENOMEM;
+	}
+	memmove(&t->cls[at], &t->cls[at + 1], (t->nr - at - 1) * sizeof(t->cls[0]));
+	t->nr--;
+	publish(classes, t);
+	return 0;
+}
+
+/**
+ * fairq_classes_walk - report the classes in matching order, the default one last
+ * @classes: the policy's classes
+ * @cursor: 0 for the first; where @fn stopped, on a non-zero return
+ * @fn: called for each class; must not sleep
+ * @arg: for @fn
+ *
+ * Return: 0, or @fn's non-zero value.
+ */
+int fairq_classes_walk(struct fairq_classes __rcu **classes, u64 *cursor, fairq_class_fn fn,
+		       void *arg)
+{
+	const struct fairq_classes *t;
+	struct fairq_class dflt;
+	int err = 0;
+
+	rcu_read_lock();
+	t = rcu_dereference(*classes);
+	if (!t) {
+		default_class(&dflt);
+		if (!*cursor)
+			err = fn(&dflt.spec, arg);
+		if (!err)
+			*cursor = 1;
+		goto out;
+	}
+	for (; *cursor < t->nr; (*cursor)++) {
+		err = fn(&t->cls[*cursor].spec, arg);
+		if (err)
+			break;
+	}
+out:
+	rcu_read_unlock();
+	return err;
+}
+
+/**
+ * fairq_classes_stats - add a class's counters in one service to @out
+ * @classes: the policy's classes
+ * @shared: the service's shared state
+ * @name: the class; nothing is added for an unknown one
+ * @out: the sums
+ */
+void fairq_classes_stats(struct fairq_classes __rcu **classes, void *shared, const char *name,
+			 struct fairq_class_stats *out)
+{
+	const struct fairq_classes *t;
+	const struct fairq_class_clock *clock;
+	int at;
+
+	rcu_read_lock();
+	t = rcu_dereference(*classes);
+	at = t ? find(t, name) : -1;
+	if (at >= 0) {
+		clock = (const struct fairq_class_clock *)shared + t->cls[at].slot;
+		/* a clock no key of this class has used yet still holds another's counts */
+		if (READ_ONCE(clock->owner) == t->cls[at].owner) {
+			out->dispatches += atomic64_read(&clock->dispatches);
+			out->thread_ns += atomic64_read(&clock->thread_ns);
+			out->paced += atomic64_read(&clock->paced);
+			out->paced_ns += atomic64_read(&clock->paced_ns);
+		}
+	}
+	rcu_read_unlock();
+}
+
+/**
+ * fairq_classes_clear - drop every class (the policy is unregistered)
+ * @classes: the policy's classes, which no reader uses any more
+ */
+void fairq_classes_clear(struct fairq_classes __rcu **classes)
+{
+	struct fairq_classes *t = rcu_dereference_protected(*classes, true);
+
+	rcu_assign_pointer(*classes, NULL);
+	if (t)
+		kfree_rcu(t, rcu);
+}

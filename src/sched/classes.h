@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * QoS classes of a keyed policy (classes.c): ordered rules that put each key in a class, and
+ * each class's request rate limit, held for a service as a whole by a rate clock that all of
+ * the service's pools share.
+ */
+#ifndef FAIRQ_SCHED_CLASSES_H
+#define FAIRQ_SCHED_CLASSES_H
+
+#include <linux/atomic.h>
+#include <linux/cache.h>
+#include <linux/rcupdate.h>
+#include <linux/types.h>
+#include <fairq/sched.h>
+
+/* Classes, the default one included: each has a slot, the index of its clocks. */
+#define FAIRQ_CLASSES_MAX	32
+
+/* One class as the rules hold it; the spec as set, and where its clocks are. */
+struct fairq_class {
+	struct fairq_class_spec spec;
+	u32 slot;		/* index of its clock in a service's shared state */
+	u32 owner;		/* new for each class made: a reused slot's clock starts afresh */
+	u32 gen;		/* new for each limit set: the clock's schedule starts afresh */
+};
+
+/* A policy's classes: replaced whole with the change lock held, read under RCU. */
+struct fairq_classes {
+	struct rcu_head rcu;
+	unsigned int nr;
+	struct fairq_class cls[];	/* by rank, the default class last */
+};
+
+/* What a key keeps of its class: taken when the key is made (a class change rebuilds keys). */
+struct fairq_class_ref {
+	u32 slot;
+	u32 owner;
+	u32 gen;
+	bool counted;		/* a class of the admin's, or the default one with a limit */
+	u64 interval_ns;	/* 1 s / limit; 0: no limit */
+	u64 tolerance_ns;	/* how far ahead of the clock a start may be: (burst - 1) intervals */
+};
+
+/*
+ * One class's clock and counters in one service.  @tat is the generic cell rate algorithm's
+ * theoretical arrival time: when the next start is on schedule; a start may be made up to the
+ * tolerance before it.
+ */
+struct fairq_class_clock {
+	atomic64_t tat;
+	u32 owner;
+	u32 gen;
+	atomic64_t dispatches;
+	atomic64_t thread_ns;
+	atomic64_t paced;
+	atomic64_t paced_ns;
+} ____cacheline_aligned_in_smp;
+
+void fairq_class_of(struct fairq_classes __rcu **classes, const struct fairq_key_id *id,
+		    const struct fairq_key_id *addr_id, struct fairq_class_ref *ref);
+struct fairq_class_clock *fairq_class_clock(void *shared, const struct fairq_class_ref *ref);
+u64 fairq_class_book(struct fairq_class_clock *clock, const struct fairq_class_ref *ref, u64 now);
+int fairq_classes_set(struct fairq_classes __rcu **classes, const struct fairq_class_spec *spec,
+		      const char **why);
+int fairq_classes_del(struct fairq_classes __rcu **classes, const char *name, const char **why);
+int fairq_classes_walk(struct fairq_classes __rcu **classes, u64 *cursor, fairq_class_fn fn,
+		       void *arg);
+void fairq_classes_stats(struct fairq_classes __rcu **classes, void *shared, const char *name,
+			 struct fairq_class_stats *out);
+void fairq_classes_clear(struct fairq_classes __rcu **classes);
+
+#endif
