@@ -11,6 +11,12 @@ usage: fairq-nl.py pool-get SERV POOL          one pool (the pool-get do request
                                                (TYPE addr or subnet; fairqctl normalises)
        fairq-nl.py sched-get NAME              the scheduler NAME names (by its name or an alias)
        fairq-nl.py sched-set NAME              switch to it
+       fairq-nl.py class-set NAME [create] [rank N] [limit N] [burst N] [match ADDR[/LEN]]...
+                                               make (create) or change a class, as sent:
+                                               fairqctl checks more before it sends
+       fairq-nl.py class-del NAME
+       fairq-nl.py class-get NAME              one class, with its counters
+       fairq-nl.py class-dump                  every class (a list)
        fairq-nl.py bare CMD                    a command without any attribute
 
 Prints the reply's attributes as JSON, or "errno N: EXTACK MESSAGE" and exits 1.
@@ -72,6 +78,27 @@ def key_id(kind, addr, prefix=None):
     return out
 
 
+def class_spec(name, args):
+    """class-set's attributes from its words."""
+    attrs = {"name": name}
+    words = list(args)
+    while words:
+        w = words.pop(0)
+        if w == "create":
+            attrs["create"] = True
+        elif w in ("rank", "burst") and words:
+            attrs[w] = int(words.pop(0))
+        elif w == "limit" and words:
+            attrs["limit-rps"] = int(words.pop(0))
+        elif w == "match" and words:
+            addr, _, plen = words.pop(0).partition("/")
+            match = key_id("subnet", addr, int(plen)) if plen else key_id("addr", addr)
+            attrs.setdefault("match", []).append(match)
+        else:
+            raise SystemExit("class-set: cannot use '%s'" % w)
+    return attrs
+
+
 def main(argv):
     if not argv:
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
@@ -93,6 +120,20 @@ def main(argv):
         elif argv[0] == "sched-set" and len(argv) == 2:
             request(fq, "sched-set", {"name": argv[1]})
             reply = {}
+        elif argv[0] == "class-set" and len(argv) >= 2:
+            request(fq, "class-set", class_spec(argv[1], argv[2:]))
+            reply = {}
+        elif argv[0] == "class-del" and len(argv) == 2:
+            request(fq, "class-del", {"name": argv[1]})
+            reply = {}
+        elif argv[0] == "class-get" and len(argv) == 2:
+            reply = request(fq, "class-get", {"name": argv[1]})
+        elif argv[0] == "class-dump" and len(argv) == 1:
+            try:
+                reply = fq.dump("class-get", {})
+            except NlError as e:
+                raise OSError(e.error, (e.nl_msg.extack or {}).get("msg") or
+                              os.strerror(e.error)) from e
         elif argv[0] == "bare" and len(argv) == 2:
             reply = sorted(request(fq, argv[1], {}))
         else:
