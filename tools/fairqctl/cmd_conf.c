@@ -176,13 +176,14 @@ static int read_setting(const char *path, uint64_t *val)
 
 /*
  * The running state, in fairq-apply's order: the scheduler, fairq's own setting, every
- * scheduler's tunables, and the active scheduler's weights.  Weights name clients: without
- * CAP_NET_ADMIN they cannot be read, and a configuration without them would remove them all
- * when applied, so showconf fails instead.
+ * scheduler's tunables, and the active scheduler's weights and QoS classes.  Weights and
+ * classes name clients: without CAP_NET_ADMIN they cannot be read, and a configuration without
+ * them would remove them all when applied, so showconf fails instead.
  */
 int cmd_showconf(int argc, char **argv)
 {
 	struct fc_weights w = { };
+	struct fc_classes c = { };
 	struct fc_scheds s;
 	const struct fc_sched *active = NULL;
 	uint64_t watchdog_ms, failsafe_rescues = 0;
@@ -228,6 +229,13 @@ int cmd_showconf(int argc, char **argv)
 			goto out;
 		}
 	}
+	if (active && active->classed) {
+		err = fc_get_classes(nl, NULL, &c);
+		if (err) {
+			rc = fc_nl_fail(nl, err, "showconf: the classes");
+			goto out;
+		}
+	}
 
 	out_doc_start();
 	out_text("# fairq's running state (fairqctl showconf); fairq-apply -c FILE restores it\n");
@@ -254,8 +262,16 @@ int cmd_showconf(int argc, char **argv)
 		out_obj_end();
 	}
 	out_arr_end();
+	out_arr_start("classes");
+	for (i = 0; i < c.nr; i++) {
+		char line[1024];
+
+		out_str(FC_ANY, NULL, "CLASS=\"%s\"\n", fc_class_line(&c.c[i], line, sizeof(line)));
+	}
+	out_arr_end();
 	out_doc_end();
 out:
+	free(c.c);
 	free(w.w);
 	fc_nl_close(nl);
 	return rc;

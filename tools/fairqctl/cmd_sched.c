@@ -40,11 +40,14 @@ static void print_scheds(const struct fc_scheds *s)
 		out_bool(FC_JSON, "native", NULL, sc->native);
 		out_bool(FC_JSON, "keyed", NULL, sc->keyed);
 		out_bool(FC_JSON, "weighted", NULL, sc->weighted);
+		out_bool(FC_JSON, "classed", NULL, sc->classed);
 		out_text("%s", sc->active ? " [active]" : "         ");
 		if (sc->native)
 			out_text(" the kernel's own dispatch: fairq's hooks are off");
 		else if (sc->keyed)
-			out_text(" per-key accounts%s", sc->weighted ? " and weights" : "");
+			out_text(" per-key accounts%s%s",
+				 !sc->weighted ? "" : sc->classed ? ", weights" : " and weights",
+				 sc->classed ? " and QoS classes" : "");
 		if (*sc->alias)
 			out_text("; the old name %s still works", sc->alias);
 		out_text("\n");

@@ -34,6 +34,11 @@ static const char usage_text[] =
 	"  weight [--check] KEY WEIGHT  weigh the clients KEY stands for (0: the default)\n"
 	"  weights [SCHED]            the weights set (needs CAP_NET_ADMIN)\n"
 	"  weights prune [KEY...]     remove every weight but those of KEY...\n"
+	"  class [list [--names] [NAME]]  the QoS classes of a classed scheduler, with counters\n"
+	"  class add|change NAME [match ADDR|PREFIX|v4client:ID]... [rank N] [limit N/s|none]\n"
+	"                             [burst N]   make a class, or change one\n"
+	"  class del NAME             delete a class (its clients go to the next that matches)\n"
+	"  class sync [--check]       make the classes those of standard input (fairq-apply's)\n"
 	"  showconf                   the running state as fairq.conf lines (fairq-apply's)\n"
 	"  watch [-i SEC] [-n COUNT]  per-pool rates, redrawn every SEC until Ctrl-C\n"
 	"  monitor [-n COUNT] [-t SEC]  print changes as they happen: switches, tunables,\n"
@@ -53,7 +58,7 @@ static const char usage_text[] =
 	"  -V, --version    fairqctl's version\n"
 	"\n"
 	"Exit codes: 0 ok, 1 refused or failed, 2 usage, 3 fairq not loaded, 4 no privilege,\n"
-	"5 no such scheduler/tunable/pool/key/netns, 6 not supported by the active scheduler.\n";
+	"5 no such scheduler/tunable/pool/key/class/netns, 6 not supported by the active scheduler.\n";
 
 void fc_err(const char *fmt, ...)
 {
@@ -276,6 +281,7 @@ static const struct {
 	{ "set", cmd_set },
 	{ "weight", cmd_weight },
 	{ "weights", cmd_weights },
+	{ "class", cmd_class },
 	{ "showconf", cmd_showconf },
 	{ "watch", cmd_watch },
 	{ "monitor", cmd_monitor },

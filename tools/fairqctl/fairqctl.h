@@ -16,7 +16,7 @@ enum {
 	FC_EXIT_USAGE = 2,	/* unknown command or option, malformed value */
 	FC_EXIT_NOT_LOADED = 3,	/* the fairq module is not loaded */
 	FC_EXIT_PERM = 4,	/* a change without CAP_NET_ADMIN */
-	FC_EXIT_NOENT = 5,	/* no such scheduler, tunable, pool, key or netns */
+	FC_EXIT_NOENT = 5,	/* no such scheduler, tunable, pool, key, class or netns */
 	FC_EXIT_NOTSUP = 6,	/* the active scheduler cannot do that */
 };
 
@@ -66,7 +66,7 @@ struct fc_tunable {
 struct fc_sched {
 	char name[FAIRQ_SCHED_NAME_LEN + 1];
 	char alias[FAIRQ_SCHED_NAME_LEN + 1];	/* an older name it still answers to, or "" */
-	bool active, native, keyed, weighted;
+	bool active, native, keyed, weighted, classed;
 	unsigned int nr_tunables;
 	struct fc_tunable tunables[16];
 };
@@ -186,6 +186,22 @@ struct fc_weights {
 	struct fc_weight *w;
 };
 
+/* A QoS class of a classed scheduler (class-get): the default one has no rank, no matches. */
+struct fc_class {
+	char name[FAIRQ_CLASS_NAME_LEN + 1];
+	bool has_rank;
+	uint32_t rank, limit_rps, burst;	/* limit_rps 0: none */
+	unsigned int nr_match;
+	struct fc_key_id match[FAIRQ_CLASS_MATCH_MAX];
+	uint64_t dispatches, thread_ns, paced, paced_ns;
+};
+
+struct fc_classes {
+	char sched[FAIRQ_SCHED_NAME_LEN + 1];	/* "" when no reply named it */
+	unsigned int nr, cap;
+	struct fc_class *c;
+};
+
 /* One row of /proc/fs/nfsd/pool_stats: the kernel's own per-pool counters. */
 struct fc_kpool {
 	unsigned int pool;
@@ -207,6 +223,7 @@ int fc_get_scheds(struct fc_nl *nl, struct fc_scheds *s);
 int fc_get_pools(struct fc_nl *nl, struct fc_pools *p);
 int fc_get_keys(struct fc_nl *nl, int pool, const struct fc_key_id *key, struct fc_keys *k);
 int fc_get_weights(struct fc_nl *nl, const char *sched, struct fc_weights *w);
+int fc_get_classes(struct fc_nl *nl, const char *name, struct fc_classes *c);
 int fc_read_kpools(struct fc_kpools *kp);
 void fc_free_kpools(struct fc_kpools *kp);
 void fc_dropped(const char *what, unsigned int kept);
@@ -220,6 +237,9 @@ bool fc_key_same(const struct fc_key_id *a, const struct fc_key_id *b);
 int fc_key_put(struct nl_msg *msg, int attr, const struct fc_key_id *id);
 int fc_key_get(struct nlattr *nest, struct fc_key_id *id);
 
+/* cmd_class.c: a class as fairq.conf and showconf write it (the arguments of class add). */
+const char *fc_class_line(const struct fc_class *c, char *buf, size_t len);
+
 /* The commands. */
 int cmd_show(int argc, char **argv);
 int cmd_pools(int argc, char **argv);
@@ -228,6 +248,7 @@ int cmd_sched(int argc, char **argv);
 int cmd_set(int argc, char **argv);
 int cmd_weight(int argc, char **argv);
 int cmd_weights(int argc, char **argv);
+int cmd_class(int argc, char **argv);
 int cmd_showconf(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
 int cmd_monitor(int argc, char **argv);

@@ -9,7 +9,7 @@
 
 /* The version of the -j documents; bump the minor for additions, the major for changes. */
 #define FC_JSON_MAJOR	2
-#define FC_JSON_MINOR	0
+#define FC_JSON_MINOR	1
 
 /* How documents are written, as the command line says (before the first is started). */
 struct fc_out_opts {

@@ -239,6 +239,7 @@ static void parse_sched(struct nlattr *nest, struct fc_scheds *all)
 	s->native = fc_attr_u32(tb[FAIRQ_A_SCHED_INFO_FLAGS]) & FAIRQ_SCHED_FLAGS_NATIVE;
 	s->keyed = fc_attr_u32(tb[FAIRQ_A_SCHED_INFO_FLAGS]) & FAIRQ_SCHED_FLAGS_KEYED;
 	s->weighted = fc_attr_u32(tb[FAIRQ_A_SCHED_INFO_FLAGS]) & FAIRQ_SCHED_FLAGS_WEIGHTED;
+	s->classed = fc_attr_u32(tb[FAIRQ_A_SCHED_INFO_FLAGS]) & FAIRQ_SCHED_FLAGS_CLASSED;
 	nla_for_each_nested(a, nest, rem) {
 		if (nla_type(a) == FAIRQ_A_SCHED_INFO_TUNABLE)
 			parse_tunable(a, s);
@@ -393,6 +394,61 @@ int fc_get_weights(struct fc_nl *nl, const char *sched, struct fc_weights *w)
 		msg = NULL;
 	}
 	return fc_nl_transact(nl, msg, FAIRQ_A_KEY_MAX, parse_weight, w);
+}
+
+static int parse_class(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
+{
+	struct genlmsghdr *gh = nlmsg_data(nlh);
+	struct fc_classes *all = arg;
+	struct fc_class *c, *arr;
+	struct nlattr *a;
+	int rem;
+
+	if (!tb[FAIRQ_A_CLASS_NAME])
+		return 0;	/* malformed: skipped */
+	arr = grow(all->c, all->nr, &all->cap, sizeof(*c));
+	if (!arr)
+		return -ENOMEM;
+	all->c = arr;
+	c = &arr[all->nr++];
+	memset(c, 0, sizeof(*c));
+	fc_attr_str(c->name, sizeof(c->name), tb[FAIRQ_A_CLASS_NAME], "");
+	c->has_rank = tb[FAIRQ_A_CLASS_RANK];
+	c->rank = fc_attr_u32(tb[FAIRQ_A_CLASS_RANK]);
+	c->limit_rps = fc_attr_u32(tb[FAIRQ_A_CLASS_LIMIT_RPS]);
+	c->burst = fc_attr_u32(tb[FAIRQ_A_CLASS_BURST]);
+	c->dispatches = fc_attr_u64(tb[FAIRQ_A_CLASS_DISPATCHES]);
+	c->thread_ns = fc_attr_u64(tb[FAIRQ_A_CLASS_THREAD_NS]);
+	c->paced = fc_attr_u64(tb[FAIRQ_A_CLASS_PACED]);
+	c->paced_ns = fc_attr_u64(tb[FAIRQ_A_CLASS_PACED_NS]);
+	if (tb[FAIRQ_A_CLASS_SCHED])
+		fc_attr_str(all->sched, sizeof(all->sched), tb[FAIRQ_A_CLASS_SCHED], "");
+	/* one nest per match: every attribute, in order */
+	nla_for_each_attr(a, genlmsg_attrdata(gh, 0), genlmsg_attrlen(gh, 0), rem) {
+		if (nla_type(a) != FAIRQ_A_CLASS_MATCH)
+			continue;
+		if (c->nr_match >= ARRAY_SIZE(c->match)) {
+			fc_dropped("matches of a class", ARRAY_SIZE(c->match));
+			break;
+		}
+		if (!fc_key_get(a, &c->match[c->nr_match]))
+			c->nr_match++;
+	}
+	return 0;
+}
+
+/* The classes of the active scheduler in rank order, the default last; or class @name only. */
+int fc_get_classes(struct fc_nl *nl, const char *name, struct fc_classes *c)
+{
+	struct nl_msg *msg = fc_nl_msg(nl, FAIRQ_CMD_CLASS_GET, !name);
+
+	c->nr = 0;
+	if (msg && ((name && nla_put_string(msg, FAIRQ_A_CLASS_NAME, name)) ||
+		    (fc_opts.all_netns && nla_put_flag(msg, FAIRQ_A_CLASS_ALL_NETNS)))) {
+		nlmsg_free(msg);
+		msg = NULL;
+	}
+	return fc_nl_transact(nl, msg, FAIRQ_A_CLASS_MAX, parse_class, c);
 }
 
 /* Every key, or those of pool id @pool (>= 0), or those the kernel matches with @key. */

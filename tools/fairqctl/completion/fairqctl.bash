@@ -15,6 +15,12 @@ _fairqctl_params()
 	fairqctl ${fc_netns:+--netns="$fc_netns"} sched --params 2>/dev/null
 }
 
+# The QoS classes of the active scheduler.
+_fairqctl_classes()
+{
+	fairqctl ${fc_netns:+--netns="$fc_netns"} class list --names 2>/dev/null
+}
+
 # The network namespaces ip netns knows.
 _fairqctl_netns()
 {
@@ -28,7 +34,7 @@ _fairqctl()
 	local -a words=("${COMP_WORDS[@]}")
 	local cur=${words[cword]} prev=${words[cword - 1]}
 
-	local commands="show pools shares sched set weight weights showconf watch monitor metrics help version"
+	local commands="show pools shares sched set weight weights class showconf watch monitor metrics help version"
 	local globals="-j --json -p --pretty -e --exact -a --all-netns -n --netns -h --help -V --version"
 	local i cmd="" cmd_at=0 fc_netns=""
 
@@ -114,6 +120,36 @@ _fairqctl()
 		if ((cword == cmd_at + 1)); then
 			COMPREPLY=($(compgen -W "prune $(_fairqctl_scheds) --help" -- "$cur"))
 		fi
+		;;
+	class)
+		# the subcommand, then NAME, then keyword and value pairs
+		local sub="" sub_at=0
+		for ((i = cmd_at + 1; i < cword; i++)); do
+			if [[ ${words[i]} != -* ]]; then
+				sub=${words[i]}
+				sub_at=$i
+				break
+			fi
+		done
+		case "$sub" in
+		"") COMPREPLY=($(compgen -W "add change del list sync --help" -- "$cur")) ;;
+		add | change)
+			if ((cword == sub_at + 1)); then
+				[[ $sub == add ]] || COMPREPLY=($(compgen -W "$(_fairqctl_classes)" -- "$cur"))
+			elif (((cword - sub_at) % 2 == 0)); then
+				COMPREPLY=($(compgen -W "match rank limit burst" -- "$cur"))
+			elif [[ $prev == limit ]]; then
+				COMPREPLY=($(compgen -W "none" -- "$cur"))
+			fi
+			;;
+		del)
+			((cword != sub_at + 1)) || COMPREPLY=($(compgen -W "$(_fairqctl_classes)" -- "$cur"))
+			;;
+		list)
+			((cword != sub_at + 1)) || COMPREPLY=($(compgen -W "--names $(_fairqctl_classes)" -- "$cur"))
+			;;
+		sync) COMPREPLY=($(compgen -W "--check" -- "$cur")) ;;
+		esac
 		;;
 	show | pools | weight | showconf)
 		COMPREPLY=($(compgen -W "--help" -- "$cur"))

@@ -160,6 +160,97 @@ usage weights prune foo
 usage weights --bogus
 usage showconf extra
 usage showconf --bogus
+# class: names, keywords and values are refused before anything is sent
+usage class frob
+usage class --bogus
+usage class add
+usage class add 'web farm'
+usage class add 0123456789abcdef
+usage class add 'w/b'
+usage class add ''
+usage class add web frob 1
+usage class add web match
+usage class add web match foo
+usage class add web match 10.0.0.256
+usage class add web match 10.0.0.1/33
+usage class add web match 10.0.0.1:812
+usage class add web match '[fd00::1]:812'
+usage class add web match v4client:0123
+usage class add web match 10.0.0.1 match 10.0.0.1
+usage class add web rank
+usage class add web rank x
+usage class add web rank -1
+usage class add web rank 4294967296
+usage class add web rank 1 rank 2
+usage class add web limit
+usage class add web limit 0/s
+usage class add web limit abc
+usage class add web limit 200
+usage class add web limit 200/m
+usage class add web limit /s
+usage class add web limit -5/s
+usage class add web limit 4294967296/s
+usage class add web limit 5/s limit 6/s
+usage class add web burst 0
+usage class add web burst x
+usage class add web burst
+usage class add web limit 5/s burst 0
+usage class add web -x
+usage class add default limit 100/s
+usage class add --bogus web
+usage class change
+usage class change web
+usage class change web limit 0/s
+usage class change web limit 1.5/s
+usage class change default rank 1
+usage class change default match 10.0.0.0/8
+usage class del
+usage class del web extra
+usage class del default
+usage class del 'a b'
+usage class list a b
+usage class list 'a;b'
+usage class list --bogus
+usage class sync extra
+usage class sync --bogus
+expect 2 "class add: more than 8 matches" class add web $(for i in 1 2 3 4 5 6 7 8 9; do echo match 10.0.0.$i; done)
+expect 2 "class add: limit takes N/s .* not '0/s'" class add web limit 0/s
+expect 2 "class add: limit takes N/s .* not 'abc'" class add web limit abc
+expect 2 "class add: burst takes an integer from 1 " class add web burst 0
+expect 2 "class add: unknown keyword 'frob' \(match, rank, limit or burst\)" class add web frob 1
+expect 2 "class add: limit needs a value" class add web limit
+expect 2 "class add: '0123456789abcdef' is no class name \(1 to 15 " class add 0123456789abcdef
+expect 2 "class change: nothing to change" class change web
+expect 2 "class del: the default class cannot be deleted" class del default
+
+# --- class sync reads one class a line; --check reads them as sync would, and talks to no kernel ---
+# sync_check WANT-RC PATTERN LINES: class sync --check on LINES exits WANT-RC, saying PATTERN on
+# stderr (an empty PATTERN: nothing at all)
+sync_check() {
+	local rc lines=${3//$'\n'/\\n}
+	printf '%s' "$3" | "$bin" class sync --check >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" = "$1" ] && [ ! -s "$tmp/out" ] &&
+		if [ -z "$2" ]; then [ ! -s "$tmp/err" ]; else grep -Eq -- "$2" "$tmp/err"; fi; then
+		ok "class sync --check on '$lines' -> $rc"
+	else
+		not_ok "class sync --check on '$lines' exits $1 saying /$2/ (got $rc: $(cat "$tmp/out" "$tmp/err"))"
+	fi
+}
+sync_check 0 '' $'render match 10.2.0.0/16 limit 2000/s\n# a comment\n\n  backup match 10.0.0.9 limit 50/s burst 20 rank 7\ndefault limit none\n'
+sync_check 0 '' ''
+sync_check 2 'class sync: line 2: class web given twice' $'web limit 5/s\nweb limit 6/s\n'
+sync_check 2 'class sync: line 2: rank 3 given twice' $'a rank 3\nb rank 3\n'
+sync_check 2 'class sync: line 1: limit takes N/s' $'web limit 0/s\n'
+sync_check 2 'class sync: line 1: limit takes N/s .requests per second, 1 to 10000000.' $'web limit 10000001/s\n'
+sync_check 2 'class sync: line 1: burst takes an integer from 1 to 100000' $'web burst 100001\n'
+sync_check 2 'class sync: line 1: the default class has no rank' $'default rank 1\n'
+sync_check 2 "class sync: line 3: 'x!' is no class name" $'a\nb\nx!\n'
+for args in "web" "web match 10.0.0.0/8 match fd00::/64 match v4client:0123456789ABCDEF rank 0" \
+	"web limit 10000000/s burst 100000 rank 4294967295" "default limit 5000/s burst 20" \
+	"v.1_x-y limit none"; do
+	sync_check 0 '' "$args"
+done
 
 # --- weight --check reads a weight as weight would, and talks to no kernel ---
 for args in "10.0.0.1 2" "10.0.0.0/24 3" "fd00::7 12" "v4client:0123456789abcdef 0"; do
@@ -173,7 +264,8 @@ done
 
 # --- help and version: stdout, exit 0 ---
 for args in help -h --help "sched --help" "shares -h" "set --help" "weight --help" "watch --help" \
-	"monitor --help" "pools --help" "weights --help" "showconf --help"; do
+	"monitor --help" "pools --help" "weights --help" "showconf --help" "class --help" \
+	"class add --help" "class change -h" "class del --help" "class list --help" "class sync --help"; do
 	# shellcheck disable=SC2086
 	if "$bin" $args >"$tmp/out" 2>"$tmp/err" && grep -q '^usage: fairqctl' "$tmp/out" && [ ! -s "$tmp/err" ]; then
 		ok "fairqctl $args prints its usage"
@@ -225,6 +317,20 @@ else
 	expect 3 "$nl" weights fq
 	expect 3 "$nl" weights prune 10.0.0.1 v4client:0123456789abcdef
 	expect 3 "$nl" showconf
+	expect 3 "$nl" class
+	expect 3 "$nl" class list
+	expect 3 "$nl" -j class list render
+	expect 3 "$nl" class list --names -a
+	expect 3 "$nl" cl add render match 10.2.0.0/16 limit 2000/s
+	expect 3 "$nl" class add backup match 10.0.0.9 limit 50/s burst 20
+	expect 3 "$nl" class add v6 match fd00::/64 match 2001:db8::5 match v4client:0123456789abcdef rank 10
+	expect 3 "$nl" class add -j web match addr:10.0.0.1 match subnet:10.1.0.0/16 limit none
+	expect 3 "$nl" class change render limit none burst 5
+	expect 3 "$nl" class change render match 10.3.0.0/16
+	expect 3 "$nl" class change default limit 5000/s
+	expect 3 "$nl" class del backup
+	expect 3 "$nl" class sync <<<'render match 10.2.0.0/16 limit 2000/s'
+	expect 3 "$nl" class sync </dev/null
 	# a textfile from before is removed, not left for a collector to export as current
 	echo 'fairq_pools 1' >"$tmp/fairq.prom"
 	expect 3 "$nl" metrics --textfile "$tmp/fairq.prom"
@@ -288,7 +394,7 @@ else
 fi
 
 # --- the man page, usage and completion know every command and exit code ---
-for c in show pools shares sched set weight watch monitor metrics; do
+for c in show pools shares sched set weight class watch monitor metrics; do
 	if grep -q "^\.B $c\$\|^\\\\fB$c\\\\fP\|^\.BI \"$c \|^\.B $c " "$top/fairqctl.8" &&
 		"$bin" help | grep -q "^  $c" && grep -q "\b$c\b" "$top/completion/fairqctl.bash" &&
 		grep -Eq "^		['\"]$c:" "$top/completion/_fairqctl"; then
@@ -332,6 +438,8 @@ complete_test() {
 			# another namespace: another kernel view
 			"--netns=s2 sched --names") printf "fifo\nfq\n" ;;
 			"--netns=s2 sched --params") printf "fq.key\n" ;;
+			"class list --names") printf "render\nbackup\ndefault\n" ;;
+			"--netns=s2 class list --names") printf "web\ndefault\n" ;;
 			esac
 		}
 		ip() { [ "$*" = "netns list" ] && printf "s1 (id: 0)\ns2\n"; }
@@ -342,7 +450,19 @@ complete_test() {
 		echo "${COMPREPLY[*]}"' - "$top/completion/fairqctl.bash" "$@")
 	same_completion "completion of '$*'" "$want" "$got"
 }
-complete_test "show pools shares sched set weight weights showconf watch monitor metrics help version" fairqctl ""
+complete_test "show pools shares sched set weight weights class showconf watch monitor metrics help version" fairqctl ""
+complete_test "add change del list sync --help" fairqctl class ""
+complete_test "del" fairqctl -j class d
+complete_test "" fairqctl class add ""
+complete_test "match rank limit burst" fairqctl class add web ""
+complete_test "match rank limit burst" fairqctl class add web limit 5/s ""
+complete_test "none" fairqctl class change web limit ""
+complete_test "" fairqctl class change web match ""
+complete_test "render" fairqctl class change r
+complete_test "render backup default" fairqctl class del ""
+complete_test "--names render backup default" fairqctl class list ""
+complete_test "--check" fairqctl class sync ""
+complete_test "web default" fairqctl -n s2 class del ""
 complete_test "--json" fairqctl -e --j
 complete_test "set --names --params --help" fairqctl sched ""
 complete_test "qfifo" fairqctl -j sched set q
@@ -379,7 +499,17 @@ elif ! zsh -fn "$top/completion/_fairqctl"; then
 	not_ok "the zsh completion parses"
 else
 	ok "the zsh completion parses"
-	zcomplete_test "help metrics monitor pools sched set shares show showconf version watch weight weights" fairqctl ""
+	zcomplete_test "class help metrics monitor pools sched set shares show showconf version watch weight weights" fairqctl ""
+	zcomplete_test "add change del list sync" fairqctl class ""
+	zcomplete_test "burst limit match rank" fairqctl class add web ""
+	zcomplete_test "burst limit match rank" fairqctl class change web limit 5/s ""
+	zcomplete_test "none" fairqctl class change web limit ""
+	zcomplete_test "render" fairqctl class change r
+	zcomplete_test "backup default render" fairqctl class del ""
+	zcomplete_test "backup default render" fairqctl class list ""
+	zcomplete_test "--names" fairqctl class list --na
+	zcomplete_test "--check" fairqctl class sync --c
+	zcomplete_test "default web" fairqctl -n s2 class del ""
 	zcomplete_test "--json" fairqctl -e --j
 	zcomplete_test "set" fairqctl sched ""
 	zcomplete_test "qfifo" fairqctl -j sched set q

@@ -25,6 +25,8 @@ fairqctl() {
 	("--netns=s2 sched --names") print -l fifo fq ;;
 	("--netns=s2 sched --params") print -l fq.key ;;
 	("--netns=s2 weights") print -l "10.0.0.1 3" ;;
+	("class list --names") print -l render backup default ;;
+	("--netns=s2 class list --names") print -l web default ;;
 	esac
 }
 ip() { [[ "\$*" == "netns list" ]] && print -l "s1 (id: 0)" s2 }

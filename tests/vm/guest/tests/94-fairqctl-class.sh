@@ -1,0 +1,93 @@
+#!/bin/bash
+# fairqctl's QoS classes against the module: class add, change and del take effect (a class
+# limited to 40/s paces its client at 40/s, its counters say so), class list shows them as the
+# kernel has them (text and JSON valid for the schema), bad requests are refused with the
+# kernel's reason, unprivileged callers are refused, and showconf's CLASS lines given to
+# fairq-apply bring back exactly the classes they describe.
+. /fairq/lib.sh
+. /fairq/fairqctl-lib.sh
+fairq_need_sched fq
+fairq_bench_lib /tmp/fcclass
+cleanup() {
+	pkill -INT -x fairq-load
+	for c in farm backup; do fairqctl class del $c >/dev/null 2>&1; done
+	fairqctl class change default limit none >/dev/null 2>&1
+	fairq_set_sched fifo
+}
+trap cleanup EXIT
+fairq_set_sched fq
+
+fairqctl class add farm match 10.99.0.11 limit 40/s burst 2 || fail "class add farm failed"
+fairqctl class add backup match 10.99.0.0/24 limit 1000/s || fail "class add backup failed"
+fairqctl class list >/tmp/classes.txt || fail "class list failed"
+log "$(cat /tmp/classes.txt)"
+fairqctl -j class list >/tmp/classes.json || fail "class list -j failed"
+python3 - /tmp/classes.json <<'PY' || fail "class list: $(cat /tmp/classes.json)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = [c["name"] for c in d["classes"]]
+assert names == ["farm", "backup", "default"], names
+farm = d["classes"][0]
+assert farm["limit_rps"] == 40 and farm["burst"] == 2 and farm["matches"] == ["10.99.0.11"], farm
+assert d["classes"][1]["rank"] > farm["rank"], d
+PY
+
+ip netns exec c1 $FL -j -K 2 -W 4 -w 1 -d 8 --label farm "$B_EXPORT" >/tmp/farm.json 2>/tmp/farm.err ||
+	fail "client 1 failed: $(cat /tmp/farm.err)"
+fairqctl -j class list farm >>/tmp/classes.json || fail "class list farm -j failed"
+python3 - /tmp/farm.json /tmp/classes.json <<'PY' || fail "farm's rate or counters are wrong"
+import json, sys
+load = json.load(open(sys.argv[1]))
+cls = [json.loads(l) for l in open(sys.argv[2]) if l.strip()][-1]["classes"]
+assert [c["name"] for c in cls] == ["farm"], cls
+rate = load["client"]["ops_per_s"]
+print("# farm at %.1f/s (limit 40/s), class counters %s" % (rate, cls[0]))
+assert 34 <= rate <= 41, "client 1 ran at %.1f/s" % rate
+assert load["resent"] == 0 and load["reconnects"] == 0, load
+assert cls[0]["dispatches"] >= load["client"]["ops"], cls
+assert cls[0]["paced"] > 0 and cls[0]["paced_ns"] > 0, cls
+PY
+fairq_validate /tmp/classes.json
+
+# refusals: the kernel's reason, and nothing changed
+fairq_expect 1 'exists' fairqctl class add farm match 10.99.0.12
+fairq_expect 1 'rank' fairqctl class change backup rank "$(fairqctl -j class list farm | fairq_json 'd["classes"][0]["rank"]')"
+fairq_expect 5 'no class' fairqctl class change nosuch limit 5/s
+fairq_expect 2 'burst' fairqctl class change farm burst 0
+fairq_expect 2 'default' fairqctl class del default
+out=$(fairq_as_nobody fairqctl class add evil match 10.99.0.13 2>&1) && fail "an unprivileged class add was accepted"
+log "unprivileged class add: $out"
+fairq_as_nobody fairqctl class list >/dev/null 2>&1 && fail "an unprivileged class list showed the matches"
+fairqctl -j class list >/tmp/after.json || fail "class list failed"
+python3 - /tmp/classes.json /tmp/after.json <<'PY' || fail "a refusal changed the classes"
+import json, sys
+strip = lambda d: [{k: v for k, v in c.items() if k not in ("dispatches", "thread_ns", "paced", "paced_ns")}
+                   for c in d["classes"]]
+before = json.loads(open(sys.argv[1]).readline())
+after = json.load(open(sys.argv[2]))
+assert strip(before) == strip(after), (before, after)
+PY
+
+# live change, then showconf -> fairq-apply restores the classes exactly
+fairqctl class change farm limit none || fail "class change farm limit none failed"
+[ "$(fairqctl -j class list farm | fairq_json 'd["classes"][0]["limit_rps"]')" = 0 ] ||
+	fail "farm still has a limit"
+fairqctl class change default limit 5000/s || fail "class change default failed"
+fairqctl showconf >/tmp/state.conf || fail "showconf failed"
+grep -q '^CLASS=' /tmp/state.conf || fail "showconf printed no class: $(cat /tmp/state.conf)"
+fairqctl -j class list >/tmp/state.json
+fairqctl class del farm || fail "class del farm failed"
+fairqctl class change backup limit 7/s || fail "class change backup failed"
+fairqctl class add extra match 10.99.0.14 || fail "class add extra failed"
+fairq-apply -c /tmp/state.conf >/tmp/apply.out 2>&1 || fail "fairq-apply of showconf's output: $(cat /tmp/apply.out)"
+fairqctl -j class list >/tmp/restored.json
+python3 - /tmp/state.json /tmp/restored.json <<'PY' || fail "fairq-apply did not restore the classes: $(cat /tmp/apply.out)"
+import json, sys
+strip = lambda d: [{k: v for k, v in c.items() if k not in ("dispatches", "thread_ns", "paced", "paced_ns")}
+                   for c in d["classes"]]
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+assert strip(a) == strip(b), (strip(a), strip(b))
+PY
+log "showconf -> fairq-apply: $(grep -c '^CLASS=' /tmp/state.conf) classes restored"
+fairq-apply -c /tmp/state.conf >/tmp/apply2.out 2>&1 || fail "fairq-apply again: $(cat /tmp/apply2.out)"
+[ "$(fairq_rescues)" = 0 ] || fail "the watchdog rescued transports"
