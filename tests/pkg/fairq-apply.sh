@@ -39,9 +39,25 @@ if [ "$1 $2" = "weight --check" ]; then
 	esac
 	exit 0
 fi
+# class sync --check: the same, for the classes on standard input (a name twice is refused)
+if [ "$1 $2 $3" = "class sync --check" ]; then
+	lines=$(cat)
+	case $lines in
+	*bad*) echo "fairqctl: class sync: line 1: 'bad' is no class name" >&2; exit 2 ;;
+	esac
+	if [ "$(echo "$lines" | cut -d' ' -f1 | sort | uniq -d)" ]; then
+		echo "fairqctl: class sync: line 2: class twice given twice" >&2
+		exit 2
+	fi
+	exit 0
+fi
 [ -z "${FAKE_FAIRQCTL_REFUSES:-}" ] || [ "$1" != weight ] ||
 	{ echo "fairqctl: the active scheduler has no per-key weights" >&2; exit 1; }
+[ -z "${FAKE_FAIRQCTL_REFUSES_CLASSES:-}" ] || [ "$1" != class ] ||
+	{ echo "fairqctl: class sync: the active scheduler has no QoS classes" >&2; exit 6; }
 echo "$*" >>"$FAKE_CTL_LOG"
+# what class sync reads, each class on a line of its own after it
+[ "$1 $2" != "class sync" ] || sed 's/^/  /' >>"$FAKE_CTL_LOG"
 CTL
 chmod +x "$tmp/bin/fairqctl"
 export PATH=$tmp/bin:$PATH FAKE_LOG=$tmp/modprobe.log FAKE_CTL_LOG=$tmp/fairqctl.log
@@ -62,7 +78,7 @@ not_ok() {
 # fresh [loaded]: no module, or the module loaded with its defaults
 fresh() {
 	rm -rf "$FAIRQ_SYSFS" "$FAKE_LOG" "$FAKE_CTL_LOG"
-	unset FAKE_MODPROBE_FAILS FAKE_FAIRQCTL_REFUSES
+	unset FAKE_MODPROBE_FAILS FAKE_FAIRQCTL_REFUSES FAKE_FAIRQCTL_REFUSES_CLASSES
 	chmod +x "$tmp/bin/fairqctl"
 	[ "${1:-}" != loaded ] || modprobe fairq && rm -f "$FAKE_LOG"
 }
@@ -206,7 +222,7 @@ expect "--reset without the module does nothing" 0 unloaded no "not loaded"
 fresh
 run $'WEIGHT=10.0.0.0/24:3\nSCHEDULER=qfifo\nWEIGHT=fd00::7:12\n'
 expect "weights are set through fairqctl" 0 "qfifo wd=100 depth=0" yes "weight fd00::7 = 12"
-if [ "$(cat "$FAKE_CTL_LOG")" = $'weight 10.0.0.0/24 3\nweight fd00::7 12\nweights prune 10.0.0.0/24 fd00::7' ] &&
+if [ "$(cat "$FAKE_CTL_LOG")" = $'weight 10.0.0.0/24 3\nweight fd00::7 12\nweights prune 10.0.0.0/24 fd00::7\nclass sync' ] &&
 	grep -n . "$tmp/out" | grep -E 'scheduler|weight' | cut -d: -f2- | head -n1 | grep -q 'scheduler = qfifo'; then
 	ok "weights come after the scheduler switch, in file order"
 else
@@ -217,7 +233,7 @@ fi
 fresh
 run $'SCHEDULER=qfifo\nWEIGHT=v4client:0123456789abcdef:2\nWEIGHT=conn:10.0.0.1:700:4\nWEIGHT=[fd00::7]:800:5\nWEIGHT=subnet:10.1.0.0/16:6\n'
 expect "every kind of key fairqctl takes is a WEIGHT key" 0 "qfifo wd=100 depth=0" yes "weight v4client:0123456789abcdef = 2"
-[ "$(cat "$FAKE_CTL_LOG")" = $'weight v4client:0123456789abcdef 2\nweight conn:10.0.0.1:700 4\nweight [fd00::7]:800 5\nweight subnet:10.1.0.0/16 6\nweights prune v4client:0123456789abcdef conn:10.0.0.1:700 [fd00::7]:800 subnet:10.1.0.0/16' ] ||
+[ "$(cat "$FAKE_CTL_LOG")" = $'weight v4client:0123456789abcdef 2\nweight conn:10.0.0.1:700 4\nweight [fd00::7]:800 5\nweight subnet:10.1.0.0/16 6\nweights prune v4client:0123456789abcdef conn:10.0.0.1:700 [fd00::7]:800 subnet:10.1.0.0/16\nclass sync' ] ||
 	not_ok "the keys reach fairqctl as written: $(cat "$FAKE_CTL_LOG")"
 
 # shellcheck disable=SC2016 # a command substitution must stay text
@@ -240,7 +256,7 @@ run $'SCHEDULER=fairq\nfairq.quantum_us=2000\n'
 expect "an old scheduler name is accepted and switched to by its new name" 0 "fq wd=100 depth=0" no \
 	"SCHEDULER=fairq: the scheduler is now called fq"
 [ "$(cat "$FAIRQ_SYSFS/fq/quantum_us")" = 2000 ] || not_ok "fairq.quantum_us did not reach fq's quantum_us"
-[ "$(cat "$FAKE_CTL_LOG")" = $'set qfifo.depth default\nweights prune' ] ||
+[ "$(cat "$FAKE_CTL_LOG")" = $'set qfifo.depth default\nweights prune\nclass sync' ] ||
 	not_ok "a tunable set by its old name was reset, or one was reset twice: $(cat "$FAKE_CTL_LOG")"
 
 fresh
@@ -264,7 +280,7 @@ grep -q 'would run: fairqctl weights prune 10.0.0.1$' "$tmp/out" || not_ok "a dr
 fresh
 run $'SCHEDULER=qfifo\n'
 expect "a file without weights prunes them all" 0 "qfifo wd=100 depth=0" yes "scheduler = qfifo"
-[ "$(cat "$FAKE_CTL_LOG")" = "weights prune" ] || not_ok "pruned with no key kept: $(cat "$FAKE_CTL_LOG")"
+[ "$(cat "$FAKE_CTL_LOG")" = $'weights prune\nclass sync' ] || not_ok "pruned with no key kept: $(cat "$FAKE_CTL_LOG")"
 
 # a WEIGHT fairqctl cannot read fails before anything is loaded or written
 fresh
@@ -277,11 +293,11 @@ expect "a WEIGHT whose key fairqctl refuses fails with status 1, changing nothin
 fresh loaded
 run $'SCHEDULER=qfifo\n'
 expect "a tunable the file does not set goes back to its default" 0 "qfifo wd=100 depth=0" no "scheduler = qfifo"
-[ "$(cat "$FAKE_CTL_LOG")" = $'set qfifo.depth default\nweights prune' ] || not_ok "reset and pruned: $(cat "$FAKE_CTL_LOG")"
+[ "$(cat "$FAKE_CTL_LOG")" = $'set qfifo.depth default\nweights prune\nclass sync' ] || not_ok "reset and pruned: $(cat "$FAKE_CTL_LOG")"
 fresh loaded
 run $'qfifo.depth=3\nSCHEDULER=qfifo\n'
 expect "a tunable the file sets is written, not reset" 0 "qfifo wd=100 depth=3" no "depth = 3"
-[ "$(cat "$FAKE_CTL_LOG")" = "weights prune" ] || not_ok "a tunable the file sets was reset: $(cat "$FAKE_CTL_LOG")"
+[ "$(cat "$FAKE_CTL_LOG")" = $'weights prune\nclass sync' ] || not_ok "a tunable the file sets was reset: $(cat "$FAKE_CTL_LOG")"
 fresh loaded
 run $'SCHEDULER=qfifo\n' -n
 expect "a dry run resets nothing" 0 "[fifo] qfifo wd=100 depth=0" no "would run: fairqctl set qfifo.depth default"
@@ -291,6 +307,45 @@ fresh
 chmod -x "$tmp/bin/fairqctl"
 run $'SCHEDULER=qfifo\n'
 expect "without fairqctl (so without weights) nothing is pruned" 0 "qfifo wd=100 depth=0" yes "scheduler = qfifo"
+
+# QoS classes: CLASS="NAME ..." lines reach fairqctl class sync as they are, after the weights
+fresh
+run $'SCHEDULER=qfifo\nCLASS="render match 10.2.0.0/16 limit 2000/s"\nWEIGHT=10.0.0.1:2\nCLASS=backup match 10.0.0.9 limit 50/s burst 20\nCLASS=\'default limit 5000/s\'\n'
+expect "classes are made through fairqctl class sync" 0 "qfifo wd=100 depth=0" yes "scheduler = qfifo"
+[ "$(cat "$FAKE_CTL_LOG")" = $'weight 10.0.0.1 2\nweights prune 10.0.0.1\nclass sync\n  render match 10.2.0.0/16 limit 2000/s\n  backup match 10.0.0.9 limit 50/s burst 20\n  default limit 5000/s' ] ||
+	not_ok "the classes reach fairqctl after the weights, in file order: $(cat "$FAKE_CTL_LOG")"
+
+# shellcheck disable=SC2016 # a command substitution must stay text
+for bad in 'web;id' 'web match $(id)' "web"$'\t'"match 10.0.0.1" 'web match 10.0.0.1 | x' '"web"'; do
+	fresh
+	run "SCHEDULER=qfifo"$'\n'"CLASS=\"$bad\""$'\n'
+	expect "CLASS=\"$bad\" fails before anything is loaded" 1 unloaded no "bad CLASS"
+	[ ! -s "$FAKE_CTL_LOG" ] || not_ok "CLASS=\"$bad\" ran fairqctl"
+done
+
+fresh
+run $'SCHEDULER=qfifo\nCLASS="bad limit 0/s"\n'
+expect "a CLASS fairqctl refuses fails with status 1, naming its line" 1 unloaded no "fairq.conf:2: bad CLASS 'bad limit 0/s': 'bad' is no class name"
+
+fresh
+run $'SCHEDULER=qfifo\nCLASS="web limit 5/s"\nCLASS="web limit 6/s"\n'
+expect "a class named twice fails before anything is loaded" 1 unloaded no "fairq.conf:3: bad CLASS 'web limit 6/s': class web has a line already"
+
+fresh
+run $'SCHEDULER=qfifo\nCLASS="render match 10.2.0.0/16"\n' -n
+expect "a dry run makes no class" 0 unloaded no "would run: fairqctl class sync, for the classes: render"
+[ ! -s "$FAKE_CTL_LOG" ] || not_ok "a dry run ran fairqctl: $(cat "$FAKE_CTL_LOG")"
+
+fresh
+chmod -x "$tmp/bin/fairqctl"
+run $'SCHEDULER=qfifo\nCLASS="render match 10.2.0.0/16"\n'
+expect "CLASS without fairqctl fails before anything is loaded" 1 unloaded no "CLASS lines need fairqctl"
+
+fresh
+FAKE_FAIRQCTL_REFUSES_CLASSES=1
+export FAKE_FAIRQCTL_REFUSES_CLASSES
+run $'SCHEDULER=qfifo\nCLASS="render match 10.2.0.0/16"\n'
+expect "refused classes fail with status 4, with fairqctl's reason" 4 "qfifo wd=100 depth=0" yes "no QoS classes"
 
 fresh
 run "" --bogus
