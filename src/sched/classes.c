@@ -179,7 +179,7 @@ static int spec_check(const struct fairq_class_spec *spec, const char **why)
 		return -EEXIST;
 	}
 	if (is_default(spec->name) && (spec->set_rank || spec->set_match)) {
-		*why = "the default class takes every client no other class takes: it has no rank or matches";
+		*why = "the default class takes all other clients: it has no rank or matches";
 		return -EINVAL;
 	}
 	if (spec->set_match && (!spec->nr_match || spec->nr_match > FAIRQ_CLASS_MATCH_MAX)) {
@@ -458,6 +458,31 @@ void fairq_classes_stats(struct fairq_classes __rcu **classes, void *shared, con
 			out->thread_ns += atomic64_read(&clock->thread_ns);
 			out->paced += atomic64_read(&clock->paced);
 			out->paced_ns += atomic64_read(&clock->paced_ns);
+		}
+	}
+	rcu_read_unlock();
+}
+
+/**
+ * fairq_class_name - the name of a key's class, for a tracepoint
+ * @classes: the policy's classes
+ * @ref: the class, as the key keeps it
+ * @buf: the name, or "?" for a class deleted since the key was made
+ * @len: its size
+ */
+void fairq_class_name(struct fairq_classes __rcu **classes, const struct fairq_class_ref *ref,
+		      char *buf, size_t len)
+{
+	const struct fairq_classes *t;
+	unsigned int i;
+
+	strscpy(buf, ref->owner == 1 ? DEFAULT_NAME : "?", len);
+	rcu_read_lock();
+	t = rcu_dereference(*classes);
+	for (i = 0; t && i < t->nr; i++) {
+		if (t->cls[i].owner == ref->owner) {
+			strscpy(buf, t->cls[i].spec.name, len);
+			break;
 		}
 	}
 	rcu_read_unlock();

@@ -38,7 +38,7 @@ struct fairq_class_ref {
 	u32 gen;
 	bool counted;		/* a class of the admin's, or the default one with a limit */
 	u64 interval_ns;	/* 1 s / limit; 0: no limit */
-	u64 tolerance_ns;	/* how far ahead of the clock a start may be: (burst - 1) intervals */
+	u64 tolerance_ns;	/* how far ahead of the clock a start may be: burst - 1 intervals */
 };
 
 /*
@@ -67,6 +67,8 @@ int fairq_classes_walk(struct fairq_classes __rcu **classes, u64 *cursor, fairq_
 		       void *arg);
 void fairq_classes_stats(struct fairq_classes __rcu **classes, void *shared, const char *name,
 			 struct fairq_class_stats *out);
+void fairq_class_name(struct fairq_classes __rcu **classes, const struct fairq_class_ref *ref,
+		      char *buf, size_t len);
 void fairq_classes_clear(struct fairq_classes __rcu **classes);
 
 #endif
