@@ -86,6 +86,28 @@ TRACE_EVENT(fairq_hold,
 		      __entry->pool, __entry->key, __entry->in_flight, __entry->queued)
 );
 
+/*
+ * A key of a QoS class waits for the class's limit: the start it booked is @wait_ns away.
+ * @cls is the class's name.
+ */
+TRACE_EVENT(fairq_pace,
+	    TP_PROTO(unsigned int pool, const struct fairq_key_id *key, const char *cls,
+		     u64 wait_ns, unsigned int queued),
+	    TP_ARGS(pool, key, cls, wait_ns, queued),
+	    TP_STRUCT__entry(__field(unsigned int, pool)
+			     __field(unsigned int, queued)
+			     __field(u64, wait_us)
+			     __array(char, key, FAIRQ_KEY_TEXT_MAX)
+			     __array(char, cls, FAIRQ_CLASS_NAME_LEN + 1)),
+	    TP_fast_assign(__entry->pool = pool;
+			   __entry->queued = queued;
+			   __entry->wait_us = div_u64(wait_ns, NSEC_PER_USEC);
+			   fairq_key_text(__entry->key, sizeof(__entry->key), key);
+			   strscpy(__entry->cls, cls, sizeof(__entry->cls));),
+	    TP_printk("pool=%u key=%s class=%s wait_us=%llu queued=%u", __entry->pool,
+		      __entry->key, __entry->cls, __entry->wait_us, __entry->queued)
+);
+
 /* Hand-offs to a key that no thread was seen taking within a second, given up. */
 TRACE_EVENT(fairq_lost_handoff,
 	    TP_PROTO(unsigned int pool, const struct fairq_key_id *key, unsigned int handoffs),

@@ -375,6 +375,12 @@ static void pace(struct fairq_pool *fp, struct fq_pool *p, struct fq_key *k,
 	p->paced++;
 	atomic64_inc(&clock->paced);
 	fairq_pool_wake_at(fp, next);
+	if (trace_fairq_pace_enabled()) {
+		char cls[FAIRQ_CLASS_NAME_LEN + 1];
+
+		fairq_class_name(&fq_classes, &k->cls, cls, sizeof(cls));
+		trace_fairq_pace(p->id, &k->id, cls, next - now, k->queue.len);
+	}
 }
 
 /*

@@ -146,7 +146,7 @@ void fairq_pool_wake_at(struct fairq_pool *fp, u64 ns)
 
 /* The tracepoints' stand-ins (shim/fairq/trace.h): whether tracing is on, and what fired. */
 bool unit_trace_on;
-unsigned int unit_trace_holds, unit_trace_lost_handoffs;
+unsigned int unit_trace_holds, unit_trace_lost_handoffs, unit_trace_paces;
 
 #include "../../src/sched/qfifo.c"
 #include "../../src/sched/keytab.c"
@@ -1726,7 +1726,12 @@ static void test_fairq_class_limit(void)
 		sm.backlogged[i] = true;
 		fairq_sched_fq.enqueue(&sm.fp, &fx[i]);
 	}
+	unit_trace_on = true;
+	unit_trace_paces = 0;
 	sim_run(&sm, 10ULL * 1000000000);
+	unit_trace_on = false;
+	CHECK(unit_trace_paces == fqp(&sm.fp)->paced, "one pace event per pacing (%u events, %llu paced)",
+	      unit_trace_paces, (unsigned long long)fqp(&sm.fp)->paced);
 	CHECK(sm.served[0] + sm.served[1] + sm.served[2] + sm.served[3] >= 499 &&
 	      sm.served[0] + sm.served[1] + sm.served[2] + sm.served[3] <= 501,
 	      "the limited client started 500 requests in 10 s (%llu)",

@@ -6,7 +6,7 @@
 #include <fairq/sched.h>
 
 extern bool unit_trace_on;
-extern unsigned int unit_trace_holds, unit_trace_lost_handoffs;
+extern unsigned int unit_trace_holds, unit_trace_lost_handoffs, unit_trace_paces;
 
 static inline bool trace_fairq_dispatch_enabled(void)
 {
@@ -25,6 +25,18 @@ static inline void trace_fairq_lost_handoff(unsigned int pool, const struct fair
 {
 	(void)pool, (void)key;
 	unit_trace_lost_handoffs += handoffs;
+}
+
+static inline bool trace_fairq_pace_enabled(void)
+{
+	return unit_trace_on;
+}
+
+static inline void trace_fairq_pace(unsigned int pool, const struct fairq_key_id *key,
+				    const char *cls, u64 wait_ns, unsigned int queued)
+{
+	(void)pool, (void)key, (void)cls, (void)wait_ns, (void)queued;
+	unit_trace_paces++;
 }
 
 #endif

@@ -3,7 +3,8 @@
 # Two clients load the fq scheduler (key = address) with tracing on: every enqueue and every
 # dispatch is an event (the counts equal the pools' counters), each dispatch names the key of
 # its client's address and a measured wait; a switch is an event; a key at its in-flight cap is
-# a hold event per hold counted; a connection key reads as the client's address and port.  The
+# a hold event per hold counted; a key waiting for its QoS class's limit is a pace event, with
+# its class's name, per pacing counted; a connection key reads as the client's address and port.  The
 # same events are read with trace-cmd (its parser, perf's libtraceevent, formats every field)
 # and counted per key by a bpftrace one-liner, which has no BTF for the module to go by.
 . /fairq/lib.sh
@@ -14,9 +15,10 @@ T=/sys/kernel/tracing
 E=$T/events/fairq
 buf0=$(cat $T/buffer_size_kb)
 trap 'echo 0 >$E/enable; : >$T/trace; echo $buf0 >$T/buffer_size_kb; echo 0 >$FAIRQ_SYSFS/fq/max_inflight;
-	echo 1 >$FAIRQ_SYSFS/fq/key; pkill -INT -x fairq-load; pkill -x bpftrace; fairq_set_sched fifo' EXIT
+	echo 1 >$FAIRQ_SYSFS/fq/key; pkill -INT -x fairq-load; pkill -x bpftrace;
+	python3 /fairq/fairq-nl.py class-del slow >/dev/null 2>&1; fairq_set_sched fifo' EXIT
 
-for ev in enqueue dispatch hold lost_handoff rescue switch; do
+for ev in enqueue dispatch hold pace lost_handoff rescue switch; do
 	[ -f "$E/fairq_$ev/format" ] || fail "no tracepoint fairq:fairq_$ev"
 done
 # plain fields only, but for the client's address (a sockaddr, as sunrpc's own events keep it)
@@ -89,6 +91,22 @@ log "cap 1: $holds holds counted, $n hold events of key 10.99.0.11"
 [ "$holds" -ge 5 ] || fail "only $holds holds at a cap of 1 with 4 connections"
 [ "$n" = "$holds" ] || fail "$n hold events for $holds holds"
 echo 0 >$FAIRQ_SYSFS/fq/max_inflight
+
+# a key of a limited class: one pace event per pacing counted, naming the class
+python3 /fairq/fairq-nl.py class-set slow create match 10.99.0.11 limit 40 >/tmp/trace/nl.out ||
+	fail "class-set: $(cat /tmp/trace/nl.out)"
+paced0=$(fairq_pool_sum paced)
+trace_start
+ip netns exec c1 $FL -K 2 -W 2 -n 120 "$B_EXPORT" >/tmp/trace/c1.out 2>&1 ||
+	fail "client 1 (limited): $(tail -n 3 /tmp/trace/c1.out)"
+paced=$(($(fairq_pool_sum paced) - paced0))
+echo 0 >$E/enable
+[ "$(overruns)" = 0 ] || fail "the trace buffer overran"
+n=$(trace_lines pace | grep -c ' key=10\.99\.0\.11 class=slow wait_us=[0-9]* queued=' || true)
+log "limit 40/s: $paced pacings counted, $n pace events of key 10.99.0.11 in class slow"
+[ "$paced" -ge 50 ] || fail "only $paced pacings of 120 calls at 40/s"
+[ "$n" = "$paced" ] || fail "$n pace events for $paced pacings: $(trace_lines pace | head -n 3)"
+python3 /fairq/fairq-nl.py class-del slow >/tmp/trace/nl.out || fail "class-del: $(cat /tmp/trace/nl.out)"
 
 # a connection key is the client's address and port, as fairqctl writes it
 echo 3 >$FAIRQ_SYSFS/fq/key || fail "key 3 refused"
