@@ -152,6 +152,31 @@ u64 fairq_class_book(struct fairq_class_clock *clock, const struct fairq_class_r
 	return start;
 }
 
+/**
+ * fairq_class_unbook - give back a booked start that will not be made
+ * @clock: the class's clock in the service
+ * @ref: the class, with a limit
+ * @start: when the start was booked for
+ * @now: ktime_get_ns()
+ *
+ * A start still to come is taken off the end of the schedule (the next booking comes an
+ * interval sooner); one that fell due is spent, and stays so: giving it back would let the
+ * class past its burst.
+ */
+void fairq_class_unbook(struct fairq_class_clock *clock, const struct fairq_class_ref *ref,
+			u64 start, u64 now)
+{
+	s64 tat = atomic64_read(&clock->tat);
+
+	if (start <= now)
+		return;
+	do {
+		if (tat <= (s64)now)
+			return;
+	} while (!atomic64_try_cmpxchg(&clock->tat, &tat,
+				       max_t(s64, now, tat - (s64)ref->interval_ns)));
+}
+
 static bool name_valid(const char *name)
 {
 	size_t i, len = strnlen(name, FAIRQ_CLASS_NAME_LEN + 1);
@@ -330,6 +355,11 @@ int fairq_classes_set(struct fairq_classes __rcu **classes, const struct fairq_c
 		c->spec.set_rank = true;
 		c->spec.burst = 1;
 		/* the next rank after the last: classes match in the order they were made */
+		if (at && !spec->set_rank && t->cls[at - 1].spec.rank == U32_MAX) {
+			*why = "no rank is left after the last class's: give the class one";
+			err = -ERANGE;
+			goto fail;
+		}
 		c->spec.rank = at ? t->cls[at - 1].spec.rank + 1 : 1;
 		c->slot = free_slot(t);
 		c->owner = new_stamp();

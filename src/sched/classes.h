@@ -60,6 +60,8 @@ void fairq_class_of(struct fairq_classes __rcu **classes, const struct fairq_key
 		    const struct fairq_key_id *addr_id, struct fairq_class_ref *ref);
 struct fairq_class_clock *fairq_class_clock(void *shared, const struct fairq_class_ref *ref);
 u64 fairq_class_book(struct fairq_class_clock *clock, const struct fairq_class_ref *ref, u64 now);
+void fairq_class_unbook(struct fairq_class_clock *clock, const struct fairq_class_ref *ref,
+			u64 start, u64 now);
 int fairq_classes_set(struct fairq_classes __rcu **classes, const struct fairq_class_spec *spec,
 		      const char **why);
 int fairq_classes_del(struct fairq_classes __rcu **classes, const char *name, const char **why);

@@ -81,8 +81,8 @@ struct fq_key {
 	u64 waiting_ns;			/* tracing only: waiting for a turn since (0: unknown) */
 	struct fairq_class_ref cls;
 	bool token;			/* holds a start of its limited class (admit_or_pace()) */
-	u64 paced_at;			/* when it began to wait for its class's limit */
-	u64 eligible_ns;		/* ... and from when its class may start a request */
+	u64 start_ns;			/* ... booked for then */
+	u64 paced_at;			/* when it began to wait for that start */
 };
 
 struct fq_pool {
@@ -366,43 +366,79 @@ static struct fairq_class_clock *class_clock(struct fairq_pool *fp, const struct
  * timer brings it back then.  Other classes go on meanwhile.
  */
 static void pace(struct fairq_pool *fp, struct fq_pool *p, struct fq_key *k,
-		 struct fairq_class_clock *clock, u64 now, u64 next)
+		 struct fairq_class_clock *clock, u64 now)
 {
+	struct fq_key *pos;
+
+	/*
+	 * In start order, so that the timer's walk stops at the first key not yet due: a
+	 * class's bookings come in order, so this is the tail but where classes interleave.
+	 */
+	list_for_each_entry_reverse(pos, &p->paced_keys, link) {
+		if (pos->start_ns <= k->start_ns)
+			break;
+	}
+	list_move(&k->link, &pos->link);
 	k->list = FQ_PACED;
-	list_move_tail(&k->link, &p->paced_keys);
 	k->paced_at = now;
-	k->eligible_ns = next;
 	p->paced++;
 	atomic64_inc(&clock->paced);
-	fairq_pool_wake_at(fp, next);
+	fairq_pool_wake_at(fp, k->start_ns);
 	if (trace_fairq_pace_enabled()) {
 		char cls[FAIRQ_CLASS_NAME_LEN + 1];
 
 		fairq_class_name(&fq_classes, &k->cls, cls, sizeof(cls));
-		trace_fairq_pace(p->id, &k->id, cls, next - now, k->queue.len);
+		trace_fairq_pace(p->id, &k->id, cls, k->start_ns - now, k->queue.len);
 	}
 }
 
 /*
  * A key of a limited class is in the rotation only with a start of its class's clock in hand
- * (its token), booked as it joins and again after each dispatch; if the start falls due
- * later, the key waits paced until then.  So the rotation holds only keys that can be
- * served, has_work stays exact, and the starts of the class, shared with the service's
- * other pools, go to its keys in the order they booked them.
+ * (its token) that has fallen due: booked as it joins and again after each dispatch, kept
+ * while it idles; if the start is later, the key waits paced until then.  So the rotation
+ * holds only keys that can be served, has_work stays exact, and the starts of the class,
+ * shared with the service's other pools, go to its keys in the order they booked them.
  */
 static void admit_or_pace(struct fairq_pool *fp, struct fq_pool *p, struct fq_key *k)
 {
 	struct fairq_class_clock *clock;
-	u64 now, start;
+	u64 now;
 
-	if (!k->cls.interval_ns || k->token || !in_rotation(k))
+	if (!k->cls.interval_ns || !in_rotation(k))
 		return;
 	clock = class_clock(fp, k);
 	now = ktime_get_ns();
-	start = fairq_class_book(clock, &k->cls, now);
-	k->token = true;
-	if (start > now)
-		pace(fp, p, k, clock, now, start);
+	if (!k->token) {
+		k->start_ns = fairq_class_book(clock, &k->cls, now);
+		k->token = true;
+	}
+	if (k->start_ns > now)
+		pace(fp, p, k, clock, now);
+}
+
+/*
+ * A start that fell due while its key waited for its turn (a busy pool) is not spent later:
+ * a key whose start is more than an interval and the burst's tolerance past books again.
+ * Otherwise keys that waited together would start together when their turns come, past the
+ * class's burst.  @slack: how much later still counts (pick's, so that it serves the key
+ * has_work found ready a moment before).
+ */
+static bool start_stale(const struct fq_key *k, u64 slack)
+{
+	return k->token && k->cls.interval_ns &&
+	       ktime_get_ns() > k->start_ns + k->cls.interval_ns + k->cls.tolerance_ns + slack;
+}
+
+/*
+ * A booked start that will not be used (its key leaves the pool's state: a switch, a
+ * rebuild) goes back to the clock, or the class would wait for it for nothing.
+ */
+static void give_back_start(struct fairq_pool *fp, struct fq_key *k)
+{
+	if (!k->token || !k->cls.interval_ns)
+		return;
+	k->token = false;
+	fairq_class_unbook(class_clock(fp, k), &k->cls, k->start_ns, ktime_get_ns());
 }
 
 /*
@@ -416,9 +452,9 @@ static unsigned int release_paced(struct fairq_pool *fp, struct fq_pool *p)
 	unsigned int released = 0;
 
 	list_for_each_entry_safe(k, tmp, &p->paced_keys, link) {
-		if (k->eligible_ns > now) {
-			soonest = min(soonest, k->eligible_ns);
-			continue;
+		if (k->start_ns > now) {
+			soonest = k->start_ns;
+			break;
 		}
 		atomic64_add(now - k->paced_at, &class_clock(fp, k)->paced_ns);
 		if (capped_now(p, k)) {
@@ -449,12 +485,47 @@ static bool key_busy(struct fairq_pool *fp, struct fq_key *k, struct svc_xprt *x
 	return created && atomic_read(&xprt->xpt_nr_rqsts);
 }
 
+static struct list_head *next_list(struct fq_pool *p);
+static void next_turn(struct fq_pool *p, struct fq_key *k);
+
+/*
+ * The key to serve next, at the head of the list to serve next (*@list), or NULL: turns
+ * that are over before they began move on, and keys whose start went stale book again (and
+ * may be paced).  has_work and pick both ask it, under the same lock hold, so that has_work
+ * is exact: pick, with @slack, finds the key has_work found.
+ */
+static struct fq_key *next_key(struct fairq_pool *fp, struct fq_pool *p, u64 slack,
+			       struct list_head **list)
+{
+	struct fq_key *k;
+
+	while ((*list = next_list(p))) {
+		k = list_first_entry(*list, struct fq_key, link);
+		/*
+		 * Overspent while waiting (completions settle later), or its allowance ran out:
+		 * its turn is over before it began.
+		 */
+		if (k->deficit <= 0 || (*list != &p->old_keys && k->burst_left <= 0)) {
+			p->turns_overspent++;
+			next_turn(p, k);
+			continue;
+		}
+		if (unlikely(start_stale(k, slack))) {
+			k->token = false;
+			admit_or_pace(fp, p, k);
+			if (!in_rotation(k))
+				continue;
+		}
+		return k;
+	}
+	return NULL;
+}
+
 static bool fq_has_work(struct fairq_pool *fp)
 {
-	struct fq_pool *p = fqp(fp);
+	struct list_head *list;
 
-	return !list_empty(&p->new_keys) || !list_empty(&p->burst_keys) ||
-	       !list_empty(&p->old_keys);
+	return next_key(fp, fqp(fp), 0, &list);
 }
 
 /*
@@ -651,29 +722,18 @@ static struct svc_xprt *fq_pick(struct fairq_pool *fp)
 {
 	struct fq_pool *p = fqp(fp);
 	struct list_head *list;
-	struct fq_key *k;
+	struct fq_key *k = next_key(fp, p, NSEC_PER_MSEC, &list);
 
-	while ((list = next_list(p))) {
-		k = list_first_entry(list, struct fq_key, link);
-		/*
-		 * Overspent while waiting (completions settle later), or its allowance ran out:
-		 * its turn is over before it began.
-		 */
-		if (k->deficit <= 0 || (list != &p->old_keys && k->burst_left <= 0)) {
-			p->turns_overspent++;
-			next_turn(p, k);
-			continue;
-		}
-		if (list == &p->old_keys) {
-			p->ahead_run = 0;
-			p->new_run = 0;
-		} else {
-			p->ahead_run++;
-			p->new_run = list == &p->new_keys ? p->new_run + 1 : 0;
-		}
-		return dispatch(fp, p, k);
+	if (!k)
+		return NULL;
+	if (list == &p->old_keys) {
+		p->ahead_run = 0;
+		p->new_run = 0;
+	} else {
+		p->ahead_run++;
+		p->new_run = list == &p->new_keys ? p->new_run + 1 : 0;
 	}
-	return NULL;
+	return dispatch(fp, p, k);
 }
 
 static void fq_picked(struct fairq_pool *fp, const struct fairq_key_id **key, s64 *wait_ns)
@@ -747,9 +807,13 @@ static void fq_drain(struct fairq_pool *fp, struct fairq_xlist *out)
 	for (i = 0; (list = queued_lists(p, i)); i++) {
 		list_for_each_entry_safe(k, tmp, list, link) {
 			fairq_xlist_splice(out, &k->queue);
+			give_back_start(fp, k);
 			key_went_empty(p, k);
 		}
 	}
+	/* a key paced and then emptied (its connection closed) idles with its start */
+	list_for_each_entry(k, &p->idle_keys, link)
+		give_back_start(fp, k);
 	p->new_run = 0;
 	p->ahead_run = 0;
 }

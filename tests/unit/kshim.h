@@ -133,6 +133,11 @@ static inline void list_del_init(struct list_head *e)
 	e->prev->next = e->next;
 	INIT_LIST_HEAD(e);
 }
+static inline void list_move(struct list_head *e, struct list_head *h)
+{
+	list_del(e);
+	list_add(e, h);
+}
 static inline void list_move_tail(struct list_head *e, struct list_head *h)
 {
 	list_del(e);
@@ -144,6 +149,9 @@ static inline void list_move_tail(struct list_head *e, struct list_head *h)
 #define list_for_each_entry(p, h, m) \
 	for (p = list_entry((h)->next, __typeof__(*p), m); &p->m != (h); \
 	     p = list_entry(p->m.next, __typeof__(*p), m))
+#define list_for_each_entry_reverse(p, h, m) \
+	for (p = list_entry((h)->prev, __typeof__(*p), m); &p->m != (h); \
+	     p = list_entry(p->m.prev, __typeof__(*p), m))
 #define list_for_each_entry_safe(p, n, h, m) \
 	for (p = list_entry((h)->next, __typeof__(*p), m), \
 	     n = list_entry(p->m.next, __typeof__(*p), m); &p->m != (h); \

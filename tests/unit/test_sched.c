@@ -1782,6 +1782,152 @@ static void test_fairq_class_two_pools(void)
 	memset(unit_shared, 0, sizeof(unit_shared));
 }
 
+/* served[] of transports [from, to) */
+static u64 served_sum(const struct sim *sm, int from, int to)
+{
+	u64 n = 0;
+	int i;
+
+	for (i = from; i < to; i++)
+		n += sm->served[i];
+	return n;
+}
+
+static void class_limit_50(const char *prefix)
+{
+	struct fairq_class_spec spec = class_spec("farm", true);
+	const char *why;
+
+	class_match(&spec, prefix, 16);
+	spec.set_limit = true;
+	spec.limit_rps = 50;
+	CHECK(fairq_sched_fq.keys->set_class(&spec, &why) == 0, "class farm at 50/s");
+}
+
+static void class_reset(void)
+{
+	fairq_classes_clear(&fq_classes);
+	memset(unit_shared, 0, sizeof(unit_shared));
+}
+
+/*
+ * A rebuild (a weight, a class or a tunable changed) drops the keys and the starts they had
+ * booked ahead: those go back to the class's clock, or the class would wait for them for
+ * nothing (20 clients waiting at 50/s: 400 ms without a start after each change).
+ */
+static void test_fairq_class_rebuild(void)
+{
+	static struct sim sm;
+	struct fairq_xlist out;
+	struct svc_xprt *x;
+	u64 before;
+	int i;
+
+	class_limit_50("10.5.0.0");
+	kshim_now_ns = 0;
+	sim_init(&sm, 4);
+	for (i = 0; i < 20; i++) {
+		char ip[32];
+
+		snprintf(ip, sizeof(ip), "10.5.0.%d", i + 1);
+		set_addr(&fx[i], ip, 900);
+		sm.cost[i] = 1000000;
+		sm.backlogged[i] = true;
+		fairq_sched_fq.enqueue(&sm.fp, &fx[i]);
+	}
+	sim_run(&sm, 3ULL * 1000000000);
+	/* as the core rebuilds a pool: drained in order, the state made anew, taken back */
+	fairq_xlist_init(&out);
+	fairq_sched_fq.drain(&sm.fp, &out);
+	fairq_sched_fq.exit_pool(&sm.fp);
+	memset(sm.fp.priv, 0, sizeof(sm.fp.priv));
+	sm.fp.wake_at = 0;
+	fairq_sched_fq.init_pool(&sm.fp);
+	sm.fp.adopting = true;
+	while ((x = fairq_xlist_pop(&out)))
+		fairq_sched_fq.enqueue(&sm.fp, x);
+	sm.fp.adopting = false;
+	before = served_sum(&sm, 0, 20);
+	sim_run(&sm, 5ULL * 1000000000);
+	CHECK(served_sum(&sm, 0, 20) - before >= 98,
+	      "after a rebuild the class goes on at its limit: %llu starts in 2 s at 50/s",
+	      (unsigned long long)(served_sum(&sm, 0, 20) - before));
+	sim_exit(&sm);
+	class_reset();
+}
+
+/*
+ * A key paced for a start still to come that loses its transport (a close) and gets one again
+ * waits for that start: it does not go at once.
+ */
+static void test_fairq_class_idle_token(void)
+{
+	static struct sim sm;
+	struct fairq_class_spec spec = class_spec("slow", true);
+	const char *why;
+	struct svc_xprt *x;
+
+	class_match(&spec, "10.5.0.0", 16);
+	spec.set_limit = true;
+	spec.limit_rps = 10;
+	CHECK(fairq_sched_fq.keys->set_class(&spec, &why) == 0, "class slow at 10/s");
+	kshim_now_ns = 0;
+	sim_init(&sm, 1);
+	set_addr(&fx[0], "10.5.0.1", 901);
+	fairq_sched_fq.enqueue(&sm.fp, &fx[0]);
+	x = fairq_sched_fq.pick(&sm.fp);
+	CHECK(x == &fx[0], "the first request goes at once");
+	kshim_now_ns = 1000000;
+	fairq_sched_fq.enqueue(&sm.fp, &fx[0]);
+	CHECK(!fairq_sched_fq.has_work(&sm.fp), "the next one waits 100 ms for its start");
+	CHECK(fairq_sched_fq.remove(&sm.fp, &fx[0]), "its connection closes while it waits");
+	kshim_now_ns = 2000000;
+	fairq_sched_fq.enqueue(&sm.fp, &fx[0]);
+	CHECK(!fairq_sched_fq.has_work(&sm.fp), "back 1 ms later, it still waits for that start");
+	kshim_now_ns = 100000000;
+	fairq_sched_fq.tick(&sm.fp);
+	CHECK(fairq_sched_fq.has_work(&sm.fp), "and goes when the start falls due");
+	sim_exit(&sm);
+	class_reset();
+}
+
+/*
+ * Clients of a limited class that waited together behind a long request (their starts fell
+ * due meanwhile) do not all start together when the thread frees: they book again.
+ */
+static void test_fairq_class_stale_starts(void)
+{
+	static struct sim sm;
+	int i;
+
+	class_limit_50("10.5.0.0");
+	kshim_now_ns = 0;
+	sim_init(&sm, 1);
+	set_addr(&fx[0], "10.6.0.1", 902);	/* unlimited: one request of 500 ms */
+	sm.cost[0] = 500000000;
+	fairq_sched_fq.enqueue(&sm.fp, &fx[0]);
+	for (i = 1; i <= 10; i++) {
+		char ip[32];
+
+		snprintf(ip, sizeof(ip), "10.5.0.%d", i);
+		set_addr(&fx[i], ip, 902);
+		sm.cost[i] = 1000000;
+		sm.backlogged[i] = true;
+		fairq_sched_fq.enqueue(&sm.fp, &fx[i]);
+	}
+	sim_run(&sm, 515000000);
+	CHECK(sm.served[0] == 1, "the long request ran first");
+	CHECK(served_sum(&sm, 1, 11) <= 2,
+	      "15 ms after the thread freed, the class started %llu requests (50/s, burst 1)",
+	      (unsigned long long)served_sum(&sm, 1, 11));
+	sim_run(&sm, 1500000000);
+	CHECK(served_sum(&sm, 1, 11) >= 49 && served_sum(&sm, 1, 11) <= 52,
+	      "and one per 20 ms from then on (%llu by 1.5 s)",
+	      (unsigned long long)served_sum(&sm, 1, 11));
+	sim_exit(&sm);
+	class_reset();
+}
+
 int main(void)
 {
 	unsigned int seed;
@@ -1821,6 +1967,9 @@ int main(void)
 	test_class_rules();
 	test_fairq_class_limit();
 	test_fairq_class_two_pools();
+	test_fairq_class_rebuild();
+	test_fairq_class_idle_token();
+	test_fairq_class_stale_starts();
 	CHECK(!pick_mismatches, "has_work agreed with pick at every step (%d mismatches)", pick_mismatches);
 	test_fairq_release();
 	test_fairq_remove_by_key();
