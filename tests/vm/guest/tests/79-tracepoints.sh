@@ -38,6 +38,20 @@ overruns() {
 	awk '/^overrun:/ { s += $2 } END { print s + 0 }' $T/per_cpu/cpu*/stats
 }
 
+# events_per_count COUNTER EVENT PATTERN CMD...: CMD run with tracing on; how much the pools'
+# COUNTER grew (EV_COUNTED) and how many EVENT lines match PATTERN (EV_SEEN)
+events_per_count() {
+	local counter=$1 ev=$2 pattern=$3 before
+	shift 3
+	before=$(fairq_pool_sum "$counter")
+	trace_start
+	"$@" >/tmp/trace/cmd.out 2>&1 || fail "$*: $(tail -n 3 /tmp/trace/cmd.out)"
+	EV_COUNTED=$(($(fairq_pool_sum "$counter") - before))
+	echo 0 >$E/enable
+	[ "$(overruns)" = 0 ] || fail "the trace buffer overran"
+	EV_SEEN=$(trace_lines "$ev" | grep -c "$pattern" || true)
+}
+
 echo 16384 >$T/buffer_size_kb
 fairq_set_sched fifo
 trace_start
@@ -79,33 +93,21 @@ log "every dispatch names its client's key; waits $(trace_lines dispatch | grep 
 
 # a key at its cap: one hold event per hold counted
 echo 1 >$FAIRQ_SYSFS/fq/max_inflight
-holds0=$(fairq_pool_sum holds)
-trace_start
-ip netns exec c1 $FL -K 4 -W 1 -n 4000 "$B_EXPORT" >/tmp/trace/c1.out 2>&1 ||
-	fail "client 1 (capped): $(tail -n 3 /tmp/trace/c1.out)"
-holds=$(($(fairq_pool_sum holds) - holds0))
-echo 0 >$E/enable
-[ "$(overruns)" = 0 ] || fail "the trace buffer overran"
-n=$(trace_lines hold | grep -c ' key=10\.99\.0\.11 in_flight=' || true)
-log "cap 1: $holds holds counted, $n hold events of key 10.99.0.11"
-[ "$holds" -ge 5 ] || fail "only $holds holds at a cap of 1 with 4 connections"
-[ "$n" = "$holds" ] || fail "$n hold events for $holds holds"
+events_per_count holds hold ' key=10\.99\.0\.11 in_flight=' \
+	ip netns exec c1 $FL -K 4 -W 1 -n 4000 "$B_EXPORT"
+log "cap 1: $EV_COUNTED holds counted, $EV_SEEN hold events of key 10.99.0.11"
+[ "$EV_COUNTED" -ge 5 ] || fail "only $EV_COUNTED holds at a cap of 1 with 4 connections"
+[ "$EV_SEEN" = "$EV_COUNTED" ] || fail "$EV_SEEN hold events for $EV_COUNTED holds"
 echo 0 >$FAIRQ_SYSFS/fq/max_inflight
 
 # a key of a limited class: one pace event per pacing counted, naming the class
 python3 /fairq/fairq-nl.py class-set slow create match 10.99.0.11 limit 40 >/tmp/trace/nl.out ||
 	fail "class-set: $(cat /tmp/trace/nl.out)"
-paced0=$(fairq_pool_sum paced)
-trace_start
-ip netns exec c1 $FL -K 2 -W 2 -n 120 "$B_EXPORT" >/tmp/trace/c1.out 2>&1 ||
-	fail "client 1 (limited): $(tail -n 3 /tmp/trace/c1.out)"
-paced=$(($(fairq_pool_sum paced) - paced0))
-echo 0 >$E/enable
-[ "$(overruns)" = 0 ] || fail "the trace buffer overran"
-n=$(trace_lines pace | grep -c ' key=10\.99\.0\.11 class=slow wait_us=[0-9]* queued=' || true)
-log "limit 40/s: $paced pacings counted, $n pace events of key 10.99.0.11 in class slow"
-[ "$paced" -ge 50 ] || fail "only $paced pacings of 120 calls at 40/s"
-[ "$n" = "$paced" ] || fail "$n pace events for $paced pacings: $(trace_lines pace | head -n 3)"
+events_per_count paced pace ' key=10\.99\.0\.11 class=slow wait_us=[0-9]* queued=' \
+	ip netns exec c1 $FL -K 2 -W 2 -n 120 "$B_EXPORT"
+log "limit 40/s: $EV_COUNTED pacings counted, $EV_SEEN pace events of key 10.99.0.11 in class slow"
+[ "$EV_COUNTED" -ge 50 ] || fail "only $EV_COUNTED pacings of 120 calls at 40/s"
+[ "$EV_SEEN" = "$EV_COUNTED" ] || fail "$EV_SEEN pace events for $EV_COUNTED pacings: $(trace_lines pace | head -n 3)"
 python3 /fairq/fairq-nl.py class-del slow >/tmp/trace/nl.out || fail "class-del: $(cat /tmp/trace/nl.out)"
 
 # a connection key is the client's address and port, as fairqctl writes it
