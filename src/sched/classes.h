@@ -13,8 +13,7 @@
 #include <linux/types.h>
 #include <fairq/sched.h>
 
-/* Classes, the default one included: each has a slot, the index of its clocks. */
-#define FAIRQ_CLASSES_MAX	32
+/* Each class (at most FAIRQ_CLASSES_MAX, uapi) has a slot, the index of its clock. */
 
 /* One class as the rules hold it; the spec as set, and where its clocks are. */
 struct fairq_class {

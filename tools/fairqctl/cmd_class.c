@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <netlink/msg.h>
 #include "fairqctl.h"
 
@@ -397,6 +398,36 @@ static bool differs(const struct fc_class *c, const struct class_spec *s)
 }
 
 /*
+ * Lines without a rank match in line order, after those with one: the file means the same
+ * whether its classes are made anew (at boot) or exist already with other ranks.  And no
+ * more classes than the kernel holds, before anything is changed.
+ */
+static int rank_in_line_order(struct class_specs *l)
+{
+	unsigned int i, named = 0;
+	uint64_t next = 1;	/* the kernel's first rank */
+
+	for (i = 0; i < l->nr; i++) {
+		if (l->s[i].has_rank && l->s[i].rank >= next)
+			next = (uint64_t)l->s[i].rank + 1;
+		named += !!strcmp(l->s[i].name, DEFAULT_CLASS);
+	}
+	if (named > FAIRQ_CLASSES_MAX - 1)
+		return fc_usage_error("class sync: %u classes: the kernel holds %d besides the default one",
+				      named, FAIRQ_CLASSES_MAX - 1);
+	for (i = 0; i < l->nr; i++) {
+		if (l->s[i].has_rank || !strcmp(l->s[i].name, DEFAULT_CLASS))
+			continue;
+		if (next > UINT32_MAX)
+			return fc_usage_error("class sync: no rank left for class %s after the highest given",
+					      l->s[i].name);
+		l->s[i].has_rank = true;
+		l->s[i].rank = next++;
+	}
+	return FC_EXIT_OK;
+}
+
+/*
  * Standard input, one class a line as class add takes it ('#' lines and blank ones skipped),
  * into @l; every name and every rank given once.
  */
@@ -441,7 +472,7 @@ static int read_specs(FILE *f, struct class_specs *l)
 			l->nr++;
 	}
 	free(line);
-	return rc;
+	return rc ?: rank_in_line_order(l);
 }
 
 /* What sync did: one line each, or the counts in JSON. */
@@ -457,7 +488,7 @@ static void said(const char *done, const char *name, unsigned int *count)
  * anew), move ranks out of the way (above every rank in use or wanted) where another class is
  * to take them, then change (only what differs) or add each; the default class goes back to
  * no limit and burst 1 if @l does not name it.  What @l does not give is the default: no
- * limit, burst 1, no matches; a rank not given is kept (a new class: the next free one).
+ * limit, burst 1, no matches; every rank is given (rank_in_line_order()).
  */
 static int sync_classes(struct fc_nl *nl, const struct class_specs *l)
 {
@@ -467,6 +498,7 @@ static int sync_classes(struct fc_nl *nl, const struct class_specs *l)
 	bool *moved = NULL;
 	uint64_t base = 0;
 	int rc = FC_EXIT_OK, err;
+	char what[64] = "class sync";
 
 	err = fc_get_classes(nl, NULL, &cur);
 	if (err == -EOPNOTSUPP && !l->nr)
@@ -480,6 +512,7 @@ static int sync_classes(struct fc_nl *nl, const struct class_specs *l)
 
 		if (!strcmp(c->name, DEFAULT_CLASS) || (s && (s->nr_match || !c->nr_match)))
 			continue;
+		snprintf(what, sizeof(what), "class sync: class %s", c->name);
 		err = class_del(nl, c->name);
 		if (!err)
 			said("deleted", c->name, &deleted);
@@ -508,6 +541,7 @@ static int sync_classes(struct fc_nl *nl, const struct class_specs *l)
 		}
 		strcpy(tmp.name, c->name);
 		tmp.rank = c->rank = base++;
+		snprintf(what, sizeof(what), "class sync: class %s", c->name);
 		err = class_set(nl, &tmp, false);
 		moved[i] = true;
 	}
@@ -520,6 +554,7 @@ static int sync_classes(struct fc_nl *nl, const struct class_specs *l)
 			continue;
 		if (i == 2 * l->nr && (!c || find_spec(l, DEFAULT_CLASS)))
 			break;	/* the default class was named, or is not there */
+		snprintf(what, sizeof(what), "class sync: class %s", want.name);
 		if (!c) {
 			err = class_set(nl, &want, true);
 			if (!err)
@@ -539,7 +574,7 @@ static int sync_classes(struct fc_nl *nl, const struct class_specs *l)
 			said("changed", want.name, &changed);
 	}
 	if (err) {
-		rc = fc_nl_fail(nl, err, "class sync");
+		rc = fc_nl_fail(nl, err, what);
 		goto out;
 	}
 done:
@@ -565,6 +600,9 @@ static int class_sync(int argc, char **argv, const struct class_opts *o)
 	if (argc)
 		return fc_usage_error("class sync: unexpected argument '%s' (the classes come on standard input)",
 				      argv[0]);
+	/* an empty input removes every class: not from a terminal left waiting */
+	if (isatty(STDIN_FILENO))
+		return fc_usage_error("class sync: the classes come on standard input (one a line), not a terminal");
 	rc = read_specs(stdin, &l);
 	if (!rc && !o->check) {
 		rc = fc_nl_open(&nl);

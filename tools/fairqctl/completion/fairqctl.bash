@@ -143,7 +143,9 @@ _fairqctl()
 			fi
 			;;
 		del)
-			((cword != sub_at + 1)) || COMPREPLY=($(compgen -W "$(_fairqctl_classes)" -- "$cur"))
+			# the default class cannot be deleted
+			((cword != sub_at + 1)) ||
+				COMPREPLY=($(compgen -W "$(_fairqctl_classes | grep -vx default)" -- "$cur"))
 			;;
 		list)
 			((cword != sub_at + 1)) || COMPREPLY=($(compgen -W "--names $(_fairqctl_classes)" -- "$cur"))

@@ -242,6 +242,10 @@ sync_check 0 '' ''
 sync_check 2 'class sync: line 2: class web given twice' $'web limit 5/s\nweb limit 6/s\n'
 sync_check 2 'class sync: line 2: rank 3 given twice' $'a rank 3\nb rank 3\n'
 sync_check 2 'class sync: line 1: limit takes N/s' $'web limit 0/s\n'
+sync_check 2 'class sync: 32 classes: the kernel holds 31 besides the default one' \
+	"$(for i in $(seq 1 32); do echo "c$i"; done)"
+sync_check 0 '' "$(for i in $(seq 1 31); do echo "c$i"; done; echo default limit 5/s)"
+sync_check 2 'class sync: no rank left for class b after the highest given' $'a rank 4294967295\nb\n'
 sync_check 2 'class sync: line 1: limit takes N/s .requests per second, 1 to 10000000.' $'web limit 10000001/s\n'
 sync_check 2 'class sync: line 1: burst takes an integer from 1 to 100000' $'web burst 100001\n'
 sync_check 2 'class sync: line 1: the default class has no rank' $'default rank 1\n'
@@ -459,10 +463,10 @@ complete_test "match rank limit burst" fairqctl class add web limit 5/s ""
 complete_test "none" fairqctl class change web limit ""
 complete_test "" fairqctl class change web match ""
 complete_test "render" fairqctl class change r
-complete_test "render backup default" fairqctl class del ""
+complete_test "render backup" fairqctl class del ""
 complete_test "--names render backup default" fairqctl class list ""
 complete_test "--check" fairqctl class sync ""
-complete_test "web default" fairqctl -n s2 class del ""
+complete_test "web" fairqctl -n s2 class del ""
 complete_test "--json" fairqctl -e --j
 complete_test "set --names --params --help" fairqctl sched ""
 complete_test "qfifo" fairqctl -j sched set q
@@ -505,11 +509,11 @@ else
 	zcomplete_test "burst limit match rank" fairqctl class change web limit 5/s ""
 	zcomplete_test "none" fairqctl class change web limit ""
 	zcomplete_test "render" fairqctl class change r
-	zcomplete_test "backup default render" fairqctl class del ""
+	zcomplete_test "backup render" fairqctl class del ""
 	zcomplete_test "backup default render" fairqctl class list ""
 	zcomplete_test "--names" fairqctl class list --na
 	zcomplete_test "--check" fairqctl class sync --c
-	zcomplete_test "default web" fairqctl -n s2 class del ""
+	zcomplete_test "web" fairqctl -n s2 class del ""
 	zcomplete_test "--json" fairqctl -e --j
 	zcomplete_test "set" fairqctl sched ""
 	zcomplete_test "qfifo" fairqctl -j sched set q

@@ -19,8 +19,6 @@ fairq_set_sched fq
 
 fairqctl class add farm match 10.99.0.11 limit 40/s burst 2 || fail "class add farm failed"
 fairqctl class add backup match 10.99.0.0/24 limit 1000/s || fail "class add backup failed"
-fairqctl class list >/tmp/classes.txt || fail "class list failed"
-log "$(cat /tmp/classes.txt)"
 fairqctl -j class list >/tmp/classes.json || fail "class list -j failed"
 python3 - /tmp/classes.json <<'PY' || fail "class list: $(cat /tmp/classes.json)"
 import json, sys
@@ -48,6 +46,8 @@ assert cls[0]["dispatches"] >= load["client"]["ops"], cls
 assert cls[0]["paced"] > 0 and cls[0]["paced_ns"] > 0, cls
 PY
 fairq_validate /tmp/classes.json
+fairqctl class list >/tmp/classes.txt || fail "class list failed"
+while IFS= read -r line; do log "$line"; done </tmp/classes.txt
 
 # refusals: the kernel's reason, and nothing changed
 fairq_expect 1 'exists' fairqctl class add farm match 10.99.0.12
