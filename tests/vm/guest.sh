@@ -31,6 +31,13 @@ if [ ! -f "$img/root.stamp" ] || [ "$img/base.tar" -nt "$img/root.stamp" ]; then
 	touch "$img/root.stamp"
 fi
 
+# A run killed while it prepared this guest left its mounts (the overlay and its /proc):
+# unmount them, deepest first, or the rm below fails on a busy mount point.
+if [ -d "$out" ]; then
+	out_real=$(realpath "$out")
+	awk -v top="$out_real/" 'index($2 "/", top) == 1 { print $2 }' /proc/self/mounts |
+		sort -r | while read -r m; do umount "$m" 2>/dev/null || umount -l "$m"; done
+fi
 rm -rf "$out"
 mkdir -p "$out/upper" "$out/work" "$out/merged" "$out/mods"
 merged=$out/merged
