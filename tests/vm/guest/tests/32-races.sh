@@ -258,12 +258,16 @@ if part wq-gap && fairq_scheds | grep -qw wq; then
 		fail "wq-gap: with no worker able to start, calls were left waiting: $(cat /tmp/gap3.err)"
 	started=$(fairq_pool_sum started)
 	nofail=$(fairq_pool_sum start_failures)
+	# what the pools ran then, for a failure to explain itself (a failsafe switch to fifo
+	# would show as no wq counters at all)
+	seen="scheduler $(awk '$1 == "serv" { for (i = 1; i < NF; i++) if ($i == "sched") print $(i + 1) }' \
+		"$FAIRQ_DEBUGFS/pools" | sort -u | tr '\n' ' ')(active: $(cat "$FAIRQ_SYSFS/scheduler")), rescues $(cat "$FAIRQ_SYSFS/rescues"), failsafe switches $(fairq_module_counter failsafe_switches)"
 	fairq_set_sched fifo || fail "wq-gap: back to fifo refused"
 	unload "wq-gap"
 	modprobe fairq
 	pkill -CONT -x fio
 	[ "$started" = 0 ] && [ "$nofail" -gt 0 ] ||
-		fail "wq-gap: $started workers started and $nofail starts failed where every start was to fail"
+		fail "wq-gap: $started workers started and $nofail starts failed where every start was to fail; $seen; $(dmesg | grep fairq | tail -5 | tr '\n' '|')"
 	log "wq-gap: $calls calls one at a time with $workers workers; $failed worker starts failed; nothing rescued; 20 calls served by nfsd's threads while no worker could start"
 fi
 
