@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * What changed, for whoever listens (netlink's events group): switches, tunables, weights and
- * rescues.  The parts that change things announce here, and the interfaces subscribe, so that
- * neither knows the other.  An atomic chain: rescues are announced from the watchdog under
- * rcu_read_lock(), so listeners must not sleep.
+ * What changed, for whoever listens (netlink's events groups): switches, tunables, weights,
+ * classes and rescues.  The parts that change things announce here, and the interfaces
+ * subscribe, so that neither knows the other.  An atomic chain: rescues are announced from
+ * the watchdog under rcu_read_lock(), so listeners must not sleep.
  */
 #include <linux/ktime.h>
 #include <linux/notifier.h>

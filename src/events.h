@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* What changed, for whoever listens: switches, tunables, weights and rescues. */
+/* What changed, for whoever listens: switches, tunables, weights, classes and rescues. */
 #ifndef _FAIRQ_EVENTS_H
 #define _FAIRQ_EVENTS_H
 
@@ -14,6 +14,7 @@ enum fairq_event_type {
 	FAIRQ_EVENT_TUNABLE,	/* a tunable changed value */
 	FAIRQ_EVENT_WEIGHT,	/* a key's weight was set, or restored to the default (0) */
 	FAIRQ_EVENT_RESCUE,	/* the watchdog rescued a stalled transport */
+	FAIRQ_EVENT_CLASS,	/* a QoS class was made, changed or deleted */
 };
 
 struct fairq_event {
@@ -33,6 +34,11 @@ struct fairq_event {
 			const struct fairq_key_id *id;
 			u32 weight;
 		} weight;
+		struct {
+			const char *sched;
+			const char *name;
+			const struct fairq_class_spec *spec;	/* as it now is; NULL: deleted */
+		} class;
 		struct {
 			struct net *net;	/* the service's: only its listeners hear of it */
 			u32 serv, pool;

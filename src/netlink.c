@@ -1214,8 +1214,7 @@ int fairq_nl_class_set_doit(struct sk_buff *skb, struct genl_info *info)
 	} else {
 		err = ops->keys->set_class(spec, &why);
 		if (!err)
-			pr_info("class %s %s for %s\n", spec->name,
-				spec->create ? "made" : "changed", ops->name);
+			fairq_class_changed(ops, spec->name, spec->create);
 		fairq_change_end();
 		if (err)
 			set_why(info->extack, why);
@@ -1255,7 +1254,7 @@ int fairq_nl_class_del_doit(struct sk_buff *skb, struct genl_info *info)
 	} else {
 		err = ops->keys->del_class(name, &why);
 		if (!err)
-			pr_info("class %s deleted for %s\n", name, ops->name);
+			fairq_class_changed(ops, name, false);
 		fairq_change_end();
 		if (err)
 			set_why(info->extack, why);
@@ -1277,12 +1276,28 @@ struct class_walk {
 	struct genl_info *info;
 };
 
+/* What a class is set to: its name, rank, limit, burst and matches (reports and events). */
+static int class_settings_put(struct sk_buff *skb, const struct fairq_class_spec *cls)
+{
+	unsigned int i;
+
+	if (nla_put_string(skb, FAIRQ_A_CLASS_NAME, cls->name) ||
+	    (cls->set_rank && nla_put_u32(skb, FAIRQ_A_CLASS_RANK, cls->rank)) ||
+	    nla_put_u32(skb, FAIRQ_A_CLASS_LIMIT_RPS, cls->limit_rps) ||
+	    nla_put_u32(skb, FAIRQ_A_CLASS_BURST, cls->burst))
+		return -EMSGSIZE;
+	for (i = 0; i < cls->nr_match; i++) {
+		if (key_id_put_as(skb, FAIRQ_A_CLASS_MATCH, &cls->match[i]))
+			return -EMSGSIZE;
+	}
+	return 0;
+}
+
 static int class_put(struct sk_buff *skb, const struct class_walk *w,
 		     const struct fairq_class_spec *cls)
 {
 	struct fairq_class_stats st = {};
 	struct fairq_serv *fs;
-	unsigned int i;
 
 	/* the walk holds the RCU read lock: the services stay while they are read */
 	fairq_for_each_serv(fs) {
@@ -1290,20 +1305,13 @@ static int class_put(struct sk_buff *skb, const struct class_walk *w,
 		    READ_ONCE(fs->pools[0]->ops) == w->ops)
 			w->ops->keys->class_stats(fs->pools[0], cls->name, &st);
 	}
-	if (nla_put_string(skb, FAIRQ_A_CLASS_NAME, cls->name) ||
-	    (cls->set_rank && nla_put_u32(skb, FAIRQ_A_CLASS_RANK, cls->rank)) ||
-	    nla_put_u32(skb, FAIRQ_A_CLASS_LIMIT_RPS, cls->limit_rps) ||
-	    nla_put_u32(skb, FAIRQ_A_CLASS_BURST, cls->burst) ||
+	if (class_settings_put(skb, cls) ||
 	    put_u64(skb, FAIRQ_A_CLASS_DISPATCHES, st.dispatches, FAIRQ_A_CLASS_PAD) ||
 	    put_u64(skb, FAIRQ_A_CLASS_THREAD_NS, st.thread_ns, FAIRQ_A_CLASS_PAD) ||
 	    put_u64(skb, FAIRQ_A_CLASS_PACED, st.paced, FAIRQ_A_CLASS_PAD) ||
 	    put_u64(skb, FAIRQ_A_CLASS_PACED_NS, st.paced_ns, FAIRQ_A_CLASS_PAD) ||
 	    nla_put_string(skb, FAIRQ_A_CLASS_SCHED, w->ops->name))
 		return -EMSGSIZE;
-	for (i = 0; i < cls->nr_match; i++) {
-		if (key_id_put_as(skb, FAIRQ_A_CLASS_MATCH, &cls->match[i]))
-			return -EMSGSIZE;
-	}
 	return 0;
 }
 
@@ -1445,6 +1453,12 @@ static int event_fill(struct sk_buff *msg, unsigned long type, const struct fair
 		       key_id_put(msg, ev->weight.id) ||
 		       nla_put_u32(msg, FAIRQ_A_KEY_WEIGHT, ev->weight.weight) ||
 		       put_u64(msg, FAIRQ_A_KEY_TIME, ev->time_ns, FAIRQ_A_KEY_PAD);
+	case FAIRQ_EVENT_CLASS:
+		return nla_put_string(msg, FAIRQ_A_CLASS_SCHED, ev->class.sched) ||
+		       (ev->class.spec ? class_settings_put(msg, ev->class.spec) :
+			nla_put_string(msg, FAIRQ_A_CLASS_NAME, ev->class.name) ||
+			nla_put_flag(msg, FAIRQ_A_CLASS_DELETED)) ||
+		       put_u64(msg, FAIRQ_A_CLASS_TIME, ev->time_ns, FAIRQ_A_CLASS_PAD);
 	case FAIRQ_EVENT_RESCUE:
 		return nla_put_u32(msg, FAIRQ_A_POOL_SERV_ID, ev->rescue.serv) ||
 		       nla_put_u32(msg, FAIRQ_A_POOL_POOL_ID, ev->rescue.pool) ||
@@ -1454,16 +1468,16 @@ static int event_fill(struct sk_buff *msg, unsigned long type, const struct fair
 	return -EINVAL;
 }
 
-/* Room for the largest event: two names, a key and four numbers, with their headers. */
-#define FAIRQ_NL_EVENT_SIZE	512
+/* Room for the largest event: a class with all its matches, a name and three numbers. */
+#define FAIRQ_NL_EVENT_SIZE	1024
 
 /*
  * A switch or a tunable affects every nfsd: announced on the events group to listeners in
  * every network namespace.  A rescue concerns one service: its namespace only, as pool-get
- * shows a caller its own services.  A weight names clients: the key-events group of the
- * initial namespace only, which needs CAP_NET_ADMIN to join.  Called in atomic context (the
- * watchdog's rescues); a notification that cannot be allocated is dropped: nothing fails for
- * it.
+ * shows a caller its own services.  A weight or a class names clients: the key-events group
+ * of the initial namespace only, which needs CAP_NET_ADMIN to join.  Called in atomic context
+ * (the watchdog's rescues); a notification that cannot be allocated is dropped: nothing fails
+ * for it.
  */
 static int fairq_nl_event(struct notifier_block *nb, unsigned long type, void *data)
 {
@@ -1472,13 +1486,14 @@ static int fairq_nl_event(struct notifier_block *nb, unsigned long type, void *d
 		[FAIRQ_EVENT_TUNABLE] = FAIRQ_CMD_PARAM_CHANGE_NTF,
 		[FAIRQ_EVENT_WEIGHT] = FAIRQ_CMD_WEIGHT_CHANGE_NTF,
 		[FAIRQ_EVENT_RESCUE] = FAIRQ_CMD_RESCUE_NTF,
+		[FAIRQ_EVENT_CLASS] = FAIRQ_CMD_CLASS_CHANGE_NTF,
 	};
 	struct sk_buff *msg;
 	void *hdr;
 
 	if (type >= ARRAY_SIZE(cmds))
 		return NOTIFY_DONE;
-	if (type == FAIRQ_EVENT_WEIGHT &&
+	if ((type == FAIRQ_EVENT_WEIGHT || type == FAIRQ_EVENT_CLASS) &&
 	    !genl_has_listeners(&fairq_nl_family, &init_net, FAIRQ_NLGRP_KEY_EVENTS))
 		return NOTIFY_DONE;
 	msg = genlmsg_new(FAIRQ_NL_EVENT_SIZE, GFP_ATOMIC);
@@ -1490,7 +1505,7 @@ static int fairq_nl_event(struct notifier_block *nb, unsigned long type, void *d
 		return NOTIFY_DONE;
 	}
 	genlmsg_end(msg, hdr);
-	if (type == FAIRQ_EVENT_WEIGHT)
+	if (type == FAIRQ_EVENT_WEIGHT || type == FAIRQ_EVENT_CLASS)
 		genlmsg_multicast(&fairq_nl_family, msg, 0, FAIRQ_NLGRP_KEY_EVENTS, GFP_ATOMIC);
 	else if (type == FAIRQ_EVENT_RESCUE)
 		genlmsg_multicast_netns(&fairq_nl_family, ((struct fairq_event *)data)->rescue.net,

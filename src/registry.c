@@ -550,6 +550,49 @@ void fairq_weight_changed(const struct fairq_sched_ops *ops, const struct fairq_
 	fairq_event_announce(FAIRQ_EVENT_WEIGHT, &ev);
 }
 
+/* Finds the class @arg names (its name first) and copies it over @arg. */
+static int class_copy(const struct fairq_class_spec *cls, void *arg)
+{
+	struct fairq_class_spec *out = arg;
+
+	if (strcmp(cls->name, out->name))
+		return 0;
+	*out = *cls;
+	return 1;
+}
+
+/**
+ * fairq_class_changed - log and announce a class a policy made, changed or deleted
+ * @ops: the policy
+ * @name: the class
+ * @made: a new class; else changed, or deleted if the policy no longer has it
+ *
+ * Announced with its settings as they now are, read back from the policy: a change names only
+ * what it sets.  Under the change lock, as the change was, so announcements come in order.
+ */
+void fairq_class_changed(const struct fairq_sched_ops *ops, const char *name, bool made)
+{
+	struct fairq_event ev = { .class = { .sched = ops->name, .name = name } };
+	struct fairq_class_spec *spec;
+	const char *what = "deleted";
+	u64 cursor = 0;
+
+	/* the matches make it too big for the stack; without memory, no announcement */
+	spec = kzalloc(sizeof(*spec), GFP_KERNEL);
+	if (spec) {
+		strscpy(spec->name, name, sizeof(spec->name));
+		if (ops->keys->for_each_class(&cursor, class_copy, spec) > 0) {
+			ev.class.spec = spec;
+			what = made ? "made" : "changed";
+		}
+	}
+	pr_info("%s class %s %s, by %s[%d]\n", ops->name, name, what, current->comm,
+		task_pid_nr(current));
+	if (spec)
+		fairq_event_announce(FAIRQ_EVENT_CLASS, &ev);
+	kfree(spec);
+}
+
 /**
  * fairq_sched_quiesce - stop the request contexts every policy runs of its own for @serv
  * @serv: the service, or NULL for all

@@ -36,5 +36,6 @@ struct fairq_event;
 void fairq_tunable_changed(struct fairq_event *ev);
 void fairq_weight_changed(const struct fairq_sched_ops *ops, const struct fairq_key_id *id,
 			  u32 weight);
+void fairq_class_changed(const struct fairq_sched_ops *ops, const char *name, bool made);
 
 #endif /* _FAIRQ_REGISTRY_H */
