@@ -259,11 +259,30 @@ const char *fc_class_line(const struct fc_class *c, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * @c's settings as JSON members, as class list and monitor give them: rank (none for the
+ * default class), limit_rps (0: none), burst and the matches as class add takes them.
+ */
+void fc_class_settings_json(const struct fc_class *c)
+{
+	unsigned int i;
+	char key[80];
+
+	if (c->has_rank)
+		out_exact(FC_JSON, "rank", NULL, c->rank);
+	out_exact(FC_JSON, "limit_rps", NULL, c->limit_rps);
+	out_exact(FC_JSON, "burst", NULL, c->burst);
+	out_arr_start("matches");
+	for (i = 0; i < c->nr_match; i++)
+		out_str(FC_JSON, NULL, NULL, fc_key_format(&c->match[i], key, sizeof(key)));
+	out_arr_end();
+}
+
 static void print_classes(const struct fc_classes *c)
 {
-	char matches[FAIRQ_CLASS_MATCH_MAX * 82], fmt[16], buf[24], key[80];
+	char matches[FAIRQ_CLASS_MATCH_MAX * 82], fmt[16], buf[24];
 	int width = (int)strlen("(all others)");
-	unsigned int i, j;
+	unsigned int i;
 
 	for (i = 0; i < c->nr; i++) {
 		int n = strlen(matches_text(&c->c[i], ",", matches, sizeof(matches)));
@@ -281,17 +300,13 @@ static void print_classes(const struct fc_classes *c)
 
 		out_obj_start(NULL);
 		out_str(FC_ANY, "name", "%-15s", cl->name);
+		fc_class_settings_json(cl);
 		if (cl->has_rank)
-			out_exact(FC_ANY, "rank", " %6s", cl->rank);
+			out_exact(FC_TEXT, NULL, " %6s", cl->rank);
 		else
 			out_str(FC_TEXT, NULL, " %6s", "-");
 		out_str(FC_TEXT, NULL, " %10s", rate_text(cl->limit_rps, buf, sizeof(buf)));
-		out_exact(FC_JSON, "limit_rps", NULL, cl->limit_rps);
-		out_exact(FC_ANY, "burst", " %6s", cl->burst);
-		out_arr_start("matches");
-		for (j = 0; j < cl->nr_match; j++)
-			out_str(FC_JSON, NULL, NULL, fc_key_format(&cl->match[j], key, sizeof(key)));
-		out_arr_end();
+		out_exact(FC_TEXT, NULL, " %6s", cl->burst);
 		matches_text(cl, ",", matches, sizeof(matches));
 		out_str(FC_TEXT, NULL, fmt, *matches ? matches :
 			!strcmp(cl->name, DEFAULT_CLASS) ? "(all others)" : "-");

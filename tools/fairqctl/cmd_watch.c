@@ -2,7 +2,7 @@
 /*
  * watch: per-pool rates every interval, redrawn in place on a terminal, plain lines otherwise,
  * with the changes announced meanwhile; monitor: only the announcements (switches, tunables,
- * weights, rescues), each as it comes.  Both stop cleanly on SIGINT or SIGTERM.
+ * weights, classes, rescues), each as it comes.  Both stop cleanly on SIGINT or SIGTERM.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -60,13 +60,15 @@ struct event {
 	char active[FAIRQ_SCHED_NAME_LEN + 1];	/* switches: to, from */
 	char previous[FAIRQ_SCHED_NAME_LEN + 1];
 	char reason[16];			/* switches fairq made itself ("failsafe") */
-	char sched[FAIRQ_SCHED_NAME_LEN + 1];	/* tunables and weights: whose ("": fairq's) */
+	char sched[FAIRQ_SCHED_NAME_LEN + 1];	/* tunables, weights, classes: whose ("": fairq's) */
 	char tunable[FAIRQ_TUNABLE_NAME_LEN + 1];
 	uint64_t value, previous_value;
 	char key[64];
 	uint32_t weight;
 	uint32_t serv, pool;
 	uint64_t rescues;
+	struct fc_class class;		/* its settings as they now are, unless deleted */
+	bool deleted;
 };
 
 struct events {
@@ -141,6 +143,14 @@ static int on_event(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 		ev->rescues = fc_attr_u64(tb[FAIRQ_A_POOL_RESCUES]);
 		ev->time_ns = fc_attr_u64(tb[FAIRQ_A_POOL_TIME]);
 		break;
+	case FAIRQ_CMD_CLASS_CHANGE_NTF:
+		fc_attr_str(ev->sched, sizeof(ev->sched), tb[FAIRQ_A_CLASS_SCHED], "?");
+		fc_class_settings(tb, nlh, &ev->class);
+		if (!ev->class.name[0])
+			snprintf(ev->class.name, sizeof(ev->class.name), "?");
+		ev->deleted = tb[FAIRQ_A_CLASS_DELETED];
+		ev->time_ns = fc_attr_u64(tb[FAIRQ_A_CLASS_TIME]);
+		break;
 	}
 	event_when(ev);
 	if (e->print) {
@@ -163,6 +173,8 @@ static int on_event(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
  */
 static void print_event(const struct event *ev)
 {
+	char line[1024];
+
 	out_str(FC_TEXT, NULL, "%s ", ev->when);
 	switch (ev->cmd) {
 	case FAIRQ_CMD_SCHED_SWITCH_NTF:
@@ -196,6 +208,19 @@ static void print_event(const struct event *ev)
 		out_exact(FC_ANY, "serv", "rescue serv %s", ev->serv);
 		out_exact(FC_ANY, "pool", " pool %s", ev->pool);
 		out_exact(FC_ANY, "rescues", " (%s in the pool)", ev->rescues);
+		break;
+	case FAIRQ_CMD_CLASS_CHANGE_NTF:
+		/* text: what class add would take to make it again (the name first), or deleted */
+		out_str(FC_JSON, "event", NULL, "class-change");
+		out_str(FC_ANY, "sched", "class %s", ev->sched);
+		out_str(FC_JSON, "class", NULL, ev->class.name);
+		out_bool(FC_JSON, "deleted", NULL, ev->deleted);
+		if (ev->deleted) {
+			out_str(FC_TEXT, NULL, " %s deleted", ev->class.name);
+			break;
+		}
+		fc_class_settings_json(&ev->class);
+		out_str(FC_TEXT, NULL, " %s", fc_class_line(&ev->class, line, sizeof(line)));
 		break;
 	}
 	out_exact(FC_JSON, "time_ns", NULL, ev->time_ns);
@@ -456,9 +481,9 @@ int cmd_monitor(int argc, char **argv)
 		return FC_EXIT_FAIL;
 	}
 	if (fc_nl_key_events(nl) == -EPERM)
-		fc_err("monitor: weight changes name clients and need CAP_NET_ADMIN: not shown");
+		fc_err("monitor: weight and class changes name clients and need CAP_NET_ADMIN: not shown");
 	else if (fc_nl_key_events(nl))
-		fc_err("monitor: this fairq announces no weight changes");
+		fc_err("monitor: this fairq announces no weight or class changes");
 	ev.limit = o.count;
 	catch_signals();
 	end = o.timeout ? now() + o.timeout : 0;

@@ -42,7 +42,7 @@ static const char usage_text[] =
 	"  showconf                   the running state as fairq.conf lines (fairq-apply's)\n"
 	"  watch [-i SEC] [-n COUNT]  per-pool rates, redrawn every SEC until Ctrl-C\n"
 	"  monitor [-n COUNT] [-t SEC]  print changes as they happen: switches, tunables,\n"
-	"                             weights (CAP_NET_ADMIN), rescues\n"
+	"                             weights and classes (CAP_NET_ADMIN), rescues\n"
 	"  metrics [--top N] [--textfile PATH]\n"
 	"                             Prometheus text format: every pool, the N busiest keys\n"
 	"  help, version\n"

@@ -224,6 +224,7 @@ int fc_get_pools(struct fc_nl *nl, struct fc_pools *p);
 int fc_get_keys(struct fc_nl *nl, int pool, const struct fc_key_id *key, struct fc_keys *k);
 int fc_get_weights(struct fc_nl *nl, const char *sched, struct fc_weights *w);
 int fc_get_classes(struct fc_nl *nl, const char *name, struct fc_classes *c);
+void fc_class_settings(struct nlattr **tb, struct nlmsghdr *nlh, struct fc_class *c);
 int fc_read_kpools(struct fc_kpools *kp);
 void fc_free_kpools(struct fc_kpools *kp);
 void fc_dropped(const char *what, unsigned int kept);
@@ -237,8 +238,12 @@ bool fc_key_same(const struct fc_key_id *a, const struct fc_key_id *b);
 int fc_key_put(struct nl_msg *msg, int attr, const struct fc_key_id *id);
 int fc_key_get(struct nlattr *nest, struct fc_key_id *id);
 
-/* cmd_class.c: a class as fairq.conf and showconf write it (the arguments of class add). */
+/*
+ * cmd_class.c: a class as fairq.conf and showconf write it (the arguments of class add), and
+ * its settings as JSON members (class list, monitor).
+ */
 const char *fc_class_line(const struct fc_class *c, char *buf, size_t len);
+void fc_class_settings_json(const struct fc_class *c);
 
 /* The commands. */
 int cmd_show(int argc, char **argv);

@@ -266,8 +266,8 @@ int fc_nl_fail(struct fc_nl *nl, int err, const char *what)
 
 /*
  * The events groups' socket (opened once, non-blocking), for poll(); -1 on failure.  Weight
- * changes name clients: their group needs CAP_NET_ADMIN, and is joined only where allowed
- * (fc_nl_key_events() says).
+ * and class changes name clients: their group needs CAP_NET_ADMIN, and is joined only where
+ * allowed (fc_nl_key_events() says).
  */
 int fc_nl_events_fd(struct fc_nl *nl)
 {
@@ -297,7 +297,10 @@ int fc_nl_events_fd(struct fc_nl *nl)
 	return nl_socket_get_fd(nl->ev);
 }
 
-/* 0 if weight changes are heard, else why not: -EPERM (no CAP_NET_ADMIN), -ENOENT (old module). */
+/*
+ * 0 if weight and class changes are heard, else why not: -EPERM (no CAP_NET_ADMIN), -ENOENT
+ * (an old module).
+ */
 int fc_nl_key_events(const struct fc_nl *nl)
 {
 	return nl->key_events;
@@ -309,7 +312,10 @@ struct fc_ev {
 	int err;
 };
 
-/* Each event's attributes are those of its set: the switch and tunables', weights', pools'. */
+/*
+ * Each event's attributes are those of its set: the switch and tunables', weights', pools',
+ * classes'.
+ */
 static int on_event(struct nl_msg *msg, void *data)
 {
 	struct genlmsghdr *gh = nlmsg_data(nlmsg_hdr(msg));
@@ -328,11 +334,15 @@ static int on_event(struct nl_msg *msg, void *data)
 	case FAIRQ_CMD_RESCUE_NTF:
 		maxattr = FAIRQ_A_POOL_MAX;
 		break;
+	case FAIRQ_CMD_CLASS_CHANGE_NTF:
+		maxattr = FAIRQ_A_CLASS_MAX;
+		break;
 	default:
 		return NL_SKIP;	/* from a newer module */
 	}
 	_Static_assert(FAIRQ_A_SCHED_MAX <= FC_NL_MAXATTR && FAIRQ_A_KEY_MAX <= FC_NL_MAXATTR &&
-		       FAIRQ_A_POOL_MAX <= FC_NL_MAXATTR, "an event set outgrew FC_NL_MAXATTR");
+		       FAIRQ_A_POOL_MAX <= FC_NL_MAXATTR && FAIRQ_A_CLASS_MAX <= FC_NL_MAXATTR,
+		       "an event set outgrew FC_NL_MAXATTR");
 	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, maxattr, NULL))
 		return NL_SKIP;
 	ev->err = ev->parse(tb, nlmsg_hdr(msg), ev->arg);

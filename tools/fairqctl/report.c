@@ -396,33 +396,22 @@ int fc_get_weights(struct fc_nl *nl, const char *sched, struct fc_weights *w)
 	return fc_nl_transact(nl, msg, FAIRQ_A_KEY_MAX, parse_weight, w);
 }
 
-static int parse_class(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
+/*
+ * A class's settings into @c, counters zero: its name ("" if none), rank, limit, burst and
+ * matches, as class-get replies and class-change-ntf events give them.
+ */
+void fc_class_settings(struct nlattr **tb, struct nlmsghdr *nlh, struct fc_class *c)
 {
 	struct genlmsghdr *gh = nlmsg_data(nlh);
-	struct fc_classes *all = arg;
-	struct fc_class *c, *arr;
 	struct nlattr *a;
 	int rem;
 
-	if (!tb[FAIRQ_A_CLASS_NAME])
-		return 0;	/* malformed: skipped */
-	arr = grow(all->c, all->nr, &all->cap, sizeof(*c));
-	if (!arr)
-		return -ENOMEM;
-	all->c = arr;
-	c = &arr[all->nr++];
 	memset(c, 0, sizeof(*c));
 	fc_attr_str(c->name, sizeof(c->name), tb[FAIRQ_A_CLASS_NAME], "");
 	c->has_rank = tb[FAIRQ_A_CLASS_RANK];
 	c->rank = fc_attr_u32(tb[FAIRQ_A_CLASS_RANK]);
 	c->limit_rps = fc_attr_u32(tb[FAIRQ_A_CLASS_LIMIT_RPS]);
 	c->burst = fc_attr_u32(tb[FAIRQ_A_CLASS_BURST]);
-	c->dispatches = fc_attr_u64(tb[FAIRQ_A_CLASS_DISPATCHES]);
-	c->thread_ns = fc_attr_u64(tb[FAIRQ_A_CLASS_THREAD_NS]);
-	c->paced = fc_attr_u64(tb[FAIRQ_A_CLASS_PACED]);
-	c->paced_ns = fc_attr_u64(tb[FAIRQ_A_CLASS_PACED_NS]);
-	if (tb[FAIRQ_A_CLASS_SCHED])
-		fc_attr_str(all->sched, sizeof(all->sched), tb[FAIRQ_A_CLASS_SCHED], "");
 	/* one nest per match: every attribute, in order */
 	nla_for_each_attr(a, genlmsg_attrdata(gh, 0), genlmsg_attrlen(gh, 0), rem) {
 		if (nla_type(a) != FAIRQ_A_CLASS_MATCH)
@@ -434,6 +423,27 @@ static int parse_class(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 		if (!fc_key_get(a, &c->match[c->nr_match]))
 			c->nr_match++;
 	}
+}
+
+static int parse_class(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
+{
+	struct fc_classes *all = arg;
+	struct fc_class *c, *arr;
+
+	if (!tb[FAIRQ_A_CLASS_NAME])
+		return 0;	/* malformed: skipped */
+	arr = grow(all->c, all->nr, &all->cap, sizeof(*c));
+	if (!arr)
+		return -ENOMEM;
+	all->c = arr;
+	c = &arr[all->nr++];
+	fc_class_settings(tb, nlh, c);
+	c->dispatches = fc_attr_u64(tb[FAIRQ_A_CLASS_DISPATCHES]);
+	c->thread_ns = fc_attr_u64(tb[FAIRQ_A_CLASS_THREAD_NS]);
+	c->paced = fc_attr_u64(tb[FAIRQ_A_CLASS_PACED]);
+	c->paced_ns = fc_attr_u64(tb[FAIRQ_A_CLASS_PACED_NS]);
+	if (tb[FAIRQ_A_CLASS_SCHED])
+		fc_attr_str(all->sched, sizeof(all->sched), tb[FAIRQ_A_CLASS_SCHED], "");
 	return 0;
 }
 

@@ -82,7 +82,7 @@ fairqctl weight 10.99.0.12 2 || fail "fairqctl weight 10.99.0.12 2 failed"
 fairq_set_sched qfifo
 wait $mon || fail "the unprivileged monitor failed: $(cat /tmp/unpriv.err)"
 grep -q 'scheduler fq -> qfifo' /tmp/unpriv.out || fail "the unprivileged monitor: $(cat /tmp/unpriv.out)"
-grep -q 'weight changes name clients and need CAP_NET_ADMIN' /tmp/unpriv.err ||
+grep -q 'weight and class changes name clients and need CAP_NET_ADMIN' /tmp/unpriv.err ||
 	fail "the unprivileged monitor did not say why weights are not shown: $(cat /tmp/unpriv.err)"
 fairq_set_sched fq
 fairqctl weight 10.99.0.12 0 || fail "fairqctl weight 10.99.0.12 0 failed"

@@ -2,15 +2,16 @@
 # fairqctl's QoS classes against the module: class add, change and del take effect (a class
 # limited to 40/s paces its client at 40/s, its counters say so), class list shows them as the
 # kernel has them (text and JSON valid for the schema), bad requests are refused with the
-# kernel's reason, unprivileged callers are refused, and showconf's CLASS lines given to
-# fairq-apply bring back exactly the classes they describe.
+# kernel's reason, unprivileged callers are refused, showconf's CLASS lines given to
+# fairq-apply bring back exactly the classes they describe, and every change is announced to
+# fairqctl monitor and logged.
 . /fairq/lib.sh
 . /fairq/fairqctl-lib.sh
 fairq_need_sched fq
 fairq_bench_lib /tmp/fcclass
 cleanup() {
 	pkill -INT -x fairq-load
-	for c in farm backup; do fairqctl class del $c >/dev/null 2>&1; done
+	for c in farm backup watched; do fairqctl class del $c >/dev/null 2>&1; done
 	fairqctl class change default limit none >/dev/null 2>&1
 	fairq_set_sched fifo
 }
@@ -91,3 +92,34 @@ PY
 log "showconf -> fairq-apply: $(grep -c '^CLASS=' /tmp/state.conf) classes restored"
 fairq-apply -c /tmp/state.conf >/tmp/apply2.out 2>&1 || fail "fairq-apply again: $(cat /tmp/apply2.out)"
 [ "$(fairq_rescues)" = 0 ] || fail "the watchdog rescued transports"
+
+# every class change is announced (to CAP_NET_ADMIN: matches name clients) with the class as it
+# now is, in order, and logged with who made it
+fairqctl -j monitor -n 3 -t 120 >/tmp/cmon.json 2>/tmp/cmon.err &
+mon=$!
+sleep 3
+lines=$(dmesg | wc -l)
+fairqctl class add watched match 10.99.0.13 match 10.99.1.0/24 limit 30/s burst 3 ||
+	fail "class add watched failed"
+fairqctl class change watched limit none || fail "class change watched failed"
+fairqctl class del watched || fail "class del watched failed"
+wait $mon || fail "monitor failed: $(cat /tmp/cmon.err)"
+events=$(python3 -c '
+import json, sys
+out = []
+for j in map(json.loads, sys.stdin):
+    assert j["event"] == "class-change" and j["sched"] == "fq" and j["class"] == "watched", j
+    if j["deleted"]:
+        out.append("deleted")
+    else:
+        out.append("%d/%d:%s" % (j["limit_rps"], j["burst"], ",".join(j["matches"])))
+print(" ".join(out))' </tmp/cmon.json) || fail "the class events do not read right: $(cat /tmp/cmon.json)"
+[ "$events" = "30/3:10.99.0.13,10.99.1.0/24 0/3:10.99.0.13,10.99.1.0/24 deleted" ] ||
+	fail "class events: '$events'"
+fairq_validate /tmp/cmon.json || fail "the class events are not valid for the schema"
+new=$(dmesg | tail -n +$((lines + 1)))
+for w in made changed deleted; do
+	echo "$new" | grep -q "fairq: fq class watched $w, by fairqctl\[" ||
+		fail "no kernel log line for the class $w: $new"
+done
+log "class events: $events"
