@@ -1214,7 +1214,8 @@ int fairq_nl_class_set_doit(struct sk_buff *skb, struct genl_info *info)
 	} else {
 		err = ops->keys->set_class(spec, &why);
 		if (!err)
-			fairq_class_changed(ops, spec->name, spec->create);
+			fairq_class_changed(ops, spec->name,
+					    spec->create ? FAIRQ_CLASS_MADE : FAIRQ_CLASS_CHANGED);
 		fairq_change_end();
 		if (err)
 			set_why(info->extack, why);
@@ -1254,7 +1255,7 @@ int fairq_nl_class_del_doit(struct sk_buff *skb, struct genl_info *info)
 	} else {
 		err = ops->keys->del_class(name, &why);
 		if (!err)
-			fairq_class_changed(ops, name, false);
+			fairq_class_changed(ops, name, FAIRQ_CLASS_DELETED);
 		fairq_change_end();
 		if (err)
 			set_why(info->extack, why);

@@ -565,31 +565,39 @@ static int class_copy(const struct fairq_class_spec *cls, void *arg)
  * fairq_class_changed - log and announce a class a policy made, changed or deleted
  * @ops: the policy
  * @name: the class
- * @made: a new class; else changed, or deleted if the policy no longer has it
+ * @change: what was done to it
  *
- * Announced with its settings as they now are, read back from the policy: a change names only
- * what it sets.  Under the change lock, as the change was, so announcements come in order.
+ * A class made or changed is announced with its settings as they now are, read back from the
+ * policy: a change names only what it sets.  Under the change lock, as the change was, so
+ * announcements come in order.
  */
-void fairq_class_changed(const struct fairq_sched_ops *ops, const char *name, bool made)
+void fairq_class_changed(const struct fairq_sched_ops *ops, const char *name,
+			 enum fairq_class_change change)
 {
+	static const char * const what[] = {
+		[FAIRQ_CLASS_MADE] = "made",
+		[FAIRQ_CLASS_CHANGED] = "changed",
+		[FAIRQ_CLASS_DELETED] = "deleted",
+	};
 	struct fairq_event ev = { .class = { .sched = ops->name, .name = name } };
-	struct fairq_class_spec *spec;
-	const char *what = "deleted";
+	struct fairq_class_spec *spec = NULL;
 	u64 cursor = 0;
 
-	/* the matches make it too big for the stack; without memory, no announcement */
-	spec = kzalloc(sizeof(*spec), GFP_KERNEL);
-	if (spec) {
-		strscpy(spec->name, name, sizeof(spec->name));
-		if (ops->keys->for_each_class(&cursor, class_copy, spec) > 0) {
-			ev.class.spec = spec;
-			what = made ? "made" : "changed";
-		}
-	}
-	pr_info("%s class %s %s, by %s[%d]\n", ops->name, name, what, current->comm,
+	pr_info("%s class %s %s, by %s[%d]\n", ops->name, name, what[change], current->comm,
 		task_pid_nr(current));
-	if (spec)
-		fairq_event_announce(FAIRQ_EVENT_CLASS, &ev);
+	if (change != FAIRQ_CLASS_DELETED) {
+		/* the matches make it too big for the stack; without memory, no announcement */
+		spec = kzalloc(sizeof(*spec), GFP_KERNEL);
+		if (!spec)
+			return;
+		strscpy(spec->name, name, sizeof(spec->name));
+		if (ops->keys->for_each_class(&cursor, class_copy, spec) <= 0) {
+			kfree(spec);
+			return;
+		}
+		ev.class.spec = spec;
+	}
+	fairq_event_announce(FAIRQ_EVENT_CLASS, &ev);
 	kfree(spec);
 }
 

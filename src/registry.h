@@ -36,6 +36,8 @@ struct fairq_event;
 void fairq_tunable_changed(struct fairq_event *ev);
 void fairq_weight_changed(const struct fairq_sched_ops *ops, const struct fairq_key_id *id,
 			  u32 weight);
-void fairq_class_changed(const struct fairq_sched_ops *ops, const char *name, bool made);
+enum fairq_class_change { FAIRQ_CLASS_MADE, FAIRQ_CLASS_CHANGED, FAIRQ_CLASS_DELETED };
+void fairq_class_changed(const struct fairq_sched_ops *ops, const char *name,
+			 enum fairq_class_change change);
 
 #endif /* _FAIRQ_REGISTRY_H */
