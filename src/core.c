@@ -79,6 +79,12 @@ unsigned int fairq_pool_nr_threads(const struct fairq_pool *fp)
 }
 EXPORT_SYMBOL_GPL(fairq_pool_nr_threads);
 
+unsigned int fairq_pool_serv_threads(const struct fairq_pool *fp)
+{
+	return READ_ONCE(fp->serv->serv->sv_nrthreads);
+}
+EXPORT_SYMBOL_GPL(fairq_pool_serv_threads);
+
 bool fairq_pool_adopting(const struct fairq_pool *fp)
 {
 	return fp->adopting;

@@ -64,13 +64,17 @@ const struct nla_policy fairq_weight_get_nl_policy[FAIRQ_A_KEY_SCHED + 1] = {
 };
 
 /* FAIRQ_CMD_CLASS_SET - do */
-const struct nla_policy fairq_class_set_nl_policy[FAIRQ_A_CLASS_SCHED + 1] = {
+const struct nla_policy fairq_class_set_nl_policy[FAIRQ_A_CLASS_PER_KEY + 1] = {
 	[FAIRQ_A_CLASS_NAME] = { .type = NLA_NUL_STRING, .len = FAIRQ_CLASS_NAME_LEN, },
 	[FAIRQ_A_CLASS_CREATE] = { .type = NLA_FLAG, },
 	[FAIRQ_A_CLASS_RANK] = { .type = NLA_U32, },
 	[FAIRQ_A_CLASS_MATCH] = NLA_POLICY_NESTED(fairq_key_id_nl_policy),
 	[FAIRQ_A_CLASS_LIMIT_RPS] = { .type = NLA_U32, },
 	[FAIRQ_A_CLASS_BURST] = { .type = NLA_U32, },
+	[FAIRQ_A_CLASS_WEIGHT] = { .type = NLA_U32, },
+	[FAIRQ_A_CLASS_RESERVE] = { .type = NLA_U32, },
+	[FAIRQ_A_CLASS_LIMIT_PCT] = { .type = NLA_U32, },
+	[FAIRQ_A_CLASS_PER_KEY] = { .type = NLA_U8, },
 	[FAIRQ_A_CLASS_SCHED] = { .type = NLA_NUL_STRING, .len = FAIRQ_SCHED_NAME_LEN, },
 };
 
@@ -143,7 +147,7 @@ const struct genl_ops fairq_nl_ops[10] = {
 		.cmd		= FAIRQ_CMD_CLASS_SET,
 		.doit		= fairq_nl_class_set_doit,
 		.policy		= fairq_class_set_nl_policy,
-		.maxattr	= FAIRQ_A_CLASS_SCHED,
+		.maxattr	= FAIRQ_A_CLASS_PER_KEY,
 		.flags		= GENL_ADMIN_PERM,
 	},
 	{

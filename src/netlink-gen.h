@@ -28,7 +28,7 @@ extern const struct nla_policy fairq_weight_set_nl_policy[FAIRQ_A_KEY_WEIGHT + 1
 
 extern const struct nla_policy fairq_weight_get_nl_policy[FAIRQ_A_KEY_SCHED + 1];
 
-extern const struct nla_policy fairq_class_set_nl_policy[FAIRQ_A_CLASS_SCHED + 1];
+extern const struct nla_policy fairq_class_set_nl_policy[FAIRQ_A_CLASS_PER_KEY + 1];
 
 extern const struct nla_policy fairq_class_del_nl_policy[FAIRQ_A_CLASS_SCHED + 1];
 

@@ -1165,6 +1165,22 @@ static int class_spec_parse(struct genl_info *info, struct fairq_class_spec *spe
 		spec->set_burst = true;
 		spec->burst = nla_get_u32(tb[FAIRQ_A_CLASS_BURST]);
 	}
+	if (tb[FAIRQ_A_CLASS_WEIGHT]) {
+		spec->set_weight = true;
+		spec->weight = nla_get_u32(tb[FAIRQ_A_CLASS_WEIGHT]);
+	}
+	if (tb[FAIRQ_A_CLASS_RESERVE]) {
+		spec->set_reserve = true;
+		spec->reserve_pct = nla_get_u32(tb[FAIRQ_A_CLASS_RESERVE]);
+	}
+	if (tb[FAIRQ_A_CLASS_LIMIT_PCT]) {
+		spec->set_limit_pct = true;
+		spec->limit_pct = nla_get_u32(tb[FAIRQ_A_CLASS_LIMIT_PCT]);
+	}
+	if (tb[FAIRQ_A_CLASS_PER_KEY]) {
+		spec->set_per_key = true;
+		spec->per_key = nla_get_u8(tb[FAIRQ_A_CLASS_PER_KEY]);
+	}
 	nlmsg_for_each_attr(a, info->nlhdr, GENL_HDRLEN, rem) {
 		if (nla_type(a) != FAIRQ_A_CLASS_MATCH)
 			continue;
@@ -1277,7 +1293,7 @@ struct class_walk {
 	struct genl_info *info;
 };
 
-/* What a class is set to: its name, rank, limit, burst and matches (reports and events). */
+/* What a class is set to: name, rank, limits, burst, weight, reserve, matches (reports, events). */
 static int class_settings_put(struct sk_buff *skb, const struct fairq_class_spec *cls)
 {
 	unsigned int i;
@@ -1285,7 +1301,11 @@ static int class_settings_put(struct sk_buff *skb, const struct fairq_class_spec
 	if (nla_put_string(skb, FAIRQ_A_CLASS_NAME, cls->name) ||
 	    (cls->set_rank && nla_put_u32(skb, FAIRQ_A_CLASS_RANK, cls->rank)) ||
 	    nla_put_u32(skb, FAIRQ_A_CLASS_LIMIT_RPS, cls->limit_rps) ||
-	    nla_put_u32(skb, FAIRQ_A_CLASS_BURST, cls->burst))
+	    nla_put_u32(skb, FAIRQ_A_CLASS_BURST, cls->burst) ||
+	    nla_put_u32(skb, FAIRQ_A_CLASS_WEIGHT, cls->weight) ||
+	    nla_put_u32(skb, FAIRQ_A_CLASS_RESERVE, cls->reserve_pct) ||
+	    nla_put_u32(skb, FAIRQ_A_CLASS_LIMIT_PCT, cls->limit_pct) ||
+	    nla_put_u8(skb, FAIRQ_A_CLASS_PER_KEY, cls->per_key))
 		return -EMSGSIZE;
 	for (i = 0; i < cls->nr_match; i++) {
 		if (key_id_put_as(skb, FAIRQ_A_CLASS_MATCH, &cls->match[i]))
@@ -1311,6 +1331,7 @@ static int class_put(struct sk_buff *skb, const struct class_walk *w,
 	    put_u64(skb, FAIRQ_A_CLASS_THREAD_NS, st.thread_ns, FAIRQ_A_CLASS_PAD) ||
 	    put_u64(skb, FAIRQ_A_CLASS_PACED, st.paced, FAIRQ_A_CLASS_PAD) ||
 	    put_u64(skb, FAIRQ_A_CLASS_PACED_NS, st.paced_ns, FAIRQ_A_CLASS_PAD) ||
+	    put_u64(skb, FAIRQ_A_CLASS_RESERVED, st.reserved, FAIRQ_A_CLASS_PAD) ||
 	    nla_put_string(skb, FAIRQ_A_CLASS_SCHED, w->ops->name))
 		return -EMSGSIZE;
 	return 0;

@@ -31,7 +31,7 @@ struct svc_serv;
 struct task_struct;
 
 /* Room for a policy's per-pool state, inside struct fairq_pool: switching never allocates. */
-#define FAIRQ_SCHED_PRIV_BYTES	512
+#define FAIRQ_SCHED_PRIV_BYTES	1536
 
 /* A name's room with its NUL; the limits are netlink's (uapi). */
 #define FAIRQ_SCHED_NAME_MAX	(FAIRQ_SCHED_NAME_LEN + 1)
@@ -100,13 +100,19 @@ typedef int (*fairq_weight_fn)(const struct fairq_key_id *id, u32 weight, void *
  * struct fairq_class_spec - a QoS class as set (class-set) or reported (for_each_class)
  * @name: NUL-terminated; "default" is the class of every client no other class takes.
  * @create: a new class (the name must be free), else a change of an existing one.
- * @set_rank, @set_match, @set_limit, @set_burst: which of the fields below a change sets
- *	(the others keep their value); in a report, @set_rank is false for the default class.
+ * @set_rank, @set_match, @set_limit, @set_burst, @set_weight, @set_reserve, @set_limit_pct,
+ * @set_per_key: which of the fields below a change sets (the others keep their value); in a
+ *	report, @set_rank is false for the default class.
  * @rank: matching order, lowest first; unique.
  * @nr_match: entries of @match.
  * @match: addresses, subnets or NFSv4.1 client ids (key types addr, subnet, v4client).
  * @limit_rps: requests per second for the whole service, however many pools (0: none).
  * @burst: requests it may start back to back after being quiet (1: evenly spaced).
+ * @weight: the class's share of the service's thread time among classes with work, its keys
+ *	together (0: none, its keys count one by one, each with its own weight).
+ * @reserve_pct: percent of the service's thread time it gets first whenever it has work.
+ * @limit_pct: percent of the service's thread time it may use at most (0: none).
+ * @per_key: @weight is each key's, not the class's as a whole.
  */
 struct fairq_class_spec {
 	char name[FAIRQ_CLASS_NAME_LEN + 1];
@@ -115,11 +121,19 @@ struct fairq_class_spec {
 	bool set_match;
 	bool set_limit;
 	bool set_burst;
+	bool set_weight;
+	bool set_reserve;
+	bool set_limit_pct;
+	bool set_per_key;
+	bool per_key;
 	u32 rank;
 	u32 nr_match;
 	struct fairq_key_id match[FAIRQ_CLASS_MATCH_MAX];
 	u32 limit_rps;
 	u32 burst;
+	u32 weight;
+	u32 reserve_pct;
+	u32 limit_pct;
 };
 
 /* A class's counters in one service (counted only while it has matches or a limit). */
@@ -128,6 +142,7 @@ struct fairq_class_stats {
 	u64 thread_ns;		/* thread time its requests used */
 	u64 paced;		/* times one of its keys waited for its limit */
 	u64 paced_ns;		/* time its keys waited for its limit, in all */
+	u64 reserved;		/* requests started ahead of the others, on its reservation */
 };
 
 /* Receives one class; a non-zero return stops the walk. */
@@ -351,7 +366,7 @@ void *fairq_pool_priv(struct fairq_pool *fp);
  * fairq starts to track the service, kept across rebuilds and switches, never locked by the
  * core (use atomics).  One user, fq (its classes' rate clocks), which checks what it finds.
  */
-#define FAIRQ_SCHED_SHARED_BYTES	2048
+#define FAIRQ_SCHED_SHARED_BYTES	4096
 void *fairq_pool_shared(struct fairq_pool *fp);
 /*
  * Have @tick called for @fp at the latest at @ns (ktime_get_ns()'s clock), for work held back
@@ -361,6 +376,8 @@ void fairq_pool_wake_at(struct fairq_pool *fp, u64 ns);
 unsigned int fairq_pool_id(const struct fairq_pool *fp);
 /* The nfsd threads the pool has now. */
 unsigned int fairq_pool_nr_threads(const struct fairq_pool *fp);
+/* The nfsd threads the pool's service has now, in all its pools. */
+unsigned int fairq_pool_serv_threads(const struct fairq_pool *fp);
 /*
  * The core is handing the policy transports that were already waiting before it took the pool
  * over (their wait did not happen under this policy: no latency to account, no hold).

@@ -44,14 +44,20 @@ static bool is_default(const char *name)
 	return !strcmp(name, DEFAULT_NAME);
 }
 
-static void ref_of(const struct fairq_class *c, struct fairq_class_ref *ref)
+static void ref_of(const struct fairq_class *c, struct fairq_class_ref *ref, u32 *key_weight)
 {
+	if (key_weight)
+		*key_weight = c->spec.per_key ? c->spec.weight : 0;
 	ref->slot = c->slot;
 	ref->owner = c->owner;
 	ref->gen = c->gen;
-	ref->counted = c->spec.nr_match || c->spec.limit_rps;
+	ref->counted = c->spec.nr_match || c->spec.limit_rps || c->spec.weight ||
+		       c->spec.reserve_pct || c->spec.limit_pct;
 	ref->interval_ns = c->spec.limit_rps ? div_u64(NSEC_PER_SEC, c->spec.limit_rps) : 0;
 	ref->tolerance_ns = ref->interval_ns * (c->spec.burst ? c->spec.burst - 1 : 0);
+	ref->weight = c->spec.per_key ? 0 : c->spec.weight;
+	ref->reserve_pct = c->spec.reserve_pct;
+	ref->limit_pct = c->spec.limit_pct;
 }
 
 /**
@@ -60,12 +66,14 @@ static void ref_of(const struct fairq_class *c, struct fairq_class_ref *ref)
  * @id: the key
  * @addr_id: its address key (the same as @id unless keyed by NFSv4.1 client id)
  * @ref: what the key keeps of its class
+ * @key_weight: if not NULL, the weight its class gives each key (per-key), else 0
  *
  * The first class in rank order with a match for @id, or else for @addr_id; the default
  * class when none has.
  */
 void fairq_class_of(struct fairq_classes __rcu **classes, const struct fairq_key_id *id,
-		    const struct fairq_key_id *addr_id, struct fairq_class_ref *ref)
+		    const struct fairq_key_id *addr_id, struct fairq_class_ref *ref,
+		    u32 *key_weight)
 {
 	const struct fairq_classes *t;
 	struct fairq_class dflt;
@@ -75,7 +83,7 @@ void fairq_class_of(struct fairq_classes __rcu **classes, const struct fairq_key
 	t = rcu_dereference(*classes);
 	if (!t) {
 		default_class(&dflt);
-		ref_of(&dflt, ref);
+		ref_of(&dflt, ref, key_weight);
 		goto out;
 	}
 	for (i = 0; i + 1 < t->nr; i++) {
@@ -84,12 +92,12 @@ void fairq_class_of(struct fairq_classes __rcu **classes, const struct fairq_key
 		for (m = 0; m < c->spec.nr_match; m++) {
 			if (fairq_key_rule_matches(&c->spec.match[m], id) ||
 			    fairq_key_rule_matches(&c->spec.match[m], addr_id)) {
-				ref_of(c, ref);
+				ref_of(c, ref, key_weight);
 				goto out;
 			}
 		}
 	}
-	ref_of(&t->cls[t->nr - 1], ref);
+	ref_of(&t->cls[t->nr - 1], ref, key_weight);
 out:
 	rcu_read_unlock();
 }
@@ -115,12 +123,22 @@ struct fairq_class_clock *fairq_class_clock(void *shared, const struct fairq_cla
 		atomic64_set(&clock->thread_ns, 0);
 		atomic64_set(&clock->paced, 0);
 		atomic64_set(&clock->paced_ns, 0);
+		atomic64_set(&clock->reserved, 0);
 		atomic64_set(&clock->tat, 0);
+		atomic64_set(&clock->reserve_at, 0);
+		atomic64_set(&clock->ceiling_at, 0);
+		/*
+		 * @vtime is compared with the other classes': a new class starts where the
+		 * pool that first serves it is (fq clamps it); @active_weight is its keys'
+		 * own count, which they take back as they leave
+		 */
 		WRITE_ONCE(clock->gen, ref->gen);
 		WRITE_ONCE(clock->owner, ref->owner);
 	} else if (unlikely(READ_ONCE(clock->gen) != ref->gen) &&
 		   (s32)(ref->gen - READ_ONCE(clock->gen)) > 0) {
 		atomic64_set(&clock->tat, 0);
+		atomic64_set(&clock->reserve_at, 0);
+		atomic64_set(&clock->ceiling_at, 0);
 		WRITE_ONCE(clock->gen, ref->gen);
 	}
 	return clock;
@@ -177,6 +195,39 @@ void fairq_class_unbook(struct fairq_class_clock *clock, const struct fairq_clas
 				       max_t(s64, now, tat - (s64)ref->interval_ns)));
 }
 
+/**
+ * fairq_class_time_ns - real time a class's thread time takes at its rate
+ * @thread_ns: thread time used (negative: less than was paid for)
+ * @pct: the class's percent of the service's threads
+ * @threads: the service's threads (at least 1 is assumed)
+ *
+ * A class with 25% of 8 threads uses two threads' time: 1 ms of thread time takes 0.5 ms
+ * of its reservation or its ceiling.
+ */
+s64 fairq_class_time_ns(s64 thread_ns, unsigned int pct, unsigned int threads)
+{
+	return div64_s64(thread_ns * 100, pct * max_t(unsigned int, threads, 1));
+}
+
+/**
+ * fairq_class_time_charge - move a reservation's or a ceiling's clock on by @delta_ns
+ * @at: the clock
+ * @delta_ns: real time at the class's rate (negative: a request cost less than paid for)
+ * @floor_ns: the earliest the clock may be before a charge: a class that had no work does
+ *	not save up its rate for later beyond it
+ */
+void fairq_class_time_charge(atomic64_t *at, s64 delta_ns, u64 floor_ns)
+{
+	s64 old = atomic64_read(at);
+
+	if (delta_ns < 0) {
+		atomic64_add(delta_ns, at);
+		return;
+	}
+	while (!atomic64_try_cmpxchg(at, &old, max_t(s64, old, floor_ns) + delta_ns))
+		;
+}
+
 static bool name_valid(const char *name)
 {
 	size_t i, len = strnlen(name, FAIRQ_CLASS_NAME_LEN + 1);
@@ -224,6 +275,48 @@ static int spec_check(const struct fairq_class_spec *spec, const char **why)
 	if (spec->set_burst && (!spec->burst || spec->burst > FAIRQ_CLASS_BURST_MAX)) {
 		*why = "a burst is 1 to 100000 requests";
 		return -ERANGE;
+	}
+	if (spec->set_weight && spec->weight > FAIRQ_CLASS_WEIGHT_MAX) {
+		*why = "a class's weight is 1 to 10000 (0: none)";
+		return -ERANGE;
+	}
+	if (spec->set_reserve && spec->reserve_pct > 100) {
+		*why = "a reservation is 0 to 100 percent of the threads";
+		return -ERANGE;
+	}
+	if (spec->set_limit_pct && spec->limit_pct > 100) {
+		*why = "a limit is 1 to 100 percent of the threads (0: none)";
+		return -ERANGE;
+	}
+	return 0;
+}
+
+/*
+ * The checks of a class as a change leaves it, with the others of @t: reservations that add
+ * up, and what per-key applies to.
+ */
+static int class_check(const struct fairq_classes *t, const struct fairq_class *c,
+		       const char **why)
+{
+	unsigned int i, reserved = 0;
+
+	for (i = 0; i < t->nr; i++)
+		reserved += t->cls[i].spec.reserve_pct;
+	if (reserved > 100) {
+		*why = "the classes' reservations would add up to more than 100%";
+		return -ERANGE;
+	}
+	if (c->spec.limit_pct && c->spec.reserve_pct > c->spec.limit_pct) {
+		*why = "a class's reservation cannot be above its own limit";
+		return -EINVAL;
+	}
+	if (c->spec.per_key && !c->spec.weight) {
+		*why = "per-key applies a class's weight to each of its keys: give it a weight";
+		return -EINVAL;
+	}
+	if (c->spec.per_key && (c->spec.reserve_pct || c->spec.limit_pct || c->spec.limit_rps)) {
+		*why = "per-key applies to the weight only, not to reservations or limits";
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -373,16 +466,33 @@ int fairq_classes_set(struct fairq_classes __rcu **classes, const struct fairq_c
 		memcpy(c->spec.match, spec->match, spec->nr_match * sizeof(spec->match[0]));
 	}
 	if ((spec->set_limit && spec->limit_rps != c->spec.limit_rps) ||
-	    (spec->set_burst && spec->burst != c->spec.burst))
+	    (spec->set_burst && spec->burst != c->spec.burst) ||
+	    (spec->set_reserve && spec->reserve_pct != c->spec.reserve_pct) ||
+	    (spec->set_limit_pct && spec->limit_pct != c->spec.limit_pct))
 		c->gen = new_stamp();
 	if (spec->set_limit)
 		c->spec.limit_rps = spec->limit_rps;
 	if (spec->set_burst)
 		c->spec.burst = spec->burst;
+	if (spec->set_weight)
+		c->spec.weight = spec->weight;
+	if (spec->set_reserve)
+		c->spec.reserve_pct = spec->reserve_pct;
+	if (spec->set_limit_pct)
+		c->spec.limit_pct = spec->limit_pct;
+	if (spec->set_per_key)
+		c->spec.per_key = spec->per_key;
+	err = class_check(t, c, why);
+	if (err)
+		goto fail;
 	c->spec.create = false;
 	c->spec.set_match = false;
 	c->spec.set_limit = false;
 	c->spec.set_burst = false;
+	c->spec.set_weight = false;
+	c->spec.set_reserve = false;
+	c->spec.set_limit_pct = false;
+	c->spec.set_per_key = false;
 	if (!is_default(c->spec.name))
 		reorder(t, at);
 	publish(classes, t);
@@ -488,9 +598,35 @@ void fairq_classes_stats(struct fairq_classes __rcu **classes, void *shared, con
 			out->thread_ns += atomic64_read(&clock->thread_ns);
 			out->paced += atomic64_read(&clock->paced);
 			out->paced_ns += atomic64_read(&clock->paced_ns);
+			out->reserved += atomic64_read(&clock->reserved);
 		}
 	}
 	rcu_read_unlock();
+}
+
+/**
+ * fairq_classes_shared - whether classes share the threads as classes
+ * @classes: the policy's classes
+ *
+ * Return: true if a class has a weight of its own (not per key) or a reservation: its keys
+ * then take their turns as a class, apart from the others'.  Otherwise every key is in one
+ * rotation, as without classes.
+ */
+bool fairq_classes_shared(struct fairq_classes __rcu **classes)
+{
+	const struct fairq_classes *t;
+	bool shared = false;
+	unsigned int i;
+
+	rcu_read_lock();
+	t = rcu_dereference(*classes);
+	for (i = 0; t && i < t->nr && !shared; i++) {
+		const struct fairq_class_spec *c = &t->cls[i].spec;
+
+		shared = (c->weight && !c->per_key) || c->reserve_pct;
+	}
+	rcu_read_unlock();
+	return shared;
 }
 
 /**

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * QoS classes of a keyed policy (classes.c): ordered rules that put each key in a class, and
- * each class's request rate limit, held for a service as a whole by a rate clock that all of
- * the service's pools share.
+ * each class's share, reservation and limits, held for a service as a whole by clocks that
+ * all of the service's pools share.
  */
 #ifndef FAIRQ_SCHED_CLASSES_H
 #define FAIRQ_SCHED_CLASSES_H
@@ -32,10 +32,13 @@ struct fairq_classes {
 
 /* What a key keeps of its class: taken when the key is made (a class change rebuilds keys). */
 struct fairq_class_ref {
-	u32 slot;
+	u8 slot;		/* < FAIRQ_CLASSES_MAX */
+	bool counted;		/* a class of the admin's, or the default one with a limit */
+	u8 reserve_pct;		/* of the service's thread time; 0: none */
+	u8 limit_pct;		/* of the service's thread time; 0: none */
 	u32 owner;
 	u32 gen;
-	bool counted;		/* a class of the admin's, or the default one with a limit */
+	u16 weight;		/* the class's as a whole; 0: its keys' weights, added up */
 	u64 interval_ns;	/* 1 s / limit; 0: no limit */
 	u64 tolerance_ns;	/* how far ahead of the clock a start may be: burst - 1 intervals */
 };
@@ -53,14 +56,33 @@ struct fairq_class_clock {
 	atomic64_t thread_ns;
 	atomic64_t paced;
 	atomic64_t paced_ns;
+	atomic64_t reserved;
+	/*
+	 * Thread time as the classes share it: @vtime, thread time divided by the class's
+	 * weight (the class with work and the lowest goes first); @active_weight, the weights
+	 * of its keys with work, in all pools, the weight of a class that has none of its own.
+	 */
+	atomic64_t vtime;
+	atomic64_t active_weight;
+	/*
+	 * Thread time in real time at the class's rate (its percent of all threads):
+	 * @reserve_at, a class behind it (earlier than now) goes ahead of the others;
+	 * @ceiling_at, a class ahead of it (later than now) waits.
+	 */
+	atomic64_t reserve_at;
+	atomic64_t ceiling_at;
 } ____cacheline_aligned_in_smp;
 
 void fairq_class_of(struct fairq_classes __rcu **classes, const struct fairq_key_id *id,
-		    const struct fairq_key_id *addr_id, struct fairq_class_ref *ref);
+		    const struct fairq_key_id *addr_id, struct fairq_class_ref *ref,
+		    u32 *key_weight);
 struct fairq_class_clock *fairq_class_clock(void *shared, const struct fairq_class_ref *ref);
 u64 fairq_class_book(struct fairq_class_clock *clock, const struct fairq_class_ref *ref, u64 now);
 void fairq_class_unbook(struct fairq_class_clock *clock, const struct fairq_class_ref *ref,
 			u64 start, u64 now);
+s64 fairq_class_time_ns(s64 thread_ns, unsigned int pct, unsigned int threads);
+void fairq_class_time_charge(atomic64_t *at, s64 delta_ns, u64 floor_ns);
+bool fairq_classes_shared(struct fairq_classes __rcu **classes);
 int fairq_classes_set(struct fairq_classes __rcu **classes, const struct fairq_class_spec *spec,
 		      const char **why);
 int fairq_classes_del(struct fairq_classes __rcu **classes, const char *name, const char **why);

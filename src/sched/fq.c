@@ -64,6 +64,8 @@ struct fq_key {
 	struct fairq_xlist queue;
 	struct fairq_key_id id;
 	u8 list;			/* enum fq_list */
+	bool token;			/* holds a start of its limited class (admit_or_pace()) */
+	bool active;			/* its weight is in its class's weight with work */
 	u32 weight;
 	u32 in_flight;
 	u32 handed;			/* dispatched, not yet seen on a thread (cap) or started */
@@ -80,8 +82,8 @@ struct fq_key {
 	u64 done_ns;			/* when its last request in flight ended (anticipation) */
 	u64 waiting_ns;			/* tracing only: waiting for a turn since (0: unknown) */
 	struct fairq_class_ref cls;
-	bool token;			/* holds a start of its limited class (admit_or_pace()) */
 	u64 start_ns;			/* ... booked for then */
+	u64 due_ns;			/* paced until then: its start, or its class's ceiling */
 	u64 paced_at;			/* when it began to wait for that start */
 };
 
@@ -89,7 +91,16 @@ struct fq_pool {
 	struct fairq_keytab keys;
 	struct list_head new_keys;
 	struct list_head burst_keys;	/* past their first turn, allowance left */
-	struct list_head old_keys;
+	/*
+	 * The rotation: one list while classes do not share the threads as classes (all
+	 * keys in [0]), else one per class slot, in @old_busy (set as a list gets a key,
+	 * cleared as it is found empty)
+	 */
+	struct list_head old_keys[FAIRQ_CLASSES_MAX];
+	u32 old_busy;
+	bool classes_shared;		/* fairq_classes_shared() when the pool was built */
+	bool reserving;			/* the last next_list() served a class's reservation */
+	u64 vfloor;			/* the vtime of the class last served from the rotation */
 	struct list_head idle_keys;	/* oldest first */
 	struct list_head held_keys;	/* at their in-flight cap, with work queued */
 	struct list_head paced_keys;	/* waiting for their class's limit, with work queued */
@@ -193,8 +204,10 @@ static void fq_key_init(struct fq_key *k, const struct fairq_key_id *id,
 	fairq_xlist_init(&k->queue);
 	k->id = *id;
 	k->list = FQ_IDLE;
-	k->weight = fairq_weight_of(&fq_weights, id, addr_id);
-	fairq_class_of(&fq_classes, id, addr_id, &k->cls);
+	u32 key_weight;
+
+	fairq_class_of(&fq_classes, id, addr_id, &k->cls, &key_weight);
+	k->weight = key_weight ?: fairq_weight_of(&fq_weights, id, addr_id);
 	k->avg_cost = (u64)READ_ONCE(fq_quantum_us) * NSEC_PER_USEC / 4;
 	k->idle_since = jiffies;
 }
@@ -270,10 +283,13 @@ static void fq_init_pool(struct fairq_pool *fp)
 {
 	struct fq_pool *p = fqp(fp);
 	struct fairq_key_id none = { .type = FAIRQ_KEY_TYPE_ADDR };
+	unsigned int i;
 
 	INIT_LIST_HEAD(&p->new_keys);
 	INIT_LIST_HEAD(&p->burst_keys);
-	INIT_LIST_HEAD(&p->old_keys);
+	for (i = 0; i < FAIRQ_CLASSES_MAX; i++)
+		INIT_LIST_HEAD(&p->old_keys[i]);
+	p->classes_shared = fairq_classes_shared(&fq_classes);
 	INIT_LIST_HEAD(&p->idle_keys);
 	INIT_LIST_HEAD(&p->held_keys);
 	INIT_LIST_HEAD(&p->paced_keys);
@@ -330,6 +346,98 @@ static bool capped_now(const struct fq_pool *p, const struct fq_key *k)
 	return p->cap && k != &p->overflow && k->occupied + k->handed >= p->cap;
 }
 
+static struct fairq_class_clock *class_clock(struct fairq_pool *fp, const struct fq_key *k)
+{
+	return fairq_class_clock(fairq_pool_shared(fp), &k->cls);
+}
+
+/* vtime is thread time over weight, in 1/1024 ns so that a weight of 10000 still counts */
+#define FQ_VTIME_SHIFT	10
+/* the most of its reservation a class that had no work keeps for when it has some */
+#define FQ_RESERVE_SAVED_NS	(100 * NSEC_PER_MSEC)
+/*
+ * how far a class may be ahead of its ceiling and still start: a thread that comes free a
+ * little before the ceiling allows does not sit idle until its next chance
+ */
+#define FQ_CEILING_AHEAD_NS	NSEC_PER_MSEC
+
+/* The weight @k's class shares the threads with: its own, or its keys' with work. */
+static u64 class_weight(struct fairq_class_clock *clock, const struct fq_key *k)
+{
+	return k->cls.weight ?: max_t(s64, atomic64_read(&clock->active_weight), 1);
+}
+
+/*
+ * A class that had no work in the pool's rotation starts where the rotation is: it saved up
+ * no thread time while it had nothing to do, and cannot take the threads for as long.
+ */
+static void class_joins(struct fq_pool *p, struct fairq_class_clock *clock)
+{
+	s64 vt = atomic64_read(&clock->vtime);
+
+	while ((s64)(vt - p->vfloor) < 0 &&
+	       !atomic64_try_cmpxchg(&clock->vtime, &vt, p->vfloor))
+		;
+}
+
+/* The rotation's list of @k: its class's while classes share the threads as classes. */
+static struct list_head *old_list(struct fairq_pool *fp, struct fq_pool *p, struct fq_key *k)
+{
+	u32 slot = p->classes_shared ? k->cls.slot : 0;
+
+	if (p->classes_shared && list_empty(&p->old_keys[slot]))
+		class_joins(p, class_clock(fp, k));
+	p->old_busy |= BIT(slot);
+	return &p->old_keys[slot];
+}
+
+/* @k goes to the tail of the rotation (or the head, to go on with its turn). */
+static void to_old(struct fairq_pool *fp, struct fq_pool *p, struct fq_key *k, bool head)
+{
+	struct list_head *old = old_list(fp, p, k);
+
+	k->list = FQ_OLD;
+	if (head)
+		list_move(&k->link, old);
+	else
+		list_move_tail(&k->link, old);
+}
+
+/*
+ * What @k's thread time costs its class: @thread_ns more (or less, negative) of its share,
+ * and of its reservation.  A ceiling is paid at dispatch instead (ceiling_pay()).
+ */
+static void class_pay(struct fairq_pool *fp, struct fq_pool *p, struct fq_key *k, s64 thread_ns)
+{
+	struct fairq_class_clock *clock;
+	u64 now;
+
+	if (!p->classes_shared)
+		return;
+	clock = class_clock(fp, k);
+	atomic64_add(div64_s64(thread_ns * (1 << FQ_VTIME_SHIFT), class_weight(clock, k)),
+		     &clock->vtime);
+	if (!k->cls.reserve_pct)
+		return;
+	now = ktime_get_ns();
+	fairq_class_time_charge(&clock->reserve_at,
+				fairq_class_time_ns(thread_ns, k->cls.reserve_pct,
+						    fairq_pool_serv_threads(fp)),
+				now - FQ_RESERVE_SAVED_NS);
+}
+
+/*
+ * A class's ceiling in percent of the threads is paid as its transports are handed out (a
+ * request's expected cost, settled when it ends), so that the pool's threads do not all
+ * take the class's work before its first request starts.
+ */
+static void ceiling_pay(struct fairq_pool *fp, struct fq_key *k, s64 thread_ns)
+{
+	s64 delta = fairq_class_time_ns(thread_ns, k->cls.limit_pct, fairq_pool_serv_threads(fp));
+
+	fairq_class_time_charge(&class_clock(fp, k)->ceiling_at, delta, ktime_get_ns());
+}
+
 /*
  * A key at its cap waits off the rotation until one of its requests ends, so that the new,
  * burst and old lists only ever hold keys that can be served: has_work is then exact and a pick
@@ -343,21 +451,15 @@ static void hold(struct fq_pool *p, struct fq_key *k)
 	trace_fairq_hold(p->id, &k->id, k->in_flight, k->queue.len);
 }
 
-static void release_held(struct fq_pool *p, struct fq_key *k)
+static void release_held(struct fairq_pool *fp, struct fq_pool *p, struct fq_key *k)
 {
-	k->list = FQ_OLD;
-	list_move_tail(&k->link, &p->old_keys);
+	to_old(fp, p, k, false);
 }
 
 /* Whether @k is in the rotation (new, burst or old), not idle, held at its cap or paced. */
 static bool in_rotation(const struct fq_key *k)
 {
 	return k->list == FQ_NEW || k->list == FQ_BURST || k->list == FQ_OLD;
-}
-
-static struct fairq_class_clock *class_clock(struct fairq_pool *fp, const struct fq_key *k)
-{
-	return fairq_class_clock(fairq_pool_shared(fp), &k->cls);
 }
 
 /*
@@ -375,7 +477,7 @@ static void pace(struct fairq_pool *fp, struct fq_pool *p, struct fq_key *k,
 	 * class's bookings come in order, so this is the tail but where classes interleave.
 	 */
 	list_for_each_entry_reverse(pos, &p->paced_keys, link) {
-		if (pos->start_ns <= k->start_ns)
+		if (pos->due_ns <= k->due_ns)
 			break;
 	}
 	list_move(&k->link, &pos->link);
@@ -383,12 +485,12 @@ static void pace(struct fairq_pool *fp, struct fq_pool *p, struct fq_key *k,
 	k->paced_at = now;
 	p->paced++;
 	atomic64_inc(&clock->paced);
-	fairq_pool_wake_at(fp, k->start_ns);
+	fairq_pool_wake_at(fp, k->due_ns);
 	if (trace_fairq_pace_enabled()) {
 		char cls[FAIRQ_CLASS_NAME_LEN + 1];
 
 		fairq_class_name(&fq_classes, &k->cls, cls, sizeof(cls));
-		trace_fairq_pace(p->id, &k->id, cls, k->start_ns - now, k->queue.len);
+		trace_fairq_pace(p->id, &k->id, cls, k->due_ns - now, k->queue.len);
 	}
 }
 
@@ -404,16 +506,32 @@ static void admit_or_pace(struct fairq_pool *fp, struct fq_pool *p, struct fq_ke
 	struct fairq_class_clock *clock;
 	u64 now;
 
-	if (!k->cls.interval_ns || !in_rotation(k))
+	if ((!k->cls.interval_ns && !k->cls.limit_pct) || !in_rotation(k))
 		return;
 	clock = class_clock(fp, k);
 	now = ktime_get_ns();
-	if (!k->token) {
-		k->start_ns = fairq_class_book(clock, &k->cls, now);
-		k->token = true;
+	k->due_ns = 0;
+	if (k->cls.interval_ns) {
+		if (!k->token) {
+			k->start_ns = fairq_class_book(clock, &k->cls, now);
+			k->token = true;
+		}
+		k->due_ns = k->start_ns;
 	}
-	if (k->start_ns > now)
+	/* under a ceiling too, until the class's thread time is back within it */
+	if (k->cls.limit_pct)
+		k->due_ns = max_t(s64, k->due_ns,
+				  atomic64_read(&clock->ceiling_at) - (s64)FQ_CEILING_AHEAD_NS);
+	if (k->due_ns > now)
 		pace(fp, p, k, clock, now);
+}
+
+/* Whether @k's class is above its ceiling @slack from now (pick's: as in start_stale()). */
+static bool above_ceiling(struct fairq_pool *fp, const struct fq_key *k, u64 slack)
+{
+	return k->cls.limit_pct &&
+	       atomic64_read(&class_clock(fp, k)->ceiling_at) - (s64)FQ_CEILING_AHEAD_NS >
+	       (s64)(ktime_get_ns() + slack);
 }
 
 /*
@@ -452,8 +570,8 @@ static unsigned int release_paced(struct fairq_pool *fp, struct fq_pool *p)
 	unsigned int released = 0;
 
 	list_for_each_entry_safe(k, tmp, &p->paced_keys, link) {
-		if (k->start_ns > now) {
-			soonest = k->start_ns;
+		if (k->due_ns > now) {
+			soonest = k->due_ns;
 			break;
 		}
 		atomic64_add(now - k->paced_at, &class_clock(fp, k)->paced_ns);
@@ -461,8 +579,8 @@ static unsigned int release_paced(struct fairq_pool *fp, struct fq_pool *p)
 			hold(p, k);
 			continue;
 		}
-		k->list = FQ_OLD;
-		list_move_tail(&k->link, &p->old_keys);
+		/* a turn the limit cut short goes on where it was */
+		to_old(fp, p, k, k->deficit > 0);
 		released++;
 	}
 	if (soonest != U64_MAX)
@@ -485,8 +603,8 @@ static bool key_busy(struct fairq_pool *fp, struct fq_key *k, struct svc_xprt *x
 	return created && atomic_read(&xprt->xpt_nr_rqsts);
 }
 
-static struct list_head *next_list(struct fq_pool *p);
-static void next_turn(struct fq_pool *p, struct fq_key *k);
+static struct list_head *next_list(struct fairq_pool *fp, struct fq_pool *p);
+static void next_turn(struct fairq_pool *fp, struct fq_pool *p, struct fq_key *k);
 
 /*
  * The key to serve next, at the head of the list to serve next (*@list), or NULL: turns
@@ -499,19 +617,25 @@ static struct fq_key *next_key(struct fairq_pool *fp, struct fq_pool *p, u64 sla
 {
 	struct fq_key *k;
 
-	while ((*list = next_list(p))) {
+	while ((*list = next_list(fp, p))) {
 		k = list_first_entry(*list, struct fq_key, link);
 		/*
 		 * Overspent while waiting (completions settle later), or its allowance ran out:
 		 * its turn is over before it began.
 		 */
-		if (k->deficit <= 0 || (*list != &p->old_keys && k->burst_left <= 0)) {
+		if (k->deficit <= 0 || (k->list != FQ_OLD && k->burst_left <= 0)) {
 			p->turns_overspent++;
-			next_turn(p, k);
+			next_turn(fp, p, k);
 			continue;
 		}
 		if (unlikely(start_stale(k, slack))) {
 			k->token = false;
+			admit_or_pace(fp, p, k);
+			if (!in_rotation(k))
+				continue;
+		}
+		/* another key of its class, here or in another pool, took it to its ceiling */
+		if (unlikely(above_ceiling(fp, k, slack))) {
 			admit_or_pace(fp, p, k);
 			if (!in_rotation(k))
 				continue;
@@ -574,6 +698,31 @@ static void learn_think_time(struct fq_key *k)
 	k->done_ns = 0;
 }
 
+/*
+ * @k has work again: a class with no weight of its own shares the threads with its keys'
+ * weights, those with work in every pool.
+ */
+static void key_has_work(struct fairq_pool *fp, struct fq_pool *p, struct fq_key *k)
+{
+	if (!p->classes_shared || k->cls.weight || k == &p->overflow)
+		return;
+	k->active = true;
+	atomic64_add(k->weight, &class_clock(fp, k)->active_weight);
+}
+
+/*
+ * Whether @k's class has had more than its share, by more than a few turns, of the
+ * rotation as this pool last served it: its keys back from idle are then not served ahead.
+ * So clients that idle between calls cannot take a class past its weight.
+ */
+static bool class_ahead(struct fairq_pool *fp, struct fq_pool *p, const struct fq_key *k)
+{
+	u64 lag = ((u64)READ_ONCE(fq_quantum_us) * NSEC_PER_USEC * 4) << FQ_VTIME_SHIFT;
+
+	return p->classes_shared &&
+	       (s64)(atomic64_read(&class_clock(fp, k)->vtime) - p->vfloor - lag) > 0;
+}
+
 static void fq_enqueue(struct fairq_pool *fp, struct svc_xprt *xprt)
 {
 	struct fq_pool *p = fqp(fp);
@@ -593,29 +742,35 @@ static void fq_enqueue(struct fairq_pool *fp, struct svc_xprt *xprt)
 		k->waiting_ns = trace_fairq_dispatch_enabled() && !fairq_pool_adopting(fp) ?
 				ktime_get_ns() : 0;
 	if (k->list == FQ_HELD && !capped_now(p, k))
-		release_held(p, k);
+		release_held(fp, p, k);
 	if (k->list == FQ_IDLE) {
-		list_del(&k->link);
+		key_has_work(fp, p, k);
+		if (!busy && class_ahead(fp, p, k)) {
+			/* its class is past its share: no serving ahead of the others */
+			busy = true;
+			k->burst_left = 0;
+		}
 		if (busy) {
 			/*
 			 * Still busy (its one transport went back to a thread): no new allowance.
 			 * It goes on bursting while its allowance lasts, else in the rotation.
 			 * With deficit left, its turn goes on at the head; else it waits a round.
 			 */
-			struct list_head *tier = &p->old_keys;
+			bool goes_on = k->deficit > 0;
 
-			k->list = FQ_OLD;
+			if (!goes_on)
+				k->deficit += quantum_ns(p, k);
 			if (k->burst_left > 0) {
 				k->list = FQ_BURST;
-				tier = &p->burst_keys;
-			}
-			if (k->deficit > 0) {
-				list_add(&k->link, tier);
+				if (goes_on)
+					list_move(&k->link, &p->burst_keys);
+				else
+					list_move_tail(&k->link, &p->burst_keys);
 			} else {
-				k->deficit += quantum_ns(p, k);
-				list_add_tail(&k->link, tier);
+				to_old(fp, p, k, goes_on);
 			}
 		} else {
+			list_del(&k->link);
 			/* back from idle: served ahead while its allowance lasts */
 			k->list = FQ_NEW;
 			k->deficit = quantum_ns(p, k);
@@ -630,9 +785,16 @@ static void fq_enqueue(struct fairq_pool *fp, struct svc_xprt *xprt)
 	gc_idle(p);
 }
 
-/* A key with nothing queued leaves the rotation; it is remembered while requests run. */
-static void key_went_empty(struct fq_pool *p, struct fq_key *k)
+/*
+ * A key with nothing queued leaves the rotation; it is remembered while requests run.  Its
+ * weight leaves its class's weight with work.
+ */
+static void key_went_empty(struct fairq_pool *fp, struct fq_pool *p, struct fq_key *k)
 {
+	if (k->active) {
+		atomic64_sub(k->weight, &class_clock(fp, k)->active_weight);
+		k->active = false;
+	}
 	list_del(&k->link);
 	k->list = FQ_IDLE;
 	k->idle_since = jiffies;
@@ -646,7 +808,7 @@ static void key_went_empty(struct fq_pool *p, struct fq_key *k)
  * The end of @k's turn: the tail of the burst list or of the rotation, with its next quantum
  * at once, so that its next turn is a real one.  A spent allowance ends the burst.
  */
-static void next_turn(struct fq_pool *p, struct fq_key *k)
+static void next_turn(struct fairq_pool *fp, struct fq_pool *p, struct fq_key *k)
 {
 	s64 q = quantum_ns(p, k);
 
@@ -663,8 +825,7 @@ static void next_turn(struct fq_pool *p, struct fq_key *k)
 		k->list = FQ_BURST;
 		list_move_tail(&k->link, &p->burst_keys);
 	} else {
-		k->list = FQ_OLD;
-		list_move_tail(&k->link, &p->old_keys);
+		to_old(fp, p, k, false);
 	}
 }
 
@@ -675,6 +836,10 @@ static struct svc_xprt *dispatch(struct fairq_pool *fp, struct fq_pool *p, struc
 
 	if (k->cls.counted)
 		atomic64_inc(&class_clock(fp, k)->dispatches);
+	if (p->reserving)
+		atomic64_inc(&class_clock(fp, k)->reserved);
+	if (k->cls.limit_pct)
+		ceiling_pay(fp, k, k->avg_cost);
 	k->token = false;	/* its start is this one */
 	p->picked = k;
 	p->picked_wait_ns = -1;
@@ -691,13 +856,64 @@ static struct svc_xprt *dispatch(struct fairq_pool *fp, struct fq_pool *p, struc
 	k->handed = handed_out(p, k) + 1;
 	k->handed_at = jiffies;
 	if (fairq_xlist_empty(&k->queue))
-		key_went_empty(p, k);
+		key_went_empty(fp, p, k);
 	else if (capped_now(p, k))
 		hold(p, k);
 	else if (k->deficit <= 0 || (k->list != FQ_OLD && k->burst_left <= 0))
-		next_turn(p, k);
+		next_turn(fp, p, k);
 	admit_or_pace(fp, p, k);
 	return xprt;
+}
+
+/*
+ * The rotation's list to serve next, NULL if it is empty.  While classes share the threads
+ * as classes: a class behind its reservation first (the one furthest behind), else the
+ * class with the least thread time for its weight (@p->reserving says which it was).
+ */
+static struct list_head *next_old(struct fairq_pool *fp, struct fq_pool *p)
+{
+	struct fairq_class_clock *clock, *fairest = NULL, *reserved = NULL;
+	unsigned long busy;
+	u64 now = 0;
+	int slot, best = -1, behind = -1;
+
+	p->reserving = false;
+	if (!p->classes_shared)
+		return list_empty(&p->old_keys[0]) ? NULL : &p->old_keys[0];
+	busy = p->old_busy;
+	for_each_set_bit(slot, &busy, FAIRQ_CLASSES_MAX) {
+		struct fq_key *k;
+
+		if (list_empty(&p->old_keys[slot])) {
+			p->old_busy &= ~BIT(slot);
+			continue;
+		}
+		k = list_first_entry(&p->old_keys[slot], struct fq_key, link);
+		clock = class_clock(fp, k);
+		if (k->cls.reserve_pct) {
+			now = now ?: ktime_get_ns();
+			if (atomic64_read(&clock->reserve_at) <= (s64)now &&
+			    (!reserved || atomic64_read(&clock->reserve_at) <
+					  atomic64_read(&reserved->reserve_at))) {
+				reserved = clock;
+				behind = slot;
+			}
+		}
+		if (!fairest || (s64)(atomic64_read(&clock->vtime) -
+				      atomic64_read(&fairest->vtime)) < 0) {
+			fairest = clock;
+			best = slot;
+		}
+	}
+	if (behind >= 0) {
+		p->reserving = true;
+		return &p->old_keys[behind];
+	}
+	if (best < 0)
+		return NULL;
+	if ((s64)(atomic64_read(&fairest->vtime) - p->vfloor) > 0)
+		p->vfloor = atomic64_read(&fairest->vtime);
+	return &p->old_keys[best];
 }
 
 /*
@@ -705,17 +921,20 @@ static struct svc_xprt *dispatch(struct fairq_pool *fp, struct fq_pool *p, struc
  * times in a row while a later one waits: newcomers cannot starve a burst, nor bursts the
  * rotation.
  */
-static struct list_head *next_list(struct fq_pool *p)
+static struct list_head *next_list(struct fairq_pool *fp, struct fq_pool *p)
 {
-	bool old = !list_empty(&p->old_keys), burst = !list_empty(&p->burst_keys);
+	struct list_head *old = next_old(fp, p);
+	bool burst = !list_empty(&p->burst_keys);
 	u32 limit = READ_ONCE(fq_new_burst);
 
+	if (p->reserving)
+		return old;
 	if (!list_empty(&p->new_keys) && (!(old || burst) || p->new_run < limit) &&
 	    (!old || p->ahead_run < limit))
 		return &p->new_keys;
 	if (burst && (!old || p->ahead_run < limit))
 		return &p->burst_keys;
-	return old ? &p->old_keys : NULL;
+	return old;
 }
 
 static struct svc_xprt *fq_pick(struct fairq_pool *fp)
@@ -726,7 +945,7 @@ static struct svc_xprt *fq_pick(struct fairq_pool *fp)
 
 	if (!k)
 		return NULL;
-	if (list == &p->old_keys) {
+	if (k->list == FQ_OLD) {
 		p->ahead_run = 0;
 		p->new_run = 0;
 	} else {
@@ -776,7 +995,7 @@ static unsigned int fq_tick(struct fairq_pool *fp)
 		}
 		if (capped_now(p, k))
 			continue;
-		release_held(p, k);
+		release_held(fp, p, k);
 		admit_or_pace(fp, p, k);
 		released++;
 	}
@@ -786,9 +1005,14 @@ static unsigned int fq_tick(struct fairq_pool *fp)
 /* The lists that hold keys with queued transports, in dispatch order. */
 static struct list_head *queued_lists(struct fq_pool *p, unsigned int i)
 {
-	struct list_head *lists[] = { &p->new_keys, &p->burst_keys, &p->old_keys, &p->held_keys,
+	struct list_head *lists[] = { &p->new_keys, &p->burst_keys, &p->held_keys,
 				      &p->paced_keys };
 
+	if (i < 2)
+		return lists[i];
+	if (i < 2 + FAIRQ_CLASSES_MAX)
+		return &p->old_keys[i - 2];
+	i -= FAIRQ_CLASSES_MAX;
 	return i < ARRAY_SIZE(lists) ? lists[i] : NULL;
 }
 
@@ -808,7 +1032,7 @@ static void fq_drain(struct fairq_pool *fp, struct fairq_xlist *out)
 		list_for_each_entry_safe(k, tmp, list, link) {
 			fairq_xlist_splice(out, &k->queue);
 			give_back_start(fp, k);
-			key_went_empty(p, k);
+			key_went_empty(fp, p, k);
 		}
 	}
 	/* a key paced and then emptied (its connection closed) idles with its start */
@@ -833,7 +1057,7 @@ static bool fq_remove(struct fairq_pool *fp, struct svc_xprt *xprt)
 		k = &p->overflow;
 	if (k && fairq_xlist_remove(&k->queue, xprt)) {
 		if (fairq_xlist_empty(&k->queue))
-			key_went_empty(p, k);
+			key_went_empty(fp, p, k);
 		return true;
 	}
 	/* the key may have changed since it was queued (a v4.1 binding): look everywhere */
@@ -842,7 +1066,7 @@ static bool fq_remove(struct fairq_pool *fp, struct svc_xprt *xprt)
 			if (!fairq_xlist_remove(&k->queue, xprt))
 				continue;
 			if (fairq_xlist_empty(&k->queue))
-				key_went_empty(p, k);
+				key_went_empty(fp, p, k);
 			return true;
 		}
 	}
@@ -870,6 +1094,7 @@ static void fq_start(struct fairq_pool *fp, struct svc_xprt *xprt)
 		return;
 	k->deficit -= k->avg_cost;
 	k->burst_left -= k->avg_cost;
+	class_pay(fp, p, k, k->avg_cost);
 	if (k->handed && !p->cap)
 		k->handed--;
 	k->in_flight++;
@@ -897,6 +1122,9 @@ static void fq_complete(struct fairq_pool *fp, struct svc_xprt *xprt, u64 thread
 	k->deficit += (s64)k->avg_cost - (s64)thread_ns;
 	k->deficit = max_t(s64, k->deficit, -4 * (s64)quantum_ns(p, k));
 	k->burst_left += (s64)k->avg_cost - (s64)thread_ns;
+	class_pay(fp, p, k, (s64)thread_ns - (s64)k->avg_cost);
+	if (k->cls.limit_pct)
+		ceiling_pay(fp, k, (s64)thread_ns - (s64)k->avg_cost);
 	k->avg_cost = k->avg_cost - (k->avg_cost >> 3) + (thread_ns >> 3);
 	p->avg_cost = p->avg_cost - (p->avg_cost >> 4) + (thread_ns >> 4);
 	if (k->in_flight)
@@ -936,7 +1164,7 @@ static void fq_uncharge(struct fairq_pool *fp, void *token)
 		k->occupied--;
 	k->last_busy = jiffies;
 	if (k->list == FQ_HELD && !capped_now(p, k)) {
-		release_held(p, k);
+		release_held(fp, p, k);
 		admit_or_pace(fp, p, k);
 	}
 }

@@ -38,6 +38,10 @@ typedef uint64_t __be64;
 #define min_t(t, a, b) ((t)(a) < (t)(b) ? (t)(a) : (t)(b))
 #define U32_MAX 0xffffffffU
 #define div_u64(a, b) ((u64)(a) / (b))
+#define div64_s64(a, b) ((s64)(a) / (s64)(b))
+#define for_each_set_bit(bit, addr, size) \
+	for ((bit) = 0; (bit) < (int)(size); (bit)++) \
+		if (!(*(addr) & (1UL << (bit)))) {} else
 #define struct_size(p, member, n) (sizeof(*(p)) + (n) * sizeof((p)->member[0]))
 #define NSEC_PER_USEC 1000ULL
 #define NSEC_PER_MSEC 1000000ULL
@@ -260,6 +264,7 @@ typedef struct { s64 counter; } atomic64_t;
 #define atomic64_set(a, v) ((a)->counter = (v))
 #define atomic64_inc(a) ((a)->counter++)
 #define atomic64_add(v, a) ((a)->counter += (v))
+#define atomic64_sub(v, a) ((a)->counter -= (v))
 static inline bool atomic64_try_cmpxchg(atomic64_t *a, s64 *old, s64 new)
 {
 	if (a->counter != *old) {

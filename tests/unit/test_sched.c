@@ -83,6 +83,15 @@ unsigned int fairq_pool_nr_threads(const struct fairq_pool *fp)
 	return unit_pool_threads;
 }
 
+/* The service's threads: the tests' pools are one service, of unit_pool_threads each. */
+static unsigned int unit_serv_threads;
+
+unsigned int fairq_pool_serv_threads(const struct fairq_pool *fp)
+{
+	(void)fp;
+	return unit_serv_threads ?: unit_pool_threads;
+}
+
 bool fairq_pool_adopting(const struct fairq_pool *fp)
 {
 	return fp->adopting;
@@ -728,9 +737,9 @@ static void test_fairq_quantum_lowered(void)
 	while (!list_empty(&p->burst_keys)) {
 		k = list_first_entry(&p->burst_keys, struct fq_key, link);
 		k->burst_left = 0;
-		list_move_tail(&k->link, &p->old_keys);
+		list_move_tail(&k->link, &p->old_keys[0]);
 	}
-	list_for_each_entry(k, &p->old_keys, link) {
+	list_for_each_entry(k, &p->old_keys[0], link) {
 		k->list = FQ_OLD;
 		k->deficit = -4 * (s64)quantum_ns(p, k);
 		keys++;
@@ -1572,7 +1581,7 @@ static struct fairq_class_ref class_of_ip(const char *ip)
 	struct fairq_class_ref ref;
 
 	inet_pton(AF_INET, ip, id.addr);
-	fairq_class_of(&fq_classes, &id, &id, &ref);
+	fairq_class_of(&fq_classes, &id, &id, &ref, NULL);
 	return ref;
 }
 
@@ -1704,6 +1713,254 @@ static void test_class_rules(void)
 	      "32 classes at most, default included (%d more made, then %d)", i, err);
 	fairq_classes_clear(&fq_classes);
 	memset(unit_shared, 0, sizeof(unit_shared));
+}
+
+/* A class made with one match, a weight, a reservation and a ceiling (0: not set). */
+static void class_make(const char *name, const char *prefix, unsigned int len, u32 weight,
+		       u32 reserve, u32 limit_pct, bool per_key)
+{
+	struct fairq_class_spec spec = class_spec(name, true);
+	const char *why = NULL;
+	int err;
+
+	class_match(&spec, prefix, len);
+	spec.set_weight = weight;
+	spec.weight = weight;
+	spec.set_reserve = reserve;
+	spec.reserve_pct = reserve;
+	spec.set_limit_pct = limit_pct;
+	spec.limit_pct = limit_pct;
+	spec.set_per_key = per_key;
+	spec.per_key = per_key;
+	err = fairq_sched_fq.keys->set_class(&spec, &why);
+	CHECK(!err, "class %s made (%d: %s)", name, err, why ? why : "");
+}
+
+static void classes_done(struct sim *sm)
+{
+	sim_exit(sm);
+	fairq_classes_clear(&fq_classes);
+	memset(unit_shared, 0, sizeof(unit_shared));
+	unit_serv_threads = 0;
+}
+
+/* Each of @n transports from @from on: a backlogged client of its own at 1 ms a request. */
+static void clients(struct sim *sm, int from, int n, const char *net, int port)
+{
+	char ip[32];
+	int i;
+
+	for (i = from; i < from + n; i++) {
+		snprintf(ip, sizeof(ip), "%s.%d", net, i - from + 1);
+		set_addr(&fx[i], ip, port + i);
+		sm->cost[i] = 1000000;
+		sm->backlogged[i] = true;
+		fairq_sched_fq.enqueue(&sm->fp, &fx[i]);
+	}
+}
+
+static u64 thread_sum(const struct sim *sm, int from, int to)
+{
+	u64 n = 0;
+	int i;
+
+	for (i = from; i < to; i++)
+		n += sm->thread_ns[i];
+	return n;
+}
+
+/* A share of @total within @tol percent of @want percent. */
+static bool share_near(u64 part, u64 total, double want, double tol)
+{
+	double got = total ? 100.0 * part / total : 0;
+
+	return got >= want - tol && got <= want + tol;
+}
+
+/*
+ * Weights between classes: a class of one key at weight 1, one of three keys at weight 3,
+ * and the default class's two keys, which count one each (no weight of its own): 1:3:2.
+ */
+static void test_fairq_class_weights(void)
+{
+	static struct sim sm;
+	u64 a, b, d, all;
+
+	class_make("one", "10.5.0.0", 16, 1, 0, 0, false);
+	class_make("three", "10.6.0.0", 16, 3, 0, 0, false);
+	kshim_now_ns = 0;
+	sim_init(&sm, 4);
+	CHECK(fqp(&sm.fp)->classes_shared, "classes with weights share the threads as classes");
+	clients(&sm, 0, 1, "10.5.0", 900);
+	clients(&sm, 1, 3, "10.6.0", 900);
+	clients(&sm, 4, 2, "10.7.0", 900);
+	sim_run(&sm, 10ULL * 1000000000);
+	a = thread_sum(&sm, 0, 1);
+	b = thread_sum(&sm, 1, 4);
+	d = thread_sum(&sm, 4, 6);
+	all = a + b + d;
+	CHECK(share_near(a, all, 100.0 / 6, 0.34) && share_near(b, all, 50, 1) &&
+	      share_near(d, all, 100.0 / 3, 0.67),
+	      "weights 1, 3 and two default keys got 1:3:2 within 2%% (%.1f%%, %.1f%%, %.1f%%)",
+	      100.0 * a / all, 100.0 * b / all, 100.0 * d / all);
+	CHECK(share_near(sm.thread_ns[1], b, 100.0 / 3, 0.67) &&
+	      share_near(sm.thread_ns[2], b, 100.0 / 3, 0.67),
+	      "the keys of a class share its time equally (%.1f%%, %.1f%% of it)",
+	      100.0 * sm.thread_ns[1] / b, 100.0 * sm.thread_ns[2] / b);
+	classes_done(&sm);
+}
+
+/* per-key: each key of the class has the weight, as a weight rule gives it. */
+static void test_fairq_class_per_key(void)
+{
+	static struct sim sm;
+	u64 p, d;
+
+	class_make("each", "10.5.0.0", 16, 3, 0, 0, true);
+	kshim_now_ns = 0;
+	sim_init(&sm, 2);
+	CHECK(!fqp(&sm.fp)->classes_shared, "per-key weights alone keep one rotation");
+	clients(&sm, 0, 2, "10.5.0", 950);
+	clients(&sm, 2, 2, "10.7.0", 950);
+	sim_run(&sm, 10ULL * 1000000000);
+	p = thread_sum(&sm, 0, 2);
+	d = thread_sum(&sm, 2, 4);
+	CHECK(share_near(p, p + d, 75, 1.5), "two keys at weight 3 each against two at 1: 75%% (%.1f%%)",
+	      100.0 * p / (p + d));
+	classes_done(&sm);
+}
+
+/* A reservation holds against weights that alone would give the class 1/91. */
+static void test_fairq_class_reserve(void)
+{
+	static struct sim sm;
+	u64 r, all, r0, all0;
+
+	class_make("floor", "10.5.0.0", 16, 1, 30, 0, false);
+	class_make("big", "10.6.0.0", 16, 90, 0, 0, false);
+	kshim_now_ns = 0;
+	sim_init(&sm, 8);
+	unit_pool_threads = 8;
+	clients(&sm, 0, 2, "10.5.0", 1000);
+	clients(&sm, 2, 6, "10.6.0", 1000);
+	/* past the keys' first allowance ahead of the rotation (200 ms of 8 threads each) */
+	sim_run(&sm, 2ULL * 1000000000);
+	r0 = thread_sum(&sm, 0, 2);
+	all0 = thread_sum(&sm, 0, 8);
+	sim_run(&sm, 12ULL * 1000000000);
+	r = thread_sum(&sm, 0, 2) - r0;
+	all = thread_sum(&sm, 0, 8) - all0;
+	CHECK(100.0 * r / all >= 29.5 && 100.0 * r / all <= 31.5,
+	      "a class reserving 30%% at weight 1 against weight 90 got %.1f%%", 100.0 * r / all);
+	CHECK(fqp(&sm.fp)->reserving || atomic64_read(&class_clock(&sm.fp,
+		fq_key_lookup(fqp(&sm.fp), &fx[0]))->reserved) > 1000,
+	      "its starts are counted as reserved");
+	unit_pool_threads = 1;
+	classes_done(&sm);
+}
+
+/* A ceiling of 25% of the threads holds under contention and alone, threads idle. */
+static void test_fairq_class_ceiling(void)
+{
+	static struct sim sm;
+	u64 l, all, l0, all0;
+
+	class_make("quarter", "10.5.0.0", 16, 0, 0, 25, false);
+	kshim_now_ns = 0;
+	sim_init(&sm, 4);
+	unit_pool_threads = 4;
+	clients(&sm, 0, 3, "10.5.0", 1100);
+	clients(&sm, 3, 3, "10.7.0", 1100);
+	sim_run(&sm, 2ULL * 1000000000);
+	l0 = thread_sum(&sm, 0, 3);
+	all0 = thread_sum(&sm, 0, 6);
+	sim_run(&sm, 12ULL * 1000000000);
+	l = thread_sum(&sm, 0, 3) - l0;
+	all = thread_sum(&sm, 0, 6) - all0;
+	CHECK(share_near(l, all, 25, 1), "limited to 25%% under contention: %.1f%%", 100.0 * l / all);
+	classes_done(&sm);
+
+	class_make("quarter", "10.5.0.0", 16, 0, 0, 25, false);
+	kshim_now_ns = 0;
+	sim_init(&sm, 4);
+	clients(&sm, 0, 3, "10.5.0", 1200);
+	sim_run(&sm, 10ULL * 1000000000);
+	l = thread_sum(&sm, 0, 3);
+	CHECK(share_near(l, 4ULL * 10 * 1000000000, 25, 1),
+	      "limited to 25%% alone, threads idle: %.1f%% of the threads' time",
+	      100.0 * l / (4.0 * 10 * 1000000000));
+	CHECK(fqp(&sm.fp)->paced > 0, "the class waited at its ceiling (paced)");
+	unit_pool_threads = 1;
+	classes_done(&sm);
+}
+
+/* Two pools of one service: a class's ceiling holds for both together. */
+static void test_fairq_class_ceiling_two_pools(void)
+{
+	static struct sim a, b;
+	u64 t, l;
+
+	class_make("quarter", "10.5.0.0", 16, 0, 0, 25, false);
+	kshim_now_ns = 0;
+	unit_serv_threads = 4;
+	sim_init(&a, 2);
+	sim_init(&b, 2);
+	clients(&a, 0, 2, "10.5.0", 1300);
+	clients(&b, 2, 2, "10.5.1", 1300);
+	for (t = 1000000; t <= 10ULL * 1000000000; t += 1000000) {
+		sim_run(&a, t);
+		sim_run(&b, t);
+	}
+	l = thread_sum(&a, 0, 2) + thread_sum(&b, 2, 4);
+	CHECK(share_near(l, 4ULL * 10 * 1000000000, 25, 1),
+	      "25%% of the service's 4 threads over two pools: %.1f%%",
+	      100.0 * l / (4.0 * 10 * 1000000000));
+	sim_exit(&b);
+	classes_done(&a);
+}
+
+/* What classes refuse, with a reason, changing nothing. */
+static void test_fairq_class_share_refusals(void)
+{
+	struct fairq_class_spec spec;
+	const char *why;
+	u64 cursor = 0;
+	char names[64] = "";
+
+	class_make("a", "10.5.0.0", 16, 0, 60, 0, false);
+	spec = class_spec("b", true);
+	class_match(&spec, "10.6.0.0", 16);
+	spec.set_reserve = true;
+	spec.reserve_pct = 41;
+	CHECK(fairq_sched_fq.keys->set_class(&spec, &why) == -ERANGE && strstr(why, "100%"),
+	      "reservations past 100%% refused (%s)", why);
+	spec.reserve_pct = 40;
+	spec.set_limit_pct = true;
+	spec.limit_pct = 30;
+	CHECK(fairq_sched_fq.keys->set_class(&spec, &why) == -EINVAL && strstr(why, "limit"),
+	      "a reservation above the class's own limit refused (%s)", why);
+	spec = class_spec("b", true);
+	class_match(&spec, "10.6.0.0", 16);
+	spec.set_per_key = spec.per_key = true;
+	CHECK(fairq_sched_fq.keys->set_class(&spec, &why) == -EINVAL && strstr(why, "weight"),
+	      "per-key without a weight refused (%s)", why);
+	spec.set_weight = true;
+	spec.weight = 2;
+	spec.set_limit = true;
+	spec.limit_rps = 100;
+	CHECK(fairq_sched_fq.keys->set_class(&spec, &why) == -EINVAL && strstr(why, "per-key"),
+	      "per-key with a limit refused (%s)", why);
+	spec = class_spec("b", true);
+	spec.set_weight = true;
+	spec.weight = FAIRQ_CLASS_WEIGHT_MAX + 1;
+	CHECK(fairq_sched_fq.keys->set_class(&spec, &why) == -ERANGE, "a weight past 10000 refused");
+	spec = class_spec("a", false);
+	spec.set_limit_pct = true;
+	spec.limit_pct = 101;
+	CHECK(fairq_sched_fq.keys->set_class(&spec, &why) == -ERANGE, "a limit past 100%% refused");
+	fairq_classes_walk(&fq_classes, &cursor, class_name_at, names);
+	CHECK(!strcmp(names, "a default "), "nothing was made by the refusals (%s)", names);
+	fairq_classes_clear(&fq_classes);
 }
 
 /* fq paces a limited class at its limit; the rest of the pool's threads serve the others. */
@@ -1970,6 +2227,12 @@ int main(void)
 	test_fairq_class_rebuild();
 	test_fairq_class_idle_token();
 	test_fairq_class_stale_starts();
+	test_fairq_class_weights();
+	test_fairq_class_per_key();
+	test_fairq_class_reserve();
+	test_fairq_class_ceiling();
+	test_fairq_class_ceiling_two_pools();
+	test_fairq_class_share_refusals();
 	CHECK(!pick_mismatches, "has_work agreed with pick at every step (%d mismatches)", pick_mismatches);
 	test_fairq_release();
 	test_fairq_remove_by_key();
