@@ -11,7 +11,8 @@ usage: fairq-nl.py pool-get SERV POOL          one pool (the pool-get do request
                                                (TYPE addr or subnet; fairqctl normalises)
        fairq-nl.py sched-get NAME              the scheduler NAME names (by its name or an alias)
        fairq-nl.py sched-set NAME              switch to it
-       fairq-nl.py class-set NAME [create] [rank N] [limit N] [burst N] [match ADDR[/LEN]]...
+       fairq-nl.py class-set NAME [create] [rank N] [limit N] [burst N] [weight N] [reserve N]
+                             [limit-pct N] [per-key 0|1] [match ADDR[/LEN]]...
                                                make (create) or change a class, as sent:
                                                fairqctl checks more before it sends
        fairq-nl.py class-del NAME
@@ -86,7 +87,7 @@ def class_spec(name, args):
         w = words.pop(0)
         if w == "create":
             attrs["create"] = True
-        elif w in ("rank", "burst") and words:
+        elif w in ("rank", "burst", "weight", "reserve", "limit-pct", "per-key") and words:
             attrs[w] = int(words.pop(0))
         elif w == "limit" and words:
             attrs["limit-rps"] = int(words.pop(0))

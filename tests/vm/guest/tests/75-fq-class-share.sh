@@ -1,0 +1,153 @@
+#!/bin/bash
+# fq's QoS classes share the threads by weight, reservation and ceiling, for real clients.
+# Thread time is made the scarce resource with the fixed-service-time helper (4 threads x
+# 20 ms a request: 200 requests a second in all), so that a client's rate is its share of the
+# threads; three clients of 4 connections x window 4 keep every thread busy.
+# - Weights: client 1 in a class of weight 1, client 2 in one of weight 3, client 3 in the
+#   default class (one key, so one share): 1:3:1.  Changed live to 1:1:1.
+# - A reservation of 30% at weight 1 holds against a class of weight 50 (which alone would
+#   leave it 1/52).
+# - A ceiling of 25%: client 1 gets a quarter of the threads under contention, and a quarter
+#   alone, the other threads idle; paced, never refused: no retransmission.
+# - Switches with classes at their shares and ceilings lose nothing.
+# - Bad class requests are refused with a reason and change nothing.
+. /fairq/lib.sh
+. /fairq/fairqctl-lib.sh
+fairq_need_sched fq
+fairq_bench_lib /tmp/share
+NL="python3 /fairq/fairq-nl.py"
+C1=10.99.0.11
+C2=10.99.0.12
+cleanup() {
+	pkill -INT -x fairq-load
+	$NL class-del one >/dev/null 2>&1
+	$NL class-del three >/dev/null 2>&1
+	fairq_set_sched fifo
+	svctime_off
+	rpc.nfsd "$FAIRQ_THREADS"
+}
+trap cleanup EXIT
+rpc.nfsd 4
+svctime_on 20000
+fairq_set_sched fq
+
+jget() {
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+}
+within() {
+	awk -v lo="$1" -v hi="$2" -v x="$3" 'BEGIN { exit !(x >= lo && x <= hi) }'
+}
+# loads SECS NETNS...: one load of 4 connections x window 4 from each client namespace for
+# SECS (after 2 s of warm-up); their rates in R[0..], their shares of the sum in P[0..] (in
+# percent), their retransmissions and reconnects summed in RESENT
+loads() {
+	local secs=$1 i=0 ns
+	shift
+	for ns in "$@"; do
+		ip netns exec "$ns" $FL -j -K 4 -W 4 -w 2 -d "$secs" --label "load$i" \
+			"$B_EXPORT" >/tmp/load$i.json 2>/tmp/load$i.err &
+		i=$((i + 1))
+	done
+	for ns in "$@"; do
+		wait -n || fail "a load failed: $(cat /tmp/load*.err)"
+	done
+	R=()
+	P=()
+	RESENT=0
+	local sum=0
+	for i in $(seq 0 $(($# - 1))); do
+		R[i]=$(jget /tmp/load$i.json 'd["client"]["ops_per_s"]')
+		RESENT=$((RESENT + $(jget /tmp/load$i.json 'd["resent"] + d["reconnects"]')))
+		sum=$(awk -v a="$sum" -v b="${R[i]}" 'BEGIN { print a + b }')
+	done
+	for i in $(seq 0 $(($# - 1))); do
+		P[i]=$(awk -v a="${R[i]}" -v s="$sum" 'BEGIN { printf "%.1f", s ? 100 * a / s : 0 }')
+	done
+}
+
+# weights 1 : 3 : the default class's one key
+$NL class-set one create match $C1 weight 1 >/tmp/nl.out || fail "class-set one: $(cat /tmp/nl.out)"
+$NL class-set three create match $C2 weight 3 >/tmp/nl.out || fail "class-set three: $(cat /tmp/nl.out)"
+loads 12 c1 c2 c3
+log "weights 1:3:1: ${R[*]} requests/s, shares ${P[*]}%"
+within 15 25 "${P[0]}" && within 52 68 "${P[1]}" && within 15 25 "${P[2]}" ||
+	fail "weights 1:3:1 gave shares of ${P[*]}% (20, 60, 20 owed)"
+[ "$RESENT" = 0 ] || fail "$RESENT retransmissions or reconnects under weights"
+
+# changed live: 1 : 1 : 1
+$NL class-set three weight 1 >/tmp/nl.out || fail "class-set three weight 1: $(cat /tmp/nl.out)"
+loads 10 c1 c2 c3
+log "weights 1:1:1: ${R[*]} requests/s, shares ${P[*]}%"
+for i in 0 1 2; do
+	within 27 40 "${P[i]}" || fail "weights 1:1:1 gave shares of ${P[*]}%"
+done
+
+# a reservation against weight: 30% at weight 1 against weight 50
+$NL class-set one reserve 30 >/tmp/nl.out || fail "class-set one reserve 30: $(cat /tmp/nl.out)"
+$NL class-set three weight 50 >/tmp/nl.out || fail "class-set three weight 50: $(cat /tmp/nl.out)"
+loads 12 c1 c2
+log "reserve 30% at weight 1 against weight 50: ${R[*]} requests/s, shares ${P[*]}%"
+within 27 40 "${P[0]}" || fail "a class reserving 30% got ${P[0]}% (rates ${R[*]})"
+$NL class-get one >/tmp/cls.json || fail "class-get one: $(cat /tmp/cls.json)"
+[ "$(jget /tmp/cls.json 'd["reserved"]')" -gt 0 ] ||
+	fail "no start was counted as reserved: $(cat /tmp/cls.json)"
+[ "$(jget /tmp/cls.json 'd["reserve"]')" = 30 ] || fail "class-get does not say reserve 30: $(cat /tmp/cls.json)"
+
+# a ceiling of 25%: 50 of the 200 requests a second, against another client and alone
+$NL class-set one reserve 0 weight 0 limit-pct 25 >/tmp/nl.out ||
+	fail "class-set one limit-pct 25: $(cat /tmp/nl.out)"
+loads 12 c1 c2
+log "limit 25%: ${R[*]} requests/s, shares ${P[*]}%"
+within 20 28 "${P[0]}" || fail "a class limited to 25% got ${P[0]}% (rates ${R[*]})"
+[ "$RESENT" = 0 ] || fail "$RESENT retransmissions or reconnects at the ceiling"
+loads 12 c1
+log "limit 25% alone: ${R[0]} requests/s of 200"
+within 38 53 "${R[0]}" || fail "a class limited to 25% ran alone at ${R[0]}/s (50 owed)"
+[ "$RESENT" = 0 ] || fail "$RESENT retransmissions or reconnects at the ceiling, alone"
+$NL class-get one >/tmp/cls.json || fail "class-get one: $(cat /tmp/cls.json)"
+[ "$(jget /tmp/cls.json 'd["paced"]')" -gt 0 ] || fail "the class never waited at its ceiling: $(cat /tmp/cls.json)"
+
+# switches with classes at work: every call is answered (fairq-load fails on a lost one)
+$NL class-set three weight 3 >/tmp/nl.out || fail "class-set three weight 3: $(cat /tmp/nl.out)"
+for ns in c1 c2; do
+	ip netns exec $ns $FL -j -K 4 -W 4 -d 14 --label sw "$B_EXPORT" >/tmp/sw-$ns.json 2>/tmp/sw-$ns.err &
+done
+for s in qfifo fq fifo fq; do
+	sleep 3
+	fairq_set_sched $s || fail "switch to $s refused"
+done
+$NL class-set one limit-pct 50 >/tmp/nl.out || fail "class-set one limit-pct 50 under load: $(cat /tmp/nl.out)"
+wait -n && wait -n || fail "a client failed across switches: $(cat /tmp/sw-*.err)"
+for ns in c1 c2; do
+	[ "$(jget /tmp/sw-$ns.json 'd["resent"] + d["reconnects"]')" = 0 ] ||
+		fail "client $ns retransmitted across switches: $(cat /tmp/sw-$ns.json)"
+done
+sleep 1
+[ "$(fairq_pool_sum queued)" = 0 ] || fail "transports left queued after the load: $(cat "$FAIRQ_DEBUGFS/pools")"
+
+# refusals, each leaving the classes as they were
+$NL class-dump >/tmp/before.json || fail "class-dump: $(cat /tmp/before.json)"
+refuse() {
+	local why=$1
+	shift
+	if $NL "$@" >/tmp/nl.out; then
+		fail "'$*' was accepted"
+	fi
+	grep -q "$why" /tmp/nl.out || fail "'$*': expected '$why', got $(cat /tmp/nl.out)"
+}
+$NL class-set three reserve 60 >/tmp/nl.out || fail "class-set three reserve 60: $(cat /tmp/nl.out)"
+$NL class-dump >/tmp/before.json || fail "class-dump: $(cat /tmp/before.json)"
+refuse "more than 100%" class-set one reserve 41
+refuse "above its own limit" class-set one reserve 40 limit-pct 30
+refuse "weight is 1 to 10000" class-set one weight 10001
+refuse "percent of the threads" class-set one limit-pct 101
+refuse "give it a weight" class-set other create match 10.99.0.13 per-key 1
+refuse "per-key applies to the weight only" class-set three per-key 1
+$NL class-dump >/tmp/after.json || fail "class-dump: $(cat /tmp/after.json)"
+python3 -c '
+import json, sys
+strip = lambda f: [{k: v for k, v in c.items() if k not in ("dispatches", "thread-ns", "paced", "paced-ns", "reserved")}
+                   for c in json.load(open(f))]
+sys.exit(strip(sys.argv[1]) != strip(sys.argv[2]))' /tmp/before.json /tmp/after.json ||
+	fail "refused requests changed the classes: $(cat /tmp/before.json) then $(cat /tmp/after.json)"
+[ "$(fairq_rescues)" = 0 ] || fail "the watchdog rescued transports"
