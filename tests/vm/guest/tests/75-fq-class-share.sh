@@ -93,9 +93,11 @@ $NL class-get one >/tmp/cls.json || fail "class-get one: $(cat /tmp/cls.json)"
 	fail "no start was counted as reserved: $(cat /tmp/cls.json)"
 [ "$(jget /tmp/cls.json 'd["reserve"]')" = 30 ] || fail "class-get does not say reserve 30: $(cat /tmp/cls.json)"
 
-# a ceiling of 25%: 50 of the 200 requests a second, against another client and alone
+# a ceiling of 25%: 50 of the 200 requests a second, against another client and alone (no
+# weights: client 1 would get half the threads without its ceiling)
 $NL class-set one reserve 0 weight 0 limit-pct 25 >/tmp/nl.out ||
 	fail "class-set one limit-pct 25: $(cat /tmp/nl.out)"
+$NL class-set three weight 0 >/tmp/nl.out || fail "class-set three weight 0: $(cat /tmp/nl.out)"
 loads 12 c1 c2
 log "limit 25%: ${R[*]} requests/s, shares ${P[*]}%"
 within 20 28 "${P[0]}" || fail "a class limited to 25% got ${P[0]}% (rates ${R[*]})"
