@@ -355,11 +355,6 @@ static struct fairq_class_clock *class_clock(struct fairq_pool *fp, const struct
 #define FQ_VTIME_SHIFT	10
 /* the most of its reservation a class that had no work keeps for when it has some */
 #define FQ_RESERVE_SAVED_NS	(100 * NSEC_PER_MSEC)
-/*
- * how far a class may be ahead of its ceiling and still start: a thread that comes free a
- * little before the ceiling allows does not sit idle until its next chance
- */
-#define FQ_CEILING_AHEAD_NS	NSEC_PER_MSEC
 
 /* The weight @k's class shares the threads with: its own, or its keys' with work. */
 static u64 class_weight(struct fairq_class_clock *clock, const struct fq_key *k)
@@ -435,7 +430,12 @@ static void ceiling_pay(struct fairq_pool *fp, struct fq_key *k, s64 thread_ns)
 {
 	s64 delta = fairq_class_time_ns(thread_ns, k->cls.limit_pct, fairq_pool_serv_threads(fp));
 
-	fairq_class_time_charge(&class_clock(fp, k)->ceiling_at, delta, ktime_get_ns());
+	/*
+	 * A start that waited for a free thread after its ceiling allowed it keeps that time,
+	 * up to one request's: else every such wait would be lost, and a class whose clients
+	 * wait for busy threads would get less than its ceiling.
+	 */
+	fairq_class_time_charge(&class_clock(fp, k)->ceiling_at, delta, ktime_get_ns() - delta);
 }
 
 /*
@@ -520,8 +520,7 @@ static void admit_or_pace(struct fairq_pool *fp, struct fq_pool *p, struct fq_ke
 	}
 	/* under a ceiling too, until the class's thread time is back within it */
 	if (k->cls.limit_pct)
-		k->due_ns = max_t(s64, k->due_ns,
-				  atomic64_read(&clock->ceiling_at) - (s64)FQ_CEILING_AHEAD_NS);
+		k->due_ns = max_t(s64, k->due_ns, atomic64_read(&clock->ceiling_at));
 	if (k->due_ns > now)
 		pace(fp, p, k, clock, now);
 }
@@ -530,8 +529,7 @@ static void admit_or_pace(struct fairq_pool *fp, struct fq_pool *p, struct fq_ke
 static bool above_ceiling(struct fairq_pool *fp, const struct fq_key *k, u64 slack)
 {
 	return k->cls.limit_pct &&
-	       atomic64_read(&class_clock(fp, k)->ceiling_at) - (s64)FQ_CEILING_AHEAD_NS >
-	       (s64)(ktime_get_ns() + slack);
+	       atomic64_read(&class_clock(fp, k)->ceiling_at) > (s64)(ktime_get_ns() + slack);
 }
 
 /*
