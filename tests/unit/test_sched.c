@@ -1769,6 +1769,21 @@ static u64 thread_sum(const struct sim *sm, int from, int to)
 	return n;
 }
 
+/*
+ * The percent of thread time transports [0, @part) had among [0, @all) over 10 s, after 2 s
+ * past the keys' first allowance ahead of the rotation (200 ms of every thread each).
+ */
+static double steady_share(struct sim *sm, int part, int all)
+{
+	u64 p0, a0;
+
+	sim_run(sm, 2ULL * 1000000000);
+	p0 = thread_sum(sm, 0, part);
+	a0 = thread_sum(sm, 0, all);
+	sim_run(sm, 12ULL * 1000000000);
+	return 100.0 * (thread_sum(sm, 0, part) - p0) / (thread_sum(sm, 0, all) - a0);
+}
+
 /* A share of @total within @tol percent of @want percent. */
 static bool share_near(u64 part, u64 total, double want, double tol)
 {
@@ -1834,7 +1849,7 @@ static void test_fairq_class_per_key(void)
 static void test_fairq_class_reserve(void)
 {
 	static struct sim sm;
-	u64 r, all, r0, all0;
+	double r;
 
 	class_make("floor", "10.5.0.0", 16, 1, 30, 0, false);
 	class_make("big", "10.6.0.0", 16, 90, 0, 0, false);
@@ -1843,18 +1858,11 @@ static void test_fairq_class_reserve(void)
 	unit_pool_threads = 8;
 	clients(&sm, 0, 2, "10.5.0", 1000);
 	clients(&sm, 2, 6, "10.6.0", 1000);
-	/* past the keys' first allowance ahead of the rotation (200 ms of 8 threads each) */
-	sim_run(&sm, 2ULL * 1000000000);
-	r0 = thread_sum(&sm, 0, 2);
-	all0 = thread_sum(&sm, 0, 8);
-	sim_run(&sm, 12ULL * 1000000000);
-	r = thread_sum(&sm, 0, 2) - r0;
-	all = thread_sum(&sm, 0, 8) - all0;
-	CHECK(100.0 * r / all >= 29.5 && 100.0 * r / all <= 31.5,
-	      "a class reserving 30%% at weight 1 against weight 90 got %.1f%%", 100.0 * r / all);
-	CHECK(fqp(&sm.fp)->reserving || atomic64_read(&class_clock(&sm.fp,
-		fq_key_lookup(fqp(&sm.fp), &fx[0]))->reserved) > 1000,
-	      "its starts are counted as reserved");
+	r = steady_share(&sm, 2, 8);
+	CHECK(r >= 29.5 && r <= 31.5, "a class reserving 30%% at weight 1 against weight 90 got %.1f%%",
+	      r);
+	CHECK(atomic64_read(&class_clock(&sm.fp, fq_key_lookup(fqp(&sm.fp), &fx[0]))->reserved) >
+	      1000, "its starts are counted as reserved");
 	unit_pool_threads = 1;
 	classes_done(&sm);
 }
@@ -1863,7 +1871,8 @@ static void test_fairq_class_reserve(void)
 static void test_fairq_class_ceiling(void)
 {
 	static struct sim sm;
-	u64 l, all, l0, all0;
+	double got;
+	u64 l;
 
 	class_make("quarter", "10.5.0.0", 16, 0, 0, 25, false);
 	kshim_now_ns = 0;
@@ -1871,13 +1880,8 @@ static void test_fairq_class_ceiling(void)
 	unit_pool_threads = 4;
 	clients(&sm, 0, 3, "10.5.0", 1100);
 	clients(&sm, 3, 3, "10.7.0", 1100);
-	sim_run(&sm, 2ULL * 1000000000);
-	l0 = thread_sum(&sm, 0, 3);
-	all0 = thread_sum(&sm, 0, 6);
-	sim_run(&sm, 12ULL * 1000000000);
-	l = thread_sum(&sm, 0, 3) - l0;
-	all = thread_sum(&sm, 0, 6) - all0;
-	CHECK(share_near(l, all, 25, 1), "limited to 25%% under contention: %.1f%%", 100.0 * l / all);
+	got = steady_share(&sm, 3, 6);
+	CHECK(got >= 24 && got <= 26, "limited to 25%% under contention: %.1f%%", got);
 	classes_done(&sm);
 
 	class_make("quarter", "10.5.0.0", 16, 0, 0, 25, false);

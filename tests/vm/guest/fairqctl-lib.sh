@@ -49,3 +49,14 @@ fairq_nl_expect() {
 fairq_traffic() {
 	fairq_nfs "$1" 3 'dd if=/dev/zero of=f bs=64k count=32 conv=fsync 2>/dev/null && cat f >/dev/null && rm -f f'
 }
+
+# fairq_nl_refuse WHY ARGS...: the netlink request fairq-nl.py ARGS is refused, with WHY in
+# its reason
+fairq_nl_refuse() {
+	local why=$1
+	shift
+	if python3 /fairq/fairq-nl.py "$@" >/tmp/nl.out; then
+		fail "'$*' was accepted"
+	fi
+	grep -q "$why" /tmp/nl.out || fail "'$*': expected '$why', got $(cat /tmp/nl.out)"
+}

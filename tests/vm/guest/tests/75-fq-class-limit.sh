@@ -105,28 +105,20 @@ sleep 1
 
 # refusals: each leaves the classes as they were
 $NL class-dump >/tmp/before.json || fail "class-dump: $(cat /tmp/before.json)"
-refuse() {
-	local why=$1
-	shift
-	if $NL "$@" >/tmp/nl.out; then
-		fail "'$*' was accepted"
-	fi
-	grep -q "$why" /tmp/nl.out || fail "'$*': expected '$why', got $(cat /tmp/nl.out)"
-}
-refuse "exists" class-set limited create match 10.99.0.12
-refuse "always exists" class-set default create
-refuse "no class of that name" class-set nosuch limit 5
-refuse "no class of that name" class-del nosuch
-refuse "cannot be deleted" class-del default
-refuse "no rank or matches" class-set default match 10.99.0.12
-refuse "class name" class-set "bad/name" create
-refuse "class name" class-set "" create
-refuse "at most 10000000" class-set limited limit 10000001
-refuse "burst is 1 to" class-set limited burst 0
-refuse "at most 8 matches" class-set limited match 10.0.0.1 match 10.0.0.2 match 10.0.0.3 \
+fairq_nl_refuse "exists" class-set limited create match 10.99.0.12
+fairq_nl_refuse "always exists" class-set default create
+fairq_nl_refuse "no class of that name" class-set nosuch limit 5
+fairq_nl_refuse "no class of that name" class-del nosuch
+fairq_nl_refuse "cannot be deleted" class-del default
+fairq_nl_refuse "no rank or matches" class-set default match 10.99.0.12
+fairq_nl_refuse "class name" class-set "bad/name" create
+fairq_nl_refuse "class name" class-set "" create
+fairq_nl_refuse "at most 10000000" class-set limited limit 10000001
+fairq_nl_refuse "burst is 1 to" class-set limited burst 0
+fairq_nl_refuse "at most 8 matches" class-set limited match 10.0.0.1 match 10.0.0.2 match 10.0.0.3 \
 	match 10.0.0.4 match 10.0.0.5 match 10.0.0.6 match 10.0.0.7 match 10.0.0.8 match 10.0.0.9
 $NL class-set other create match 10.99.0.13 rank 7 >/tmp/nl.out || fail "class-set other: $(cat /tmp/nl.out)"
-refuse "has that rank" class-set limited rank 7
+fairq_nl_refuse "has that rank" class-set limited rank 7
 $NL class-del other >/tmp/nl.out || fail "class-del other: $(cat /tmp/nl.out)"
 out=$(fairq_as_nobody python3 /fairq/fairq-nl.py class-set limited limit 1)
 case $out in *"errno 1:"*) ;; *) fail "an unprivileged class-set was not refused: $out" ;; esac

@@ -129,22 +129,14 @@ sleep 1
 
 # refusals, each leaving the classes as they were
 $NL class-dump >/tmp/before.json || fail "class-dump: $(cat /tmp/before.json)"
-refuse() {
-	local why=$1
-	shift
-	if $NL "$@" >/tmp/nl.out; then
-		fail "'$*' was accepted"
-	fi
-	grep -q "$why" /tmp/nl.out || fail "'$*': expected '$why', got $(cat /tmp/nl.out)"
-}
 $NL class-set three reserve 60 >/tmp/nl.out || fail "class-set three reserve 60: $(cat /tmp/nl.out)"
 $NL class-dump >/tmp/before.json || fail "class-dump: $(cat /tmp/before.json)"
-refuse "more than 100%" class-set one reserve 41
-refuse "above its own limit" class-set one reserve 40 limit-pct 30
-refuse "weight is 1 to 10000" class-set one weight 10001
-refuse "percent of the threads" class-set one limit-pct 101
-refuse "give it a weight" class-set other create match 10.99.0.13 per-key 1
-refuse "per-key applies to the weight only" class-set three per-key 1
+fairq_nl_refuse "more than 100%" class-set one reserve 41
+fairq_nl_refuse "above its own limit" class-set one reserve 40 limit-pct 30
+fairq_nl_refuse "weight is 1 to 10000" class-set one weight 10001
+fairq_nl_refuse "percent of the threads" class-set one limit-pct 101
+fairq_nl_refuse "give it a weight" class-set other create match 10.99.0.13 per-key 1
+fairq_nl_refuse "per-key applies to the weight only" class-set three per-key 1
 $NL class-dump >/tmp/after.json || fail "class-dump: $(cat /tmp/after.json)"
 python3 -c '
 import json, sys
