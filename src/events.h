@@ -38,6 +38,7 @@ struct fairq_event {
 			const char *sched;
 			const char *name;
 			const struct fairq_class_spec *spec;	/* as it now is; NULL: deleted */
+			bool made;	/* by this change (an audit tells it from a change) */
 		} class;
 		struct {
 			struct net *net;	/* the service's: only its listeners hear of it */

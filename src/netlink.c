@@ -1314,17 +1314,48 @@ static int class_settings_put(struct sk_buff *skb, const struct fairq_class_spec
 	return 0;
 }
 
+/* A class's gauges, summed key by key: what its keys have queued and on threads now. */
+struct class_gauges {
+	const char *name;
+	u32 queued, in_flight;
+};
+
+/* ops->for_each_key() callback: pool lock held, no sleeping. */
+static int class_gauges_add(const struct fairq_key_stats *ks, void *data)
+{
+	struct class_gauges *g = data;
+
+	if (!strcmp(ks->class, g->name)) {
+		g->queued += ks->queued;
+		g->in_flight += ks->in_flight;
+	}
+	return 0;
+}
+
+/*
+ * The counters the policy keeps per class come from one place per service; the gauges are
+ * its keys' own, in every pool, read under each pool's lock in turn: a report costs a walk of
+ * the keys per class, which no request path pays.
+ */
 static int class_put(struct sk_buff *skb, const struct class_walk *w,
 		     const struct fairq_class_spec *cls)
 {
+	struct class_gauges g = { .name = cls->name };
 	struct fairq_class_stats st = {};
 	struct fairq_serv *fs;
+	unsigned int i;
+	u64 cursor;
 
 	/* the walk holds the RCU read lock: the services stay while they are read */
 	fairq_for_each_serv(fs) {
-		if ((!w->net || net_eq(fs->net, w->net)) && fs->nr_pools &&
-		    READ_ONCE(fs->pools[0]->ops) == w->ops)
-			w->ops->keys->class_stats(fs->pools[0], cls->name, &st);
+		if ((w->net && !net_eq(fs->net, w->net)) || !fs->nr_pools ||
+		    READ_ONCE(fs->pools[0]->ops) != w->ops)
+			continue;
+		w->ops->keys->class_stats(fs->pools[0], cls->name, &st);
+		for (i = 0; i < fs->nr_pools; i++) {
+			cursor = 0;
+			pool_keys(fs->pools[i], &cursor, class_gauges_add, &g);
+		}
 	}
 	if (class_settings_put(skb, cls) ||
 	    put_u64(skb, FAIRQ_A_CLASS_DISPATCHES, st.dispatches, FAIRQ_A_CLASS_PAD) ||
@@ -1332,6 +1363,8 @@ static int class_put(struct sk_buff *skb, const struct class_walk *w,
 	    put_u64(skb, FAIRQ_A_CLASS_PACED, st.paced, FAIRQ_A_CLASS_PAD) ||
 	    put_u64(skb, FAIRQ_A_CLASS_PACED_NS, st.paced_ns, FAIRQ_A_CLASS_PAD) ||
 	    put_u64(skb, FAIRQ_A_CLASS_RESERVED, st.reserved, FAIRQ_A_CLASS_PAD) ||
+	    nla_put_u32(skb, FAIRQ_A_CLASS_QUEUED, g.queued) ||
+	    nla_put_u32(skb, FAIRQ_A_CLASS_IN_FLIGHT, g.in_flight) ||
 	    nla_put_string(skb, FAIRQ_A_CLASS_SCHED, w->ops->name))
 		return -EMSGSIZE;
 	return 0;
@@ -1480,6 +1513,7 @@ static int event_fill(struct sk_buff *msg, unsigned long type, const struct fair
 		       (ev->class.spec ? class_settings_put(msg, ev->class.spec) :
 			nla_put_string(msg, FAIRQ_A_CLASS_NAME, ev->class.name) ||
 			nla_put_flag(msg, FAIRQ_A_CLASS_DELETED)) ||
+		       (ev->class.made && nla_put_flag(msg, FAIRQ_A_CLASS_CREATE)) ||
 		       put_u64(msg, FAIRQ_A_CLASS_TIME, ev->time_ns, FAIRQ_A_CLASS_PAD);
 	case FAIRQ_EVENT_RESCUE:
 		return nla_put_u32(msg, FAIRQ_A_POOL_SERV_ID, ev->rescue.serv) ||

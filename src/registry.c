@@ -579,7 +579,9 @@ void fairq_class_changed(const struct fairq_sched_ops *ops, const char *name,
 		[FAIRQ_CLASS_CHANGED] = "changed",
 		[FAIRQ_CLASS_DELETED] = "deleted",
 	};
-	struct fairq_event ev = { .class = { .sched = ops->name, .name = name } };
+	struct fairq_event ev = {
+		.class = { .sched = ops->name, .name = name, .made = change == FAIRQ_CLASS_MADE },
+	};
 	struct fairq_class_spec *spec = NULL;
 	u64 cursor = 0;
 

@@ -88,6 +88,7 @@ struct fairq_key_stats {
 	u32 in_flight;		/* handed to threads, not yet finished */
 	u64 dispatches;		/* requests threads started since the key appeared */
 	u64 thread_ns;		/* thread time its requests used */
+	char class[FAIRQ_CLASS_NAME_LEN + 1];	/* its QoS class; "" for a policy without */
 };
 
 /* Receives one key's accounting; a non-zero return stops the walk. */

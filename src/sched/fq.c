@@ -1204,6 +1204,7 @@ static int report(struct fairq_keytab_node *entry, void *arg)
 		.thread_ns = k->thread_ns,
 	};
 
+	fairq_class_name(&fq_classes, &k->cls, ks.class, sizeof(ks.class));
 	return ra->fn(&ks, ra->arg);
 }
 
