@@ -3,9 +3,10 @@
  * class add|change|del|list|sync: the QoS classes of a classed scheduler (fq).  A class takes
  * the clients its matches name (addresses, subnets, NFSv4.1 client ids; the class of lowest
  * rank that matches wins, the rest go to the class named default) and holds them together to
- * a rate of requests for the nfsd service as a whole.  sync makes the running classes those
- * of a list, changing in place what it can: fairq-apply's CLASS lines (as weights prune is
- * for its WEIGHT lines).
+ * a rate of requests and a percent of the threads' time at most for the nfsd service as a
+ * whole, shares the threads with the other classes by its weight, and gets a percent of them
+ * ahead of the others.  sync makes the running classes those of a list, changing in place what
+ * it can: fairq-apply's CLASS lines (as weights prune is for its WEIGHT lines).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -17,13 +18,18 @@
 #include "fairqctl.h"
 
 #define DEFAULT_CLASS "default"
-#define SPEC_ARGS "NAME [match ADDR|PREFIX|v4client:ID]... [rank N] [limit N/s|none] [burst N]"
+#define SPEC_ARGS "NAME [match ADDR|PREFIX|v4client:ID]... [rank N] [limit N/s|none] [limit P%]" \
+		  " [burst N] [weight W|none] [reserve P%|none] [per-key|shared]"
+#define SPEC_KEYWORDS "match, rank, limit, burst, weight, reserve, per-key or shared"
 
 /* A class as the command line gives it: what it does not give is left as it is. */
 struct class_spec {
 	char name[FAIRQ_CLASS_NAME_LEN + 1];
-	bool has_rank, has_limit, has_burst;
+	bool has_rank, has_limit, has_burst, has_weight, has_reserve, has_limit_pct, has_per_key;
+	bool limit_none;	/* limit none given: the kind not given otherwise is taken away */
+	bool per_key;
 	uint32_t rank, limit, burst;	/* limit 0: none */
+	uint32_t weight, reserve, limit_pct;	/* 0: none */
 	unsigned int nr_match;
 	struct fc_key_id match[FAIRQ_CLASS_MATCH_MAX];
 };
@@ -59,27 +65,6 @@ static int bad_name(const char *what, const char *name)
 			      what, name, FAIRQ_CLASS_NAME_LEN);
 }
 
-/* "N/s", requests per second from 1 on; or "none" (0). */
-static bool parse_limit(const char *arg, uint32_t *rps)
-{
-	size_t len = strlen(arg);
-	char num[24];
-	uint64_t v;
-
-	if (!strcmp(arg, "none")) {
-		*rps = 0;
-		return true;
-	}
-	if (len < 3 || len - 2 >= sizeof(num) || strcmp(arg + len - 2, "/s"))
-		return false;
-	memcpy(num, arg, len - 2);
-	num[len - 2] = '\0';
-	if (!fc_parse_u64(num, &v) || !v || v > FAIRQ_CLASS_LIMIT_MAX)
-		return false;
-	*rps = v;
-	return true;
-}
-
 static bool parse_u32(const char *arg, uint64_t min, uint64_t max, uint32_t *val)
 {
 	uint64_t v;
@@ -88,6 +73,66 @@ static bool parse_u32(const char *arg, uint64_t min, uint64_t max, uint32_t *val
 		return false;
 	*val = v;
 	return true;
+}
+
+/* An integer from @min to @max written with @unit after it ("/s", "%"). */
+static bool parse_with_unit(const char *arg, const char *unit, uint64_t min, uint64_t max,
+			    uint32_t *val)
+{
+	size_t len = strlen(arg), unit_len = strlen(unit);
+	char num[24];
+
+	if (len <= unit_len || len - unit_len >= sizeof(num) || strcmp(arg + len - unit_len, unit))
+		return false;
+	memcpy(num, arg, len - unit_len);
+	num[len - unit_len] = '\0';
+	return parse_u32(num, min, max, val);
+}
+
+/*
+ * limit's value into @s: N/s (requests per second, from 1 on), P% (of the threads' time, from
+ * 1 on), or none.  A class may have one of each.  none takes away the kind not given beside
+ * it: alone, both; with 200/s, the percent limit (one change, so the rate's schedule goes on).
+ */
+static int parse_limit(const char *what, const char *arg, struct class_spec *s)
+{
+	uint32_t val;
+	bool pct;
+
+	if (!strcmp(arg, "none")) {
+		if (s->limit_none || (s->has_limit && s->has_limit_pct))
+			goto twice;
+		s->limit_none = true;
+		if (!s->has_limit)
+			s->limit = 0;
+		if (!s->has_limit_pct)
+			s->limit_pct = 0;
+		s->has_limit = s->has_limit_pct = true;
+		return FC_EXIT_OK;
+	}
+	if (parse_with_unit(arg, "/s", 1, FAIRQ_CLASS_LIMIT_MAX, &val))
+		pct = false;
+	else if (parse_with_unit(arg, "%", 1, 100, &val))
+		pct = true;
+	else
+		return fc_usage_error("%s: limit takes N/s (requests per second, 1 to %u), P%% (of the threads' time, 1 to 100) or none, not '%s'",
+				      what, FAIRQ_CLASS_LIMIT_MAX, arg);
+	/* a kind given once; beside none, a kind none did not take yet (its value 0) */
+	if (pct ? s->has_limit_pct && !(s->limit_none && !s->limit_pct) :
+		  s->has_limit && !(s->limit_none && !s->limit))
+		goto twice;
+	if (pct) {
+		s->has_limit_pct = true;
+		s->limit_pct = val;
+	} else {
+		s->has_limit = true;
+		s->limit = val;
+	}
+	if (!s->limit_none || !s->limit || !s->limit_pct)
+		return FC_EXIT_OK;
+twice:
+	return fc_usage_error("%s: limit given twice (at most once N/s and once P%%, or one of them and none for the other)",
+			      what);
 }
 
 static int add_match(const char *what, const char *arg, struct class_spec *s)
@@ -108,12 +153,70 @@ static int add_match(const char *what, const char *arg, struct class_spec *s)
 	return FC_EXIT_OK;
 }
 
-/*
- * NAME and its keywords (argv[0] on) into @s, or a usage error naming @what.  The rules of
- * the default class are the kernel's too; they are said here before anything is sent.
- */
-static int parse_spec(const char *what, int argc, char **argv, struct class_spec *s)
+/* rank, burst, weight or reserve (@kw: parse_spec() refuses the other words) into @s. */
+static int parse_number(const char *what, const char *kw, const char *val, struct class_spec *s)
 {
+	char form[64];
+	bool *given, ok;
+
+	if (!strcmp(kw, "rank")) {
+		given = &s->has_rank;
+		ok = parse_u32(val, 0, UINT32_MAX, &s->rank);
+		snprintf(form, sizeof(form), "an integer from 0 to %u", UINT32_MAX);
+	} else if (!strcmp(kw, "burst")) {
+		given = &s->has_burst;
+		ok = parse_u32(val, 1, FAIRQ_CLASS_BURST_MAX, &s->burst);
+		snprintf(form, sizeof(form), "an integer from 1 to %u", FAIRQ_CLASS_BURST_MAX);
+	} else if (!strcmp(kw, "weight")) {
+		given = &s->has_weight;
+		s->weight = 0;
+		ok = !strcmp(val, "none") || parse_u32(val, 1, FAIRQ_CLASS_WEIGHT_MAX, &s->weight);
+		snprintf(form, sizeof(form), "an integer from 1 to %u or none", FAIRQ_CLASS_WEIGHT_MAX);
+	} else {
+		given = &s->has_reserve;
+		s->reserve = 0;
+		ok = !strcmp(val, "none") || parse_with_unit(val, "%", 0, 100, &s->reserve);
+		snprintf(form, sizeof(form), "P%% (of the threads' time, 0 to 100) or none");
+	}
+	if (*given)
+		return fc_usage_error("%s: %s given twice", what, kw);
+	*given = true;
+	if (!ok)
+		return fc_usage_error("%s: %s takes %s, not '%s'", what, kw, form, val);
+	return FC_EXIT_OK;
+}
+
+/*
+ * What the kernel refuses of a class's settings together, said before anything is sent: of
+ * those @s gives, or of the whole class when what it does not give is the default (@whole:
+ * class add, a line of class sync).  Whether the reservations of all classes fit is for
+ * class sync, which has them all, or the kernel.
+ */
+static int settings_conflict(const char *what, const struct class_spec *s, bool whole)
+{
+	if (s->per_key && (s->has_weight || whole) && !s->weight)
+		return fc_usage_error("%s: per-key applies the class's weight to each of its keys: give it a weight (weight W)",
+				      what);
+	if (s->per_key && (s->reserve || s->limit || s->limit_pct))
+		return fc_usage_error("%s: per-key applies to the weight only: a reservation and limits are for the class's keys together",
+				      what);
+	if (s->limit_pct && s->reserve > s->limit_pct)
+		return fc_usage_error("%s: reserve %u%% is above the class's limit %u%%", what,
+				      s->reserve, s->limit_pct);
+	return FC_EXIT_OK;
+}
+
+/*
+ * NAME and its keywords (argv[0] on) into @s, or a usage error naming @what; @whole for a
+ * class whose settings not given are the defaults (class add and sync), not left as they are.
+ * The rules of the default class are the kernel's too; they are said here before anything is
+ * sent.
+ */
+static int parse_spec(const char *what, int argc, char **argv, struct class_spec *s, bool whole)
+{
+	static const char *const valued[] = { "match", "rank", "limit", "burst", "weight",
+					      "reserve" };
+	unsigned int k;
 	int i, rc;
 
 	memset(s, 0, sizeof(*s));
@@ -122,48 +225,36 @@ static int parse_spec(const char *what, int argc, char **argv, struct class_spec
 	if (!name_ok(argv[0]))
 		return bad_name(what, argv[0]);
 	strcpy(s->name, argv[0]);
-	for (i = 1; i < argc; i += 2) {
+	for (i = 1; i < argc; i++) {
 		const char *kw = argv[i], *val;
-		bool *given, ok;
 
-		if (strcmp(kw, "match") && strcmp(kw, "rank") && strcmp(kw, "limit") &&
-		    strcmp(kw, "burst"))
-			return fc_usage_error("%s: unknown keyword '%s' (match, rank, limit or burst)",
-					      what, kw);
-		if (i + 1 == argc)
-			return fc_usage_error("%s: %s needs a value", what, kw);
-		val = argv[i + 1];
-		if (!strcmp(kw, "match")) {
-			rc = add_match(what, val, s);
-			if (rc)
-				return rc;
+		/* one setting in two words without a value: the weight each key's, or the class's */
+		if (!strcmp(kw, "per-key") || !strcmp(kw, "shared")) {
+			if (s->has_per_key)
+				return fc_usage_error("%s: per-key or shared given twice", what);
+			s->has_per_key = true;
+			s->per_key = !strcmp(kw, "per-key");
 			continue;
 		}
-		if (!strcmp(kw, "rank")) {
-			given = &s->has_rank;
-			ok = parse_u32(val, 0, UINT32_MAX, &s->rank);
-		} else if (!strcmp(kw, "limit")) {
-			given = &s->has_limit;
-			ok = parse_limit(val, &s->limit);
-		} else {
-			given = &s->has_burst;
-			ok = parse_u32(val, 1, FAIRQ_CLASS_BURST_MAX, &s->burst);
-		}
-		if (*given)
-			return fc_usage_error("%s: %s given twice", what, kw);
-		*given = true;
-		if (!ok && !strcmp(kw, "limit"))
-			return fc_usage_error("%s: limit takes N/s (requests per second, 1 to %u) or none, not '%s'",
-					      what, FAIRQ_CLASS_LIMIT_MAX, val);
-		if (!ok && !strcmp(kw, "burst"))
-			return fc_usage_error("%s: burst takes an integer from 1 to %u, not '%s'", what,
-					      FAIRQ_CLASS_BURST_MAX, val);
-		if (!ok)
-			return fc_usage_error("%s: rank takes an integer from 0 to %u, not '%s'", what,
-					      UINT32_MAX, val);
+		for (k = 0; k < ARRAY_SIZE(valued) && strcmp(kw, valued[k]); k++)
+			;
+		if (k == ARRAY_SIZE(valued))
+			return fc_usage_error("%s: unknown keyword '%s' (" SPEC_KEYWORDS ")", what, kw);
+		if (++i == argc)
+			return fc_usage_error("%s: %s needs a value", what, kw);
+		val = argv[i];
+		if (!strcmp(kw, "match"))
+			rc = add_match(what, val, s);
+		else if (!strcmp(kw, "limit"))
+			rc = parse_limit(what, val, s);
+		else
+			rc = parse_number(what, kw, val, s);
+		if (rc)
+			return rc;
 	}
-	if (strcmp(s->name, DEFAULT_CLASS))
-		return FC_EXIT_OK;
+	rc = settings_conflict(what, s, whole);
+	if (rc || strcmp(s->name, DEFAULT_CLASS))
+		return rc;
 	if (s->has_rank)
 		return fc_usage_error("%s: the default class has no rank: it comes after every other",
 				      what);
@@ -182,11 +273,23 @@ static int class_set(struct fc_nl *nl, const struct class_spec *s, bool create)
 
 	if (!msg)
 		return -ENOMEM;
+	/*
+	 * A new class has none of the settings classes gained with weights: those at their
+	 * default are not sent, so that a module from before them makes the class all the same.
+	 */
 	bad = nla_put_string(msg, FAIRQ_A_CLASS_NAME, s->name) ||
 	      (create && nla_put_flag(msg, FAIRQ_A_CLASS_CREATE)) ||
 	      (s->has_rank && nla_put_u32(msg, FAIRQ_A_CLASS_RANK, s->rank)) ||
 	      (s->has_limit && nla_put_u32(msg, FAIRQ_A_CLASS_LIMIT_RPS, s->limit)) ||
-	      (s->has_burst && nla_put_u32(msg, FAIRQ_A_CLASS_BURST, s->burst));
+	      (s->has_burst && nla_put_u32(msg, FAIRQ_A_CLASS_BURST, s->burst)) ||
+	      (s->has_weight && (!create || s->weight) &&
+	       nla_put_u32(msg, FAIRQ_A_CLASS_WEIGHT, s->weight)) ||
+	      (s->has_reserve && (!create || s->reserve) &&
+	       nla_put_u32(msg, FAIRQ_A_CLASS_RESERVE, s->reserve)) ||
+	      (s->has_limit_pct && (!create || s->limit_pct) &&
+	       nla_put_u32(msg, FAIRQ_A_CLASS_LIMIT_PCT, s->limit_pct)) ||
+	      (s->has_per_key && (!create || s->per_key) &&
+	       nla_put_u8(msg, FAIRQ_A_CLASS_PER_KEY, s->per_key));
 	for (i = 0; !bad && i < s->nr_match; i++)
 		bad = fc_key_put(msg, FAIRQ_A_CLASS_MATCH, &s->match[i]);
 	if (bad) {
@@ -232,6 +335,38 @@ static const char *rate_text(uint32_t rps, char *buf, size_t len)
 	return buf;
 }
 
+/* class list's LIMIT: N/s, P%, both (N/s,P%) or none. */
+static const char *limits_text(const struct fc_class *c, char *buf, size_t len)
+{
+	if (c->limit_rps && c->limit_pct)
+		snprintf(buf, len, "%u/s,%u%%", c->limit_rps, c->limit_pct);
+	else if (c->limit_pct)
+		snprintf(buf, len, "%u%%", c->limit_pct);
+	else
+		rate_text(c->limit_rps, buf, len);
+	return buf;
+}
+
+/* class list's WEIGHT: the class's, N/key for each of its keys (per-key), or - for none. */
+static const char *weight_text(const struct fc_class *c, char *buf, size_t len)
+{
+	if (!c->weight)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, c->per_key ? "%u/key" : "%u", c->weight);
+	return buf;
+}
+
+/* class list's RESERVE: P%, or - for none. */
+static const char *reserve_text(const struct fc_class *c, char *buf, size_t len)
+{
+	if (c->reserve_pct)
+		snprintf(buf, len, "%u%%", c->reserve_pct);
+	else
+		snprintf(buf, len, "-");
+	return buf;
+}
+
 /* @c's matches, separated by @sep, into @buf. */
 static const char *matches_text(const struct fc_class *c, const char *sep, char *buf, size_t len)
 {
@@ -246,22 +381,37 @@ static const char *matches_text(const struct fc_class *c, const char *sep, char 
 	return buf;
 }
 
-/* The arguments of class add that make @c again: fairq.conf's CLASS value. */
+/*
+ * The arguments of class add that make @c again: fairq.conf's CLASS value.  Limit and burst
+ * always (limit none for neither limit), the settings classes gained later only when set, so
+ * that a class without them reads as it did before them.
+ */
 const char *fc_class_line(const struct fc_class *c, char *buf, size_t len)
 {
-	char rank[24] = "", matches[FAIRQ_CLASS_MATCH_MAX * 88], rate[24];
+	char rank[24] = "", matches[FAIRQ_CLASS_MATCH_MAX * 88], rate[24], rps[32] = "";
+	char pct[24] = "", weight[24] = "", reserve[24] = "";
 
 	if (c->has_rank)
 		snprintf(rank, sizeof(rank), " rank %u", c->rank);
 	matches_text(c, " match ", matches, sizeof(matches));
-	snprintf(buf, len, "%s%s%s%s limit %s burst %u", c->name, rank, c->nr_match ? " match " : "",
-		 matches, rate_text(c->limit_rps, rate, sizeof(rate)), c->burst);
+	if (c->limit_rps || !c->limit_pct)
+		snprintf(rps, sizeof(rps), " limit %s", rate_text(c->limit_rps, rate, sizeof(rate)));
+	if (c->limit_pct)
+		snprintf(pct, sizeof(pct), " limit %u%%", c->limit_pct);
+	if (c->weight)
+		snprintf(weight, sizeof(weight), " weight %u", c->weight);
+	if (c->reserve_pct)
+		snprintf(reserve, sizeof(reserve), " reserve %u%%", c->reserve_pct);
+	snprintf(buf, len, "%s%s%s%s%s%s burst %u%s%s%s", c->name, rank,
+		 c->nr_match ? " match " : "", matches, rps, pct, c->burst, weight,
+		 c->per_key ? " per-key" : "", reserve);
 	return buf;
 }
 
 /*
  * @c's settings as JSON members, as class list and monitor give them: rank (none for the
- * default class), limit_rps (0: none), burst and the matches as class add takes them.
+ * default class), limit_rps (0: none), burst, weight, reserve_pct and limit_pct (0: none),
+ * per_key and the matches as class add takes them.
  */
 void fc_class_settings_json(const struct fc_class *c)
 {
@@ -272,6 +422,10 @@ void fc_class_settings_json(const struct fc_class *c)
 		out_exact(FC_JSON, "rank", NULL, c->rank);
 	out_exact(FC_JSON, "limit_rps", NULL, c->limit_rps);
 	out_exact(FC_JSON, "burst", NULL, c->burst);
+	out_exact(FC_JSON, "weight", NULL, c->weight);
+	out_exact(FC_JSON, "reserve_pct", NULL, c->reserve_pct);
+	out_exact(FC_JSON, "limit_pct", NULL, c->limit_pct);
+	out_bool(FC_JSON, "per_key", NULL, c->per_key);
 	out_arr_start("matches");
 	for (i = 0; i < c->nr_match; i++)
 		out_str(FC_JSON, NULL, NULL, fc_key_format(&c->match[i], key, sizeof(key)));
@@ -280,7 +434,7 @@ void fc_class_settings_json(const struct fc_class *c)
 
 static void print_classes(const struct fc_classes *c)
 {
-	char matches[FAIRQ_CLASS_MATCH_MAX * 82], fmt[16], buf[24];
+	char matches[FAIRQ_CLASS_MATCH_MAX * 82], fmt[16], buf[32];
 	int width = (int)strlen("(all others)");
 	unsigned int i;
 
@@ -292,8 +446,9 @@ static void print_classes(const struct fc_classes *c)
 	snprintf(fmt, sizeof(fmt), " %%-%ds", width);
 	out_doc_start();
 	out_str(FC_JSON, "scheduler", NULL, c->sched);
-	out_text("%-15s %6s %10s %6s %-*s %10s %11s %8s %10s\n", "NAME", "RANK", "LIMIT", "BURST",
-		 width, "MATCHES", "DISPATCHES", "THREAD_TIME", "PACED", "PACED_TIME");
+	out_text("%-15s %6s %7s %7s %10s %6s %-*s %6s %8s %10s %11s %8s %10s %8s\n", "NAME", "RANK",
+		 "WEIGHT", "RESERVE", "LIMIT", "BURST", width, "MATCHES", "QUEUED", "INFLIGHT",
+		 "DISPATCHES", "THREAD_TIME", "PACED", "PACED_TIME", "RESERVED");
 	out_arr_start("classes");
 	for (i = 0; i < c->nr; i++) {
 		const struct fc_class *cl = &c->c[i];
@@ -305,15 +460,20 @@ static void print_classes(const struct fc_classes *c)
 			out_exact(FC_TEXT, NULL, " %6s", cl->rank);
 		else
 			out_str(FC_TEXT, NULL, " %6s", "-");
-		out_str(FC_TEXT, NULL, " %10s", rate_text(cl->limit_rps, buf, sizeof(buf)));
+		out_str(FC_TEXT, NULL, " %7s", weight_text(cl, buf, sizeof(buf)));
+		out_str(FC_TEXT, NULL, " %7s", reserve_text(cl, buf, sizeof(buf)));
+		out_str(FC_TEXT, NULL, " %10s", limits_text(cl, buf, sizeof(buf)));
 		out_exact(FC_TEXT, NULL, " %6s", cl->burst);
 		matches_text(cl, ",", matches, sizeof(matches));
 		out_str(FC_TEXT, NULL, fmt, *matches ? matches :
 			!strcmp(cl->name, DEFAULT_CLASS) ? "(all others)" : "-");
+		out_num(FC_ANY, "queued", " %6s", cl->queued);
+		out_num(FC_ANY, "in_flight", " %8s", cl->in_flight);
 		out_num(FC_ANY, "dispatches", " %10s", cl->dispatches);
 		out_ns(FC_ANY, "thread_ns", " %11s", cl->thread_ns);
 		out_num(FC_ANY, "paced", " %8s", cl->paced);
 		out_ns(FC_ANY, "paced_ns", " %10s", cl->paced_ns);
+		out_num(FC_ANY, "reserved", " %8s", cl->reserved);
 		out_obj_end();
 		out_text("\n");
 	}
@@ -395,13 +555,41 @@ static bool rank_wanted(const struct class_specs *l, uint32_t rank, const char *
 	return false;
 }
 
-/* Whether @s, made whole (every attribute given), would change @c. */
+/*
+ * @s made whole, as class sync takes a line: what it does not give is the default (no limits,
+ * burst 1, no weight, no reservation, shared), every setting but rank and matches given.
+ */
+static void spec_defaults(struct class_spec *s)
+{
+	if (!s->has_burst)
+		s->burst = 1;
+	/* the others are 0 where not given (parse_spec()) */
+	s->has_limit = s->has_limit_pct = s->has_burst = true;
+	s->has_weight = s->has_reserve = s->has_per_key = true;
+}
+
+/*
+ * Of a whole @s that changes @c, send the settings classes gained with weights only where
+ * they change it: a module from before them refuses attributes it does not know, and a file
+ * without them is still to apply there.
+ */
+static void send_new_settings_changed(struct class_spec *s, const struct fc_class *c)
+{
+	s->has_weight = s->weight != c->weight;
+	s->has_reserve = s->reserve != c->reserve_pct;
+	s->has_limit_pct = s->limit_pct != c->limit_pct;
+	s->has_per_key = s->per_key != c->per_key;
+}
+
+/* Whether @s, made whole (spec_defaults()), would change @c. */
 static bool differs(const struct fc_class *c, const struct class_spec *s)
 {
 	unsigned int i, j;
 
 	if ((s->has_rank && s->rank != c->rank) || s->limit != c->limit_rps ||
-	    s->burst != c->burst || (s->nr_match && s->nr_match != c->nr_match))
+	    s->burst != c->burst || s->limit_pct != c->limit_pct || s->weight != c->weight ||
+	    s->reserve != c->reserve_pct || s->per_key != c->per_key ||
+	    (s->nr_match && s->nr_match != c->nr_match))
 		return true;
 	for (i = 0; i < s->nr_match; i++) {
 		for (j = 0; j < c->nr_match && !fc_key_same(&s->match[i], &c->match[j]); j++)
@@ -442,6 +630,19 @@ static int rank_in_line_order(struct class_specs *l)
 	return FC_EXIT_OK;
 }
 
+/* The kernel refuses reservations that add up to more than all the threads: said first. */
+static int reservations_fit(const struct class_specs *l)
+{
+	unsigned int i, sum = 0;
+
+	for (i = 0; i < l->nr; i++)
+		sum += l->s[i].reserve;
+	if (sum > 100)
+		return fc_usage_error("class sync: the reservations add up to %u%%: at most 100%% of the threads' time",
+				      sum);
+	return FC_EXIT_OK;
+}
+
 /*
  * Standard input, one class a line as class add takes it ('#' lines and blank ones skipped),
  * into @l; every name and every rank given once.
@@ -478,7 +679,7 @@ static int read_specs(FILE *f, struct class_specs *l)
 			l->cap = l->cap ? l->cap * 2 : 8;
 		}
 		s = &l->s[l->nr];
-		rc = parse_spec(what, n, words, s);
+		rc = parse_spec(what, n, words, s, true);
 		if (!rc && find_spec(l, s->name))
 			rc = fc_usage_error("%s: class %s given twice", what, s->name);
 		else if (!rc && s->has_rank && rank_wanted(l, s->rank, s->name))
@@ -487,7 +688,7 @@ static int read_specs(FILE *f, struct class_specs *l)
 			l->nr++;
 	}
 	free(line);
-	return rc ?: rank_in_line_order(l);
+	return rc ?: reservations_fit(l) ?: rank_in_line_order(l);
 }
 
 /* What sync did: one line each, or the counts in JSON. */
@@ -501,16 +702,18 @@ static void said(const char *done, const char *name, unsigned int *count)
  * Make the running classes those of @l: delete those it does not name (and those it names
  * without matches while they have some: a change cannot take matches away, so they are made
  * anew), move ranks out of the way (above every rank in use or wanted) where another class is
- * to take them, then change (only what differs) or add each; the default class goes back to
- * no limit and burst 1 if @l does not name it.  What @l does not give is the default: no
- * limit, burst 1, no matches; every rank is given (rank_in_line_order()).
+ * to take them, lower the reservations that go down (so that those going up fit, whatever
+ * their order), then change (only what differs) or add each; the default class goes back to
+ * no limit, burst 1, no weight and no reservation if @l does not name it.  What @l does not
+ * give is the default (spec_defaults()), and no matches; every rank is given
+ * (rank_in_line_order()).
  */
 static int sync_classes(struct fc_nl *nl, const struct class_specs *l)
 {
 	static const struct class_spec no_default = { .name = DEFAULT_CLASS };
 	unsigned int i, added = 0, changed = 0, deleted = 0;
 	struct fc_classes cur = { };
-	bool *moved = NULL;
+	bool *moved = NULL;	/* changed already, a step ahead (rank, reservation): said changed */
 	uint64_t base = 0;
 	int rc = FC_EXIT_OK, err;
 	char what[64] = "class sync";
@@ -560,6 +763,21 @@ static int sync_classes(struct fc_nl *nl, const struct class_specs *l)
 		err = class_set(nl, &tmp, false);
 		moved[i] = true;
 	}
+	for (i = 0; !err && i < cur.nr; i++) {
+		struct fc_class *c = &cur.c[i];
+		const struct class_spec *s = find_spec(l, c->name);
+		struct class_spec tmp = { .has_reserve = true };
+
+		/* the default class not named goes back to none; the others not named are gone */
+		tmp.reserve = s ? s->reserve : 0;
+		if (!c->name[0] || tmp.reserve >= c->reserve_pct)
+			continue;
+		strcpy(tmp.name, c->name);
+		c->reserve_pct = tmp.reserve;
+		snprintf(what, sizeof(what), "class sync: class %s", c->name);
+		err = class_set(nl, &tmp, false);
+		moved[i] = true;
+	}
 	/* those with a rank first: a class added without one takes the next free rank */
 	for (i = 0; !err && i <= 2 * l->nr; i++) {
 		struct class_spec want = i < 2 * l->nr ? l->s[i % l->nr] : no_default;
@@ -576,15 +794,13 @@ static int sync_classes(struct fc_nl *nl, const struct class_specs *l)
 				said("added", want.name, &added);
 			continue;
 		}
-		if (!want.has_limit)
-			want.limit = 0;
-		if (!want.has_burst)
-			want.burst = 1;
-		want.has_limit = want.has_burst = true;
-		if (differs(c, &want))
+		spec_defaults(&want);
+		if (differs(c, &want)) {
+			send_new_settings_changed(&want, c);
 			err = class_set(nl, &want, false);
-		else if (!moved[c - cur.c])
+		} else if (!moved[c - cur.c]) {
 			continue;
+		}
 		if (!err)
 			said("changed", want.name, &changed);
 	}
@@ -687,14 +903,14 @@ int cmd_class(int argc, char **argv)
 	argv += optind;
 	switch (i) {
 	case 0:
-		rc = parse_spec("class add", argc, argv, &s);
+		rc = parse_spec("class add", argc, argv, &s, true);
 		if (!rc && !strcmp(s.name, DEFAULT_CLASS))
 			return fc_usage_error("class add: the default class always exists: change it (class change default limit N/s)");
 		return rc ? rc : class_do("class add", &s, true, false);
 	case 1:
-		rc = parse_spec("class change", argc, argv, &s);
-		if (!rc && !s.has_rank && !s.has_limit && !s.has_burst && !s.nr_match)
-			return fc_usage_error("class change: nothing to change (match, rank, limit or burst)");
+		rc = parse_spec("class change", argc, argv, &s, false);
+		if (!rc && argc == 1)	/* NAME alone */
+			return fc_usage_error("class change: nothing to change (" SPEC_KEYWORDS ")");
 		return rc ? rc : class_do("class change", &s, false, false);
 	case 2:
 		if (argc != 1)

@@ -68,7 +68,7 @@ struct event {
 	uint32_t serv, pool;
 	uint64_t rescues;
 	struct fc_class class;		/* its settings as they now are, unless deleted */
-	bool deleted;
+	bool made, deleted;		/* a class made by the change; else changed or deleted */
 };
 
 struct events {
@@ -149,6 +149,7 @@ static int on_event(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 		if (!ev->class.name[0])
 			snprintf(ev->class.name, sizeof(ev->class.name), "?");
 		ev->deleted = tb[FAIRQ_A_CLASS_DELETED];
+		ev->made = tb[FAIRQ_A_CLASS_CREATE];
 		ev->time_ns = fc_attr_u64(tb[FAIRQ_A_CLASS_TIME]);
 		break;
 	}
@@ -210,13 +211,18 @@ static void print_event(const struct event *ev)
 		out_exact(FC_ANY, "rescues", " (%s in the pool)", ev->rescues);
 		break;
 	case FAIRQ_CMD_CLASS_CHANGE_NTF:
-		/* text: what class add would take to make it again (the name first), or deleted */
+		/*
+		 * text: made, changed or deleted, then the name and, unless deleted, what class
+		 * add would take to make the class again
+		 */
 		out_str(FC_JSON, "event", NULL, "class-change");
 		out_str(FC_ANY, "sched", "class %s", ev->sched);
+		out_text(ev->made ? " made" : ev->deleted ? " deleted" : " changed");
 		out_str(FC_JSON, "class", NULL, ev->class.name);
+		out_bool(FC_JSON, "made", NULL, ev->made);
 		out_bool(FC_JSON, "deleted", NULL, ev->deleted);
 		if (ev->deleted) {
-			out_str(FC_TEXT, NULL, " %s deleted", ev->class.name);
+			out_str(FC_TEXT, NULL, " %s", ev->class.name);
 			break;
 		}
 		fc_class_settings_json(&ev->class);

@@ -191,9 +191,12 @@ struct fc_class {
 	char name[FAIRQ_CLASS_NAME_LEN + 1];
 	bool has_rank;
 	uint32_t rank, limit_rps, burst;	/* limit_rps 0: none */
+	uint32_t weight, reserve_pct, limit_pct;	/* 0: none */
+	bool per_key;	/* the weight is each key's, not the class's as a whole */
 	unsigned int nr_match;
 	struct fc_key_id match[FAIRQ_CLASS_MATCH_MAX];
-	uint64_t dispatches, thread_ns, paced, paced_ns;
+	uint32_t queued, in_flight;	/* now, summed key by key */
+	uint64_t dispatches, thread_ns, paced, paced_ns, reserved;
 };
 
 struct fc_classes {

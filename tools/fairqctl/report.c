@@ -397,8 +397,9 @@ int fc_get_weights(struct fc_nl *nl, const char *sched, struct fc_weights *w)
 }
 
 /*
- * A class's settings into @c, counters zero: its name ("" if none), rank, limit, burst and
- * matches, as class-get replies and class-change-ntf events give them.
+ * A class's settings into @c, counters zero: its name ("" if none), rank, limits, burst,
+ * weight, reservation, per-key and matches, as class-get replies and class-change-ntf events
+ * give them.  A module from before class weights sends none of those: none of them, shared.
  */
 void fc_class_settings(struct nlattr **tb, struct nlmsghdr *nlh, struct fc_class *c)
 {
@@ -412,6 +413,10 @@ void fc_class_settings(struct nlattr **tb, struct nlmsghdr *nlh, struct fc_class
 	c->rank = fc_attr_u32(tb[FAIRQ_A_CLASS_RANK]);
 	c->limit_rps = fc_attr_u32(tb[FAIRQ_A_CLASS_LIMIT_RPS]);
 	c->burst = fc_attr_u32(tb[FAIRQ_A_CLASS_BURST]);
+	c->weight = fc_attr_u32(tb[FAIRQ_A_CLASS_WEIGHT]);
+	c->reserve_pct = fc_attr_u32(tb[FAIRQ_A_CLASS_RESERVE]);
+	c->limit_pct = fc_attr_u32(tb[FAIRQ_A_CLASS_LIMIT_PCT]);
+	c->per_key = tb[FAIRQ_A_CLASS_PER_KEY] && nla_get_u8(tb[FAIRQ_A_CLASS_PER_KEY]);
 	/* one nest per match: every attribute, in order */
 	nla_for_each_attr(a, genlmsg_attrdata(gh, 0), genlmsg_attrlen(gh, 0), rem) {
 		if (nla_type(a) != FAIRQ_A_CLASS_MATCH)
@@ -442,6 +447,9 @@ static int parse_class(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 	c->thread_ns = fc_attr_u64(tb[FAIRQ_A_CLASS_THREAD_NS]);
 	c->paced = fc_attr_u64(tb[FAIRQ_A_CLASS_PACED]);
 	c->paced_ns = fc_attr_u64(tb[FAIRQ_A_CLASS_PACED_NS]);
+	c->reserved = fc_attr_u64(tb[FAIRQ_A_CLASS_RESERVED]);
+	c->queued = fc_attr_u32(tb[FAIRQ_A_CLASS_QUEUED]);
+	c->in_flight = fc_attr_u32(tb[FAIRQ_A_CLASS_IN_FLIGHT]);
 	if (tb[FAIRQ_A_CLASS_SCHED])
 		fc_attr_str(all->sched, sizeof(all->sched), tb[FAIRQ_A_CLASS_SCHED], "");
 	return 0;

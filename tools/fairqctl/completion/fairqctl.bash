@@ -122,7 +122,7 @@ _fairqctl()
 		fi
 		;;
 	class)
-		# the subcommand, then NAME, then keyword and value pairs
+		# the subcommand, then NAME, then keywords: most with a value, per-key and shared alone
 		local sub="" sub_at=0
 		for ((i = cmd_at + 1; i < cword; i++)); do
 			if [[ ${words[i]} != -* ]]; then
@@ -136,11 +136,21 @@ _fairqctl()
 		add | change)
 			if ((cword == sub_at + 1)); then
 				[[ $sub == add ]] || COMPREPLY=($(compgen -W "$(_fairqctl_classes)" -- "$cur"))
-			elif (((cword - sub_at) % 2 == 0)); then
-				COMPREPLY=($(compgen -W "match rank limit burst" -- "$cur"))
-			elif [[ $prev == limit ]]; then
-				COMPREPLY=($(compgen -W "none" -- "$cur"))
+				return
 			fi
+			local valued="" kw
+			for ((i = sub_at + 2; i < cword; i++)); do
+				if [[ -n $valued ]]; then
+					valued=""
+				elif [[ ${words[i]} == @(match|rank|limit|burst|weight|reserve) ]]; then
+					valued=${words[i]}
+				fi
+			done
+			case "$valued" in
+			"") kw="match rank limit burst weight reserve per-key shared"
+				COMPREPLY=($(compgen -W "$kw" -- "$cur")) ;;
+			limit | weight | reserve) COMPREPLY=($(compgen -W "none" -- "$cur")) ;;
+			esac
 			;;
 		del)
 			# the default class cannot be deleted

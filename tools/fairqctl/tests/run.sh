@@ -217,7 +217,37 @@ expect 2 "class add: more than 8 matches" class add web $(for i in 1 2 3 4 5 6 7
 expect 2 "class add: limit takes N/s .* not '0/s'" class add web limit 0/s
 expect 2 "class add: limit takes N/s .* not 'abc'" class add web limit abc
 expect 2 "class add: burst takes an integer from 1 " class add web burst 0
-expect 2 "class add: unknown keyword 'frob' \(match, rank, limit or burst\)" class add web frob 1
+expect 2 "class add: unknown keyword 'frob' \(match, rank, limit, burst, weight, reserve, per-key or shared\)" class add web frob 1
+# weights, reservations, percent limits and per-key: the kernel's rules, said before anything is sent
+usage class add web weight
+usage class add web weight 0
+usage class add web weight 10001
+usage class add web weight 2.5
+usage class add web weight 2 weight 3
+usage class add web reserve 30
+usage class add web reserve 101%
+usage class add web reserve -1%
+usage class add web reserve 10% reserve 20%
+usage class add web limit 0%
+usage class add web limit 101%
+usage class add web limit 25% limit 30%
+usage class add web limit none limit none
+usage class add web limit 5/s limit none limit 6/s
+usage class add web limit none limit 5/s limit 10%
+usage class add web limit 5/s limit 10% limit none
+usage class add web per-key per-key
+usage class add web per-key shared
+usage class change web limit 5%%
+expect 2 "class add: weight takes an integer from 1 to 10000 or none, not '0'" class add web weight 0
+expect 2 "class add: reserve takes P% \(of the threads' time, 0 to 100\) or none, not '30'" class add web reserve 30
+expect 2 "class add: limit takes N/s .*, P% \(of the threads' time, 1 to 100\) or none, not '101%'" class add web limit 101%
+expect 2 "class add: limit given twice" class add web limit 25% limit 30%
+expect 2 "class add: per-key applies the class's weight to each of its keys: give it a weight" class add web per-key
+expect 2 "class add: per-key applies to the weight only" class add web weight 2 per-key reserve 10%
+expect 2 "class add: per-key applies to the weight only" class add web weight 2 per-key limit 5/s
+expect 2 "class change: per-key applies to the weight only" class change web per-key limit 10%
+expect 2 "class add: reserve 30% is above the class's limit 20%" class add web reserve 30% limit 20%
+expect 2 "class change: weight given twice" class change web weight 2 weight none
 expect 2 "class add: limit needs a value" class add web limit
 expect 2 "class add: '0123456789abcdef' is no class name \(1 to 15 " class add 0123456789abcdef
 expect 2 "class change: nothing to change" class change web
@@ -250,6 +280,10 @@ sync_check 2 'class sync: line 1: limit takes N/s .requests per second, 1 to 100
 sync_check 2 'class sync: line 1: burst takes an integer from 1 to 100000' $'web burst 100001\n'
 sync_check 2 'class sync: line 1: the default class has no rank' $'default rank 1\n'
 sync_check 2 "class sync: line 3: 'x!' is no class name" $'a\nb\nx!\n'
+sync_check 2 'class sync: the reservations add up to 110%: at most 100% of the threads' $'a reserve 60%\nb reserve 50%\n'
+sync_check 2 'class sync: line 1: per-key applies the class' $'a per-key\n'
+sync_check 2 'class sync: line 2: reserve 40% is above the class.s limit 30%' $'a reserve 60%\nb reserve 40% limit 30%\n'
+sync_check 0 '' $'a reserve 60%\nb reserve 40% limit 40%\ndefault weight 2\nc weight 3 per-key\nd limit 200/s limit 25% weight 1 shared\n'
 for args in "web" "web match 10.0.0.0/8 match fd00::/64 match v4client:0123456789ABCDEF rank 0" \
 	"web limit 10000000/s burst 100000 rank 4294967295" "default limit 5000/s burst 20" \
 	"v.1_x-y limit none"; do
@@ -350,10 +384,44 @@ else
 	done
 fi
 
-# --- the JSON schema: a valid draft-07 schema that takes the good samples and refuses the bad ---
+# --- the class words and output with no kernel: tests/test_class.c, cmd_class.c included ---
 schema=$top/fairqctl.schema.json
 check=$here/schema-check.py
+test_class_ok=""
+# every file of fairqctl but cmd_class.c (which the test includes), its main renamed
+tc_cc() {
+	# shellcheck disable=SC2046
+	${CC:-cc} -std=gnu11 -Wall -Wextra -Werror -O1 -g -I"$top/../../include/uapi" \
+		-DFAIRQCTL_VERSION='"test"' $(pkg-config --cflags libnl-3.0 libnl-genl-3.0) "$@"
+}
+tc_objs=()
+for src in "$top"/*.c; do
+	case "$src" in */cmd_class.c) continue ;; esac
+	tc_objs+=("$tmp/$(basename "$src" .c).o")
+	tc_cc -Dmain=fairqctl_main -c -o "$tmp/$(basename "$src" .c).o" "$src" >>"$tmp/cc" 2>&1
+done
+# shellcheck disable=SC2046
+if tc_cc -o "$tmp/test_class" "$here/test_class.c" "${tc_objs[@]}" \
+	$(pkg-config --libs libnl-3.0 libnl-genl-3.0) -lm >>"$tmp/cc" 2>&1; then
+	if "$tmp/test_class" "$tmp/class-docs.json" >"$tmp/out" 2>&1; then
+		ok "test_class: $(tail -n 1 "$tmp/out")"
+		test_class_ok=1
+	else
+		not_ok "test_class: $(grep -E 'FAIL|failed' "$tmp/out" | head -n 5)"
+	fi
+else
+	not_ok "test_class builds: $(head -n 5 "$tmp/cc")"
+fi
+
+# --- the JSON schema: a valid draft-07 schema that takes the good samples and refuses the bad ---
 if python3 -c 'import jsonschema' 2>/dev/null; then
+	if [ -n "$test_class_ok" ]; then
+		if python3 "$check" "$schema" "$tmp/class-docs.json" >"$tmp/out" 2>&1; then
+			ok "test_class's class list -j documents validate"
+		else
+			not_ok "test_class's class list -j documents validate: $(tail -n 3 "$tmp/out")"
+		fi
+	fi
 	for f in "$here"/samples/*.json; do
 		[ -f "$f" ] || continue
 		if python3 "$check" "$schema" "$f" >"$tmp/out" 2>&1; then
@@ -458,8 +526,13 @@ complete_test "show pools shares sched set weight weights class showconf watch m
 complete_test "add change del list sync --help" fairqctl class ""
 complete_test "del" fairqctl -j class d
 complete_test "" fairqctl class add ""
-complete_test "match rank limit burst" fairqctl class add web ""
-complete_test "match rank limit burst" fairqctl class add web limit 5/s ""
+complete_test "match rank limit burst weight reserve per-key shared" fairqctl class add web ""
+complete_test "match rank limit burst weight reserve per-key shared" fairqctl class add web limit 5/s ""
+complete_test "match rank limit burst weight reserve per-key shared" fairqctl class add web weight 2 per-key ""
+complete_test "none" fairqctl class change web weight ""
+complete_test "none" fairqctl class change web per-key reserve ""
+complete_test "" fairqctl class change web per-key rank ""
+complete_test "per-key" fairqctl class add web weight 3 pe
 complete_test "none" fairqctl class change web limit ""
 complete_test "" fairqctl class change web match ""
 complete_test "render" fairqctl class change r
@@ -505,8 +578,11 @@ else
 	ok "the zsh completion parses"
 	zcomplete_test "class help metrics monitor pools sched set shares show showconf version watch weight weights" fairqctl ""
 	zcomplete_test "add change del list sync" fairqctl class ""
-	zcomplete_test "burst limit match rank" fairqctl class add web ""
-	zcomplete_test "burst limit match rank" fairqctl class change web limit 5/s ""
+	zcomplete_test "burst limit match per-key rank reserve shared weight" fairqctl class add web ""
+	zcomplete_test "burst limit match per-key rank reserve shared weight" fairqctl class change web limit 5/s ""
+	zcomplete_test "burst limit match per-key rank reserve shared weight" fairqctl class add web weight 2 per-key ""
+	zcomplete_test "none" fairqctl class change web per-key reserve ""
+	zcomplete_test "none" fairqctl class change web weight ""
 	zcomplete_test "none" fairqctl class change web limit ""
 	zcomplete_test "render" fairqctl class change r
 	zcomplete_test "backup render" fairqctl class del ""
