@@ -315,6 +315,13 @@ expect "classes are made through fairqctl class sync" 0 "qfifo wd=100 depth=0" y
 [ "$(cat "$FAKE_CTL_LOG")" = $'weight 10.0.0.1 2\nweights prune 10.0.0.1\nclass sync\n  render match 10.2.0.0/16 limit 2000/s\n  backup match 10.0.0.9 limit 50/s burst 20\n  default limit 5000/s' ] ||
 	not_ok "the classes reach fairqctl after the weights, in file order: $(cat "$FAKE_CTL_LOG")"
 
+# percents, weights and per-key reach it as written
+fresh
+run $'SCHEDULER=qfifo\nCLASS="desk match 10.1.0.0/16 reserve 30% weight 3"\nCLASS="farm limit 200/s limit 25% burst 5"\nCLASS="ws weight 2 per-key"\n'
+expect "classes with percents, weights and per-key are made" 0 "qfifo wd=100 depth=0" yes "scheduler = qfifo"
+[ "$(cat "$FAKE_CTL_LOG")" = $'weights prune\nclass sync\n  desk match 10.1.0.0/16 reserve 30% weight 3\n  farm limit 200/s limit 25% burst 5\n  ws weight 2 per-key' ] ||
+	not_ok "percents, weights and per-key reach fairqctl as written: $(cat "$FAKE_CTL_LOG")"
+
 # shellcheck disable=SC2016 # a command substitution must stay text
 for bad in 'web;id' 'web match $(id)' "web"$'\t'"match 10.0.0.1" 'web match 10.0.0.1 | x' '"web"'; do
 	fresh
