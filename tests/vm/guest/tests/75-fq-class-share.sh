@@ -11,6 +11,8 @@
 #   alone, the other threads idle; paced, never refused: no retransmission.
 # - Switches with classes at their shares and ceilings lose nothing.
 # - Bad class requests are refused with a reason and change nothing.
+# Classes are set with fairqctl, as an admin sets them; the refusals go through raw netlink,
+# since fairqctl refuses most of them before the kernel sees them.
 . /fairq/lib.sh
 . /fairq/fairqctl-lib.sh
 fairq_need_sched fq
@@ -20,8 +22,8 @@ C1=10.99.0.11
 C2=10.99.0.12
 cleanup() {
 	pkill -INT -x fairq-load
-	$NL class-del one >/dev/null 2>&1
-	$NL class-del three >/dev/null 2>&1
+	fairqctl class del one >/dev/null 2>&1
+	fairqctl class del three >/dev/null 2>&1
 	fairq_set_sched fifo
 	svctime_off
 	rpc.nfsd "$FAIRQ_THREADS"
@@ -65,9 +67,19 @@ loads() {
 	done
 }
 
+# ctl ARGS...: fairqctl ARGS, which must succeed
+ctl() {
+	fairqctl "$@" >/tmp/ctl.out 2>&1 || fail "fairqctl $*: $(cat /tmp/ctl.out)"
+}
+# class_json NAME: class list -j of class NAME alone into /tmp/cls.json, its object as d
+class_json() {
+	fairqctl -j class list "$1" | python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin)["classes"][0]))' \
+		>/tmp/cls.json || fail "class list $1: $(cat /tmp/cls.json)"
+}
+
 # weights 1 : 3 : the default class's one key
-$NL class-set one create match $C1 weight 1 >/tmp/nl.out || fail "class-set one: $(cat /tmp/nl.out)"
-$NL class-set three create match $C2 weight 3 >/tmp/nl.out || fail "class-set three: $(cat /tmp/nl.out)"
+ctl class add one match $C1 weight 1
+ctl class add three match $C2 weight 3
 loads 12 c1 c2 c3
 log "weights 1:3:1: ${R[*]} requests/s, shares ${P[*]}%"
 within 15 25 "${P[0]}" && within 52 68 "${P[1]}" && within 15 25 "${P[2]}" ||
@@ -75,7 +87,7 @@ within 15 25 "${P[0]}" && within 52 68 "${P[1]}" && within 15 25 "${P[2]}" ||
 [ "$RESENT" = 0 ] || fail "$RESENT retransmissions or reconnects under weights"
 
 # changed live: 1 : 1 : 1
-$NL class-set three weight 1 >/tmp/nl.out || fail "class-set three weight 1: $(cat /tmp/nl.out)"
+ctl class change three weight 1
 loads 10 c1 c2 c3
 log "weights 1:1:1: ${R[*]} requests/s, shares ${P[*]}%"
 for i in 0 1 2; do
@@ -83,21 +95,21 @@ for i in 0 1 2; do
 done
 
 # a reservation against weight: 30% at weight 1 against weight 50
-$NL class-set one reserve 30 >/tmp/nl.out || fail "class-set one reserve 30: $(cat /tmp/nl.out)"
-$NL class-set three weight 50 >/tmp/nl.out || fail "class-set three weight 50: $(cat /tmp/nl.out)"
+ctl class change one reserve 30%
+ctl class change three weight 50
 loads 12 c1 c2
 log "reserve 30% at weight 1 against weight 50: ${R[*]} requests/s, shares ${P[*]}%"
 within 27 40 "${P[0]}" || fail "a class reserving 30% got ${P[0]}% (rates ${R[*]})"
-$NL class-get one >/tmp/cls.json || fail "class-get one: $(cat /tmp/cls.json)"
+class_json one
 [ "$(jget /tmp/cls.json 'd["reserved"]')" -gt 0 ] ||
 	fail "no start was counted as reserved: $(cat /tmp/cls.json)"
-[ "$(jget /tmp/cls.json 'd["reserve"]')" = 30 ] || fail "class-get does not say reserve 30: $(cat /tmp/cls.json)"
+[ "$(jget /tmp/cls.json 'd["reserve_pct"]')" = 30 ] ||
+	fail "class list does not say reserve 30%: $(cat /tmp/cls.json)"
 
 # a ceiling of 25%: 50 of the 200 requests a second, against another client and alone (no
 # weights: client 1 would get half the threads without its ceiling)
-$NL class-set one reserve 0 weight 0 limit-pct 25 >/tmp/nl.out ||
-	fail "class-set one limit-pct 25: $(cat /tmp/nl.out)"
-$NL class-set three weight 0 >/tmp/nl.out || fail "class-set three weight 0: $(cat /tmp/nl.out)"
+ctl class change one reserve none weight none limit 25%
+ctl class change three weight none
 loads 12 c1 c2
 log "limit 25%: ${R[*]} requests/s, shares ${P[*]}%"
 within 20 28 "${P[0]}" || fail "a class limited to 25% got ${P[0]}% (rates ${R[*]})"
@@ -106,11 +118,11 @@ loads 12 c1
 log "limit 25% alone: ${R[0]} requests/s of 200"
 within 38 53 "${R[0]}" || fail "a class limited to 25% ran alone at ${R[0]}/s (50 owed)"
 [ "$RESENT" = 0 ] || fail "$RESENT retransmissions or reconnects at the ceiling, alone"
-$NL class-get one >/tmp/cls.json || fail "class-get one: $(cat /tmp/cls.json)"
+class_json one
 [ "$(jget /tmp/cls.json 'd["paced"]')" -gt 0 ] || fail "the class never waited at its ceiling: $(cat /tmp/cls.json)"
 
 # switches with classes at work: every call is answered (fairq-load fails on a lost one)
-$NL class-set three weight 3 >/tmp/nl.out || fail "class-set three weight 3: $(cat /tmp/nl.out)"
+ctl class change three weight 3
 for ns in c1 c2; do
 	ip netns exec $ns $FL -j -K 4 -W 4 -d 14 --label sw "$B_EXPORT" >/tmp/sw-$ns.json 2>/tmp/sw-$ns.err &
 done
@@ -118,7 +130,7 @@ for s in qfifo fq fifo fq; do
 	sleep 3
 	fairq_set_sched $s || fail "switch to $s refused"
 done
-$NL class-set one limit-pct 50 >/tmp/nl.out || fail "class-set one limit-pct 50 under load: $(cat /tmp/nl.out)"
+ctl class change one limit 50%
 wait -n && wait -n || fail "a client failed across switches: $(cat /tmp/sw-*.err)"
 for ns in c1 c2; do
 	[ "$(jget /tmp/sw-$ns.json 'd["resent"] + d["reconnects"]')" = 0 ] ||
@@ -128,8 +140,7 @@ sleep 1
 [ "$(fairq_pool_sum queued)" = 0 ] || fail "transports left queued after the load: $(cat "$FAIRQ_DEBUGFS/pools")"
 
 # refusals, each leaving the classes as they were
-$NL class-dump >/tmp/before.json || fail "class-dump: $(cat /tmp/before.json)"
-$NL class-set three reserve 60 >/tmp/nl.out || fail "class-set three reserve 60: $(cat /tmp/nl.out)"
+ctl class change three reserve 60%
 $NL class-dump >/tmp/before.json || fail "class-dump: $(cat /tmp/before.json)"
 fairq_nl_refuse "more than 100%" class-set one reserve 41
 fairq_nl_refuse "above its own limit" class-set one reserve 40 limit-pct 30
