@@ -31,7 +31,7 @@ jget() {
 jcmp() {
 	python3 -c '
 import json, sys
-strip = lambda f: [{k: v for k, v in c.items() if k not in ("dispatches", "thread-ns", "paced", "paced-ns")}
+strip = lambda f: [{k: v for k, v in c.items() if k not in ("dispatches", "thread-ns", "paced", "paced-ns", "reserved", "queued", "in-flight")}
                    for c in json.load(open(f))]
 sys.exit(strip(sys.argv[1]) != strip(sys.argv[2]))' "$1" "$2"
 }

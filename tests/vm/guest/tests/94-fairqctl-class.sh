@@ -91,7 +91,7 @@ fairq_as_nobody fairqctl class list >/dev/null 2>&1 && fail "an unprivileged cla
 fairqctl -j class list >/tmp/after.json || fail "class list failed"
 python3 - /tmp/classes.json /tmp/after.json <<'PY' || fail "a refusal changed the classes"
 import json, sys
-strip = lambda d: [{k: v for k, v in c.items() if k not in ("dispatches", "thread_ns", "paced", "paced_ns", "reserved")}
+strip = lambda d: [{k: v for k, v in c.items() if k not in ("dispatches", "thread_ns", "paced", "paced_ns", "reserved", "queued", "in_flight")}
                    for c in d["classes"]]
 before = json.loads(open(sys.argv[1]).readline())
 after = json.load(open(sys.argv[2]))
@@ -130,7 +130,7 @@ fairq-apply -c /tmp/state.conf >/tmp/apply.out 2>&1 || fail "fairq-apply of show
 fairqctl -j class list >/tmp/restored.json
 python3 - /tmp/state.json /tmp/restored.json <<'PY' || fail "fairq-apply did not restore the classes: $(cat /tmp/apply.out)"
 import json, sys
-strip = lambda d: [{k: v for k, v in c.items() if k not in ("dispatches", "thread_ns", "paced", "paced_ns", "reserved")}
+strip = lambda d: [{k: v for k, v in c.items() if k not in ("dispatches", "thread_ns", "paced", "paced_ns", "reserved", "queued", "in_flight")}
                    for c in d["classes"]]
 a, b = (json.load(open(f)) for f in sys.argv[1:3])
 assert strip(a) == strip(b), (strip(a), strip(b))
