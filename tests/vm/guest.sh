@@ -191,7 +191,10 @@ moddir=usr/lib/modules/$abi
 [ -d "$merged/$moddir" ] || moddir=lib/modules/$abi
 want="fairq nfsd nfsv3 nfsv4 nfs veth bridge"
 # and where the kernel has them: kernel TLS and the ciphers its sessions use (NFS over TLS)
-for m in tls gcm ghash-generic ctr ccm chacha20poly1305 seqiv; do
+# and NFS over RDMA through soft-RoCE (rdma_rxe on the guest's own Ethernet links, with the
+# crc32 hash of its packets' checksum)
+for m in tls gcm ghash-generic ctr ccm chacha20poly1305 seqiv rpcrdma rdma_rxe rdma_ucm \
+	crc32_generic; do
 	modinfo -b "$merged" -k "$abi" -n "$m" >/dev/null 2>&1 && want="$want $m"
 done
 declare -A seen=()
