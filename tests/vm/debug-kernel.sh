@@ -24,10 +24,11 @@ flavor=$(kernel_flavor "$name")
 need_root
 
 # What the guests load (guest.sh packs their closure) and what the topology tests will add
-# (RDMA through soft-RoCE, kTLS).  localmodconfig keeps these and drops every other module.
+# (RDMA through soft-RoCE, with the crc32 hash rxe needs; kTLS).  localmodconfig keeps these and
+# drops every other module.
 MODULES="nfsd nfsv3 nfsv4 nfs nfs_acl lockd grace sunrpc auth_rpcgss rpcsec_gss_krb5 netfs
 dns_resolver veth bridge stp llc rpcrdma rdma_rxe ib_core ib_uverbs rdma_cm iw_cm ib_cm tls
-ip6_udp_tunnel udp_tunnel nfsv4 nfs_localio"
+ip6_udp_tunnel udp_tunnel nfsv4 nfs_localio crc32_generic"
 
 base=$(bash "$FAIRQ_TOP/tests/vm/image.sh" "$series")
 abi=$(cat "$base/abi")
