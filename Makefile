@@ -10,7 +10,8 @@
 #                   once from Debian's source, about an hour, then cached), the concurrency tests on
 #                   the data-race detector's kernel (6.12-kcsan, built the same way), and on 7.3 as shipped
 #                   on two NUMA nodes (nfsd's pernode pools), and beside a node without CPUs, and
-#                   fq on 256 nfsd threads on every kernel; never in make check
+#                   fq on 256 nfsd threads on every kernel, and NFS over RDMA with its NFSv4.1
+#                   fio part on every kernel; never in make check
 # make deb          Debian packages in build/pkg/ (fairq-dkms, fairqctl); make rpm: the same as RPMs
 # make pkg-check    both, lintian clean, and the tests of what the packages install
 # make pkg-install-check   the packages installed in a Debian userland: DKMS builds for its kernel
@@ -97,6 +98,7 @@ deep-check: prereqs
 	bash tests/vm/run -k 7.3 --smp 2 --numa 2 load switch-under-load unload-under-load pools-orphan
 	bash tests/vm/run -k 7.3 --smp 4 --numa 2 --cpuless-node pools-home
 	bash tests/vm/run -k all --threads 256 fq-threads
+	bash tests/vm/run -k all rdma
 
 # fairqctl, and the netlink code generated from the family's spec (tools/ynl-regen.sh).
 .PHONY: fairqctl cli nl-check
