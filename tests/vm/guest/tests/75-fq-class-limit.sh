@@ -61,6 +61,11 @@ load() {
 	R1=$RA
 	R2=$RB
 }
+# pool_paced: the paced counts of the pools, in pool order
+pool_paced() {
+	awk '$1 == "serv" { for (i = 1; i < NF; i++) if ($i == "paced") printf "%s ", $(i + 1) }' \
+		"$FAIRQ_DEBUGFS/pools"
+}
 # within LO HI X: LO <= X <= HI (X may have decimals)
 within() {
 	awk -v lo="$1" -v hi="$2" -v x="$3" 'BEGIN { exit !(x >= lo && x <= hi) }'
@@ -132,17 +137,29 @@ fairq_nfsd_restart_in percpu 4 ||
 if [ "$(fairq_nr_pools)" -ge 2 ]; then
 	sleep 11	# the grace period
 	fairq_set_sched fq
-	# client 1 from both CPUs (a transport's work is queued in the pool of the CPU its data
-	# arrives on): one load pinned to each
-	two_loads 10 "c1 0 2" "c1 1 2"
-	r0=$RA
-	r1=$RB
-	paced=$(awk '$1 == "serv" { for (i = 1; i < NF; i++) if ($i == "paced") printf "%s ", $(i + 1) }' "$FAIRQ_DEBUGFS/pools")
-	log "$(fairq_nr_pools) pools, limit 50/s: client 1 at $r0/s from CPU 0 and $r1/s from CPU 1; paced per pool: $paced"
-	within 42 51 "$(awk -v a="$r0" -v b="$r1" 'BEGIN { print a + b }')" ||
-		fail "client 1, limited to 50/s over $(fairq_nr_pools) pools, ran at $r0 + $r1/s"
-	[ "$(wc -w <<<"$paced")" -ge 2 ] && ! grep -qw 0 <<<"$paced" ||
-		fail "not every pool paced the class (paced per pool: $paced)"
+	# client 1 from both CPUs: one load pinned to each.  Which pool a transport's work is
+	# queued in follows the CPU its data is taken in on, and that is the sender's only while
+	# no nfsd thread holds the socket (then the thread's CPU takes it): the loads may still
+	# meet in one pool.  The limit must hold in every run; until both pools have paced in one
+	# run (at most 5), the per-service path has not been tried.
+	spread=""
+	for try in 1 2 3 4 5; do
+		paced0=$(pool_paced)
+		two_loads 10 "c1 0 2" "c1 1 2"
+		r0=$RA
+		r1=$RB
+		paced=$(awk -v a="$paced0" -v b="$(pool_paced)" 'BEGIN {
+			split(a, x); n = split(b, y)	# a service fairq has not seen yet has no line
+			for (i = 1; i <= n; i++) printf "%d ", y[i] - x[i] }')
+		log "$(fairq_nr_pools) pools, limit 50/s, run $try: client 1 at $r0/s from CPU 0 and $r1/s from CPU 1; paced per pool: $paced"
+		within 42 51 "$(awk -v a="$r0" -v b="$r1" 'BEGIN { print a + b }')" ||
+			fail "client 1, limited to 50/s over $(fairq_nr_pools) pools, ran at $r0 + $r1/s"
+		if [ "$(wc -w <<<"$paced")" -ge 2 ] && ! grep -qw 0 <<<"$paced"; then
+			spread=$try
+			break
+		fi
+	done
+	[ -n "$spread" ] || fail "in 5 runs the class's work never reached more than one pool"
 else
 	log "$(fairq_nr_pools) pool in pool mode percpu with $(nproc) CPUs: the per-service check needs two"
 fi
