@@ -926,6 +926,177 @@ def scenario7(data, md, res):
     md.append("![wq](s7-wq.png)\n")
 
 
+# ---- scenario 8 ----
+
+def s8_thread_shares(data, tag):
+    """each class's thread time in the window, ns (fairq's counters before and after)"""
+    snap = {}
+    for edge in ("before", "after"):
+        snap[edge] = {c["name"]: c for c in json.load(open(os.path.join(data["dir"], "%s.%s.json" % (tag, edge))))["classes"]}
+    return {n: snap["after"][n]["thread_ns"] - snap["before"][n]["thread_ns"] for n in snap["after"] if n in snap["before"]}
+
+
+def s8_spacing(path, rate):
+    """the most requests of one key in any closed interval, beyond what the rate allows over it:
+    max over i <= j of (j - i + 1) - rate * (t_j - t_i); a token bucket of depth b keeps it <= b"""
+    ts = sorted(float(line.split()[0]) for line in open(path) if line.strip())
+    worst, low = 0.0, None
+    for j, t in enumerate(ts):
+        v = j - rate * t
+        low = v if low is None else min(low, v)
+        worst = max(worst, v - low + 1)
+    pools = {}
+    for line in open(path):
+        f = line.split()
+        if len(f) >= 2:
+            pools[f[1]] = pools.get(f[1], 0) + 1
+    return {"dispatches": len(ts), "largest_burst": worst, "per_pool": [pools[k] for k in sorted(pools, key=int)]}
+
+
+def scenario8(data, md, res):
+    m = data["meta"]
+    cache = {}
+    modes = [p for p in m["pool_modes"].split() if any(c.get("pool_mode") == p for c in data["cells"])]
+    out = {}
+    for mode in modes:
+        cells = [c for c in data["cells"] if c.get("pool_mode") == mode]
+        r = {"pools": cells[0]["pools"]}
+        for c in cells:
+            if c["kind"] == "cost":
+                continue
+            loads, gap = window_rates(data, c, cache)
+            k = c.get("per_client", 1)   # each client as k loads, one pinned to each CPU
+            rates = [sum(loads[i:i + k]) for i in range(0, len(loads), k)]
+            ns = s8_thread_shares(data, c["classes"])
+            used = sum(ns.values())
+            shares = {n: v / used for n, v in ns.items()} if used else {}
+            # the service's thread time in the window: what a percent of the threads is of
+            capacity = c["threads"] * (c["wall_end"] - c["wall_start"]) * 1e9
+            total = sum(rates)
+            row = {"ops_per_s": total, "client_rates": rates, "class_thread_shares": shares,
+                   "threads_busy": used / capacity, "starved_s": gap}
+            if c["kind"] == "rate":
+                row.update(s8_spacing(os.path.join(data["dir"], "rate-%s.dispatches" % mode), c["limit_per_s"]))
+                row["burst"] = c["burst"]
+                row["error"] = total / c["limit_per_s"] - 1
+            elif c["kind"] == "pct":
+                row["share"] = ns.get("quarter", 0) / capacity
+                row["client_share"] = rates[0] / total if total else None
+            elif c["kind"] == "reserve":
+                row["share"] = shares.get("floor", 0.0)
+                row["client_share"] = rates[0] / total if total else None
+            elif c["kind"] == "weights":
+                owed = c["owed"]
+                got = [x / total for x in rates]
+                norm = [g / o for g, o in zip(got, owed)]
+                row.update(owed=owed, client_shares=got, deviation=[x - 1 for x in norm],
+                           max_deviation=max(abs(x - 1) for x in norm), jain=jain(norm))
+            r[c["kind"]] = row
+        cost = rate_cells(dict(data, cells=[c for c in cells if c["kind"] == "cost"]))
+        summ = rate_summary(cost, ["fifo", "fq", "classes", "rules"], ("ops_per_s", "ops_vs_fifo", "cpu_us_per_rpc"))
+        fq = {c["rep"]: c for c in cost if c["sched"] == "fq"}
+        for c in cost:   # the variants of fq against fq without classes, paired by round
+            f = fq.get(c["rep"])
+            c["ops_vs_fq"] = c["ops_per_s"] / f["ops_per_s"] - 1 if f else None
+            c["cpu_vs_fq"] = c["cpu_us_per_rpc"] / f["cpu_us_per_rpc"] - 1 if f else None
+        for v in ("classes", "rules"):
+            if v in summ:
+                summ[v]["ops_vs_fq"] = agg([c["ops_vs_fq"] for c in cost if c["sched"] == v])
+                summ[v]["cpu_vs_fq"] = agg([c["cpu_vs_fq"] for c in cost if c["sched"] == v])
+        r["cost"] = {"cells": cost, "summary": summ}
+        out[mode] = r
+    res["8"] = {"meta": m, "host": data["host"], "modes": out}
+
+    header(md, "Scenario 8: QoS classes", data)
+    md.append("fq's classes against the targets of docs/fq.md's QoS chapter, with one pool (pool mode "
+              "global) and with a pool per CPU (percpu). Each window lasts %s s after 2 s of warm-up; each "
+              "client is a load generator of NFSv3 GETATTRs from its own address (one key each), pinned "
+              "to one CPU per load, one load per CPU (a connection's work is queued in the pool of the CPU "
+              "that takes its data in, so every client reaches every pool). Thread time is fairq's class "
+              "counters over the window (a limit in percent is of the threads' whole time: threads × "
+              "window); client rates are the clients' own replies. T=%d nfsd threads; D is the service time the fixed-service-time helper adds "
+              "to every request.\n" % (m["secs"], m["threads"]))
+    ok = lambda c: "yes" if c else "**no**"
+    rows = []
+    for mode, r in out.items():
+        p = "%d (%s)" % (r["pools"], mode)
+        if "rate" in r:
+            x = r["rate"]
+            rows.append([p, "limit %d/s alone (D=0), client on every CPU" % m["rate_limit"], "%d/s ±2%%" % m["rate_limit"],
+                         "%.1f/s (%+.1f%%)" % (x["ops_per_s"], 100 * x["error"]), ok(abs(x["error"]) <= 0.02)])
+            rows.append([p, "largest burst of that class (requests in any interval beyond the rate)",
+                         "≤ burst %d" % x["burst"], "%.2f (%d dispatches; per pool %s)" % (
+                             x["largest_burst"], x["dispatches"], " ".join(map(str, x["per_pool"]))),
+                         ok(x["largest_burst"] <= x["burst"] + 0.05)])
+        if "pct" in r:
+            x = r["pct"]
+            rows.append([p, "limit %d%% against a greedy client (D=10 ms)" % m["pct_limit"], "%d ±1%%" % m["pct_limit"],
+                         "%.2f%% of the threads' time (threads %.1f%% busy; its replies %.2f%%)" % (
+                             100 * x["share"], 100 * x["threads_busy"], 100 * x["client_share"]),
+                         ok(abs(100 * x["share"] - m["pct_limit"]) <= 1)])
+        if "reserve" in r:
+            x = r["reserve"]
+            rows.append([p, "reserve %d%% at weight 1 vs nine classes of weight 10" % m["reserve_pct"], "≥ 29.5%",
+                         "%.2f%% of the thread time used (threads %.1f%% busy; its replies %.2f%%)" % (
+                             100 * x["share"], 100 * x["threads_busy"], 100 * x["client_share"]),
+                         ok(100 * x["share"] >= 29.5)])
+        if "weights" in r:
+            x = r["weights"]
+            rows.append([p, "weights 1 (two keys) : 2 (one key)", "each within 2%, Jain ≥ 0.98",
+                         "%s of owed %s; worst %+.1f%%, Jain %.4f" % (
+                             " ".join("%.1f%%" % (100 * g) for g in x["client_shares"]),
+                             " ".join("%.1f%%" % (100 * o) for o in x["owed"]),
+                             100 * max(x["deviation"], key=abs), x["jain"]),
+                         ok(x["max_deviation"] <= 0.02 and x["jain"] >= 0.98)])
+        cs = r["cost"]["summary"]
+        for v, what in (("classes", "three weighted classes, none limited"), ("rules", "100 match rules")):
+            if v in cs and cs[v].get("ops_vs_fq"):
+                rows.append([p, "%s: RPC/s and CPU per RPC vs fq without classes (D=0)" % what, "within 1%",
+                             "%s, %s" % (pct(cs[v]["ops_vs_fq"]), pct(cs[v]["cpu_vs_fq"])),
+                             ok(abs(cs[v]["ops_vs_fq"]["mean"]) <= 0.01 and abs(cs[v]["cpu_vs_fq"]["mean"]) <= 0.01)])
+    table(md, ["pools", "measure", "target", "measured", "met"], rows)
+    for mode, r in out.items():
+        cs = r["cost"]["summary"]
+        md.append("**Cost, %d pools (%s)**: the same load of 3 clients × 4 connections × window 4 at D=0 "
+                  "under each variant, %s rounds (\"vs fifo\" paired by round).\n" % (r["pools"], mode, m["reps"]))
+        table(md, ["variant", "RPC/s", "vs fifo", "guest CPU µs per RPC"],
+              [[v, fmt(cs[v]["ops_per_s"], 0), pct(cs[v]["ops_vs_fifo"]) if v != "fifo" else "–",
+                fmt(cs[v]["cpu_us_per_rpc"], 1)] for v in ("fifo", "fq", "classes", "rules") if v in cs])
+    md.append("![qos](s8-qos.png)\n")
+
+
+def plot_s8(r):
+    m = r["meta"]
+    modes = list(r["modes"])
+    fig, axes = plt.subplots(1, 4, figsize=(14, 3.6))
+    labels = ["%d pool%s" % (r["modes"][p]["pools"], "s" if r["modes"][p]["pools"] > 1 else "") for p in modes]
+    panels = ((axes[0], "rate", lambda x: x["ops_per_s"], m["rate_limit"], "requests/s (limit %d/s)" % m["rate_limit"]),
+              (axes[1], "pct", lambda x: 100 * x["share"], m["pct_limit"], "thread time %% (limit %d%%)" % m["pct_limit"]),
+              (axes[2], "reserve", lambda x: 100 * x["share"], m["reserve_pct"], "thread time %% (reserve %d%%)" % m["reserve_pct"]))
+    for ax, kind, val, target, yl in panels:
+        vals = [val(r["modes"][p][kind]) if kind in r["modes"][p] else 0 for p in modes]
+        ax.bar(labels, vals, color="tab:blue", edgecolor="k")
+        ax.axhline(target, color="k", ls="--", lw=1)
+        ax.set_ylabel(yl)
+        ax.grid(alpha=0.3, axis="y")
+    ax = axes[3]
+    width = 0.8 / max(1, len(modes))
+    for i, p in enumerate(modes):
+        w = r["modes"][p].get("weights")
+        if not w:
+            continue
+        xs = [j + (i - (len(modes) - 1) / 2) * width for j in range(len(w["owed"]))]
+        ax.bar(xs, [100 * g for g in w["client_shares"]], width=width, edgecolor="k", label=labels[i])
+        ax.plot(range(len(w["owed"])), [100 * o for o in w["owed"]], "k_", ms=20, mew=2)
+    ax.set_xticks(range(3))
+    ax.set_xticklabels(["client 1\n(w 1)", "client 2\n(w 1)", "client 3\n(w 2)"])
+    ax.set_ylabel("thread time % (owed: black)")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3, axis="y")
+    fig.suptitle("Scenario 8: QoS classes (%s, %s)" % (m["kernel"], clock(m, True)))
+    savefig(fig, "s8-qos.png")
+
+
 # ---- plots: drawn from results.json alone, so that a published results.json redraws them ----
 
 def savefig(fig, name):
@@ -1396,7 +1567,7 @@ def plot_s7(r):
 
 
 PLOTS = (("1", plot_s1), ("2", plot_s2), ("3", plot_s3), ("4", plot_s4), ("5", plot_s5), ("6", plot_s6),
-         ("6", plot_s6_timeline), ("7", plot_s7))
+         ("6", plot_s6_timeline), ("7", plot_s7), ("8", plot_s8))
 
 
 def plot_all(res):
@@ -1416,7 +1587,7 @@ def main():
     res = {}
     done = []
     for sc, fn in ((1, scenario1), (2, scenario2), (3, scenario3), (4, scenario4), (5, scenario5),
-                    (6, scenario6), (7, scenario7)):
+                    (6, scenario6), (7, scenario7), (8, scenario8)):
         data = load(sc)
         if data is None:
             continue

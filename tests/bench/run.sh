@@ -20,7 +20,7 @@ set -euo pipefail
 export FAIRQ_VM_TIMEOUT=${FAIRQ_VM_TIMEOUT:-7200}
 kernel=${KERNEL:-6.12}
 # scenario 7 compares wq, which only 6.1 offers
-default_scenarios="1 2 4 5 3 6"
+default_scenarios="1 2 4 5 3 6 8"
 [ "$kernel" = 6.1 ] && default_scenarios="$default_scenarios 7"
 scenarios=${SCENARIO:-$default_scenarios}
 out=${BENCH_OUT:-$FAIRQ_TOP/build/bench}
@@ -52,11 +52,12 @@ scenario_file() {
 	5) echo s5-threads.sh ;;
 	6) echo s6-keys.sh ;;
 	7) echo s7-wq.sh ;;
+	8) echo s8-qos.sh ;;
 	*) return 1 ;;
 	esac
 }
 for s in $scenarios; do
-	f=$(scenario_file "$s") || die "unknown scenario '$s' (1 to 7)"
+	f=$(scenario_file "$s") || die "unknown scenario '$s' (1 to 8)"
 	[ -f "$FAIRQ_TOP/tests/vm/guest/bench/$f" ] || die "scenario $s ($f) is not implemented"
 done
 mkdir -p "$out/raw"
@@ -82,7 +83,11 @@ for s in $scenarios; do
 	# scenario 6's 50,000 connections take about 2.3 GB of guest memory on their own
 	mem=3072
 	[ "$s" = 6 ] && mem=${B6_VM_MEM:-6144}
-	bash "$FAIRQ_TOP/tests/vm/run" -k "$kernel" --script "$work/s$s.sh" --clients 3 --threads 8 \
+	# scenario 8 (QoS classes) wants ten client addresses and four CPUs (four pools in
+	# pool mode percpu)
+	topo=(--clients 3)
+	[ "$s" = 8 ] && topo=(--clients 10 --smp 4)
+	bash "$FAIRQ_TOP/tests/vm/run" -k "$kernel" --script "$work/s$s.sh" "${topo[@]}" --threads 8 \
 		--mem "$mem" "${clock_opt[@]}" >"$work/s$s.out" 2> >(sed -u 's/^/  /' >&2) &
 	vm=$!
 	( tail -n +1 -F --pid=$vm "$FAIRQ_CACHE/runs/$kernel-$vm/results.log" 2>/dev/null |
