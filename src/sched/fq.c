@@ -432,10 +432,24 @@ static void ceiling_pay(struct fairq_pool *fp, struct fq_key *k, s64 thread_ns)
 
 	/*
 	 * A start that waited for a free thread after its ceiling allowed it keeps that time,
-	 * up to one request's: else every such wait would be lost, and a class whose clients
-	 * wait for busy threads would get less than its ceiling.
+	 * up to one request's at the ceiling's rate and one request's thread time (how long the
+	 * threads can all stay busy before one frees up for it): else such waits would be lost,
+	 * and a class whose clients wait for busy threads would get less than its ceiling.
 	 */
-	fairq_class_time_charge(&class_clock(fp, k)->ceiling_at, delta, ktime_get_ns() - delta);
+	fairq_class_time_charge(&class_clock(fp, k)->ceiling_at, delta,
+				ktime_get_ns() - delta - thread_ns);
+}
+
+/*
+ * What a request cost beyond (or short of) what its key paid for it at dispatch: settled on
+ * the ceiling's clock as it is.  Charged as a start instead, a request that cost more than
+ * the average would move a clock that is behind (the class waiting for a thread) up to now,
+ * and the class would lose that time.
+ */
+static void ceiling_settle(struct fairq_pool *fp, struct fq_key *k, s64 thread_ns)
+{
+	atomic64_add(fairq_class_time_ns(thread_ns, k->cls.limit_pct, fairq_pool_serv_threads(fp)),
+		     &class_clock(fp, k)->ceiling_at);
 }
 
 /*
@@ -1122,7 +1136,7 @@ static void fq_complete(struct fairq_pool *fp, struct svc_xprt *xprt, u64 thread
 	k->burst_left += (s64)k->avg_cost - (s64)thread_ns;
 	class_pay(fp, p, k, (s64)thread_ns - (s64)k->avg_cost);
 	if (k->cls.limit_pct)
-		ceiling_pay(fp, k, (s64)thread_ns - (s64)k->avg_cost);
+		ceiling_settle(fp, k, (s64)thread_ns - (s64)k->avg_cost);
 	k->avg_cost = k->avg_cost - (k->avg_cost >> 3) + (thread_ns >> 3);
 	p->avg_cost = p->avg_cost - (p->avg_cost >> 4) + (thread_ns >> 4);
 	if (k->in_flight)
