@@ -23,6 +23,7 @@ B8_POOLS=${B8_POOLS:-global percpu}
 D_US=10000
 CTL=fairqctl
 T=/sys/kernel/tracing
+TRACE_WINDOW=""
 [ -d $T/events ] || mount -t tracefs nodev $T || fail "cannot mount tracefs"
 
 classes_clear() {
@@ -70,7 +71,10 @@ window() {
 	local tag=$1-$2-$3
 	classes_snap "$B_OUT/$tag.before.json"
 	window_begin
+	# the trace (when one is wanted) covers the window, not the snapshots around it
+	[ -z "$TRACE_WINDOW" ] || echo 1 >$T/tracing_on
 	sleep "$B8_SECS"
+	[ -z "$TRACE_WINDOW" ] || echo 0 >$T/tracing_on
 	window_end "$1" fq "$3" "\"pools\":$(fairq_nr_pools),\"threads\":$(fairq_serv_threads),\"pool_mode\":\"$2\",\"classes\":\"$tag\"${4:+,$4}"
 	classes_snap "$B_OUT/$tag.after.json"
 	log "$tag: $(window_rate), $(class_shares "$tag")"
@@ -117,9 +121,7 @@ for mode in $B8_POOLS; do
 	echo 4096 >$T/buffer_size_kb
 	echo 1 >$T/events/fairq/fairq_dispatch/enable
 	paced0=$(pools_paced)
-	echo 1 >$T/tracing_on
-	window rate "$mode" 1 "\"limit_per_s\":200,\"burst\":1"
-	echo 0 >$T/tracing_on
+	TRACE_WINDOW=1 window rate "$mode" 1 "\"limit_per_s\":200,\"burst\":1"
 	echo 0 >$T/events/fairq/fairq_dispatch/enable
 	sed -n 's/.* \([0-9]*\.[0-9]*\): fairq_dispatch: .* pool=\([0-9]*\) .* key=\([^ ]*\) .*/\1 \2 \3/p' \
 		$T/trace >"$B_OUT/rate-$mode.dispatches"
