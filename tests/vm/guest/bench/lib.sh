@@ -174,19 +174,35 @@ nfsd_sched_snap() {
 # for the nfsd threads when schedstats are on) and append it to cells.jsonl.
 LOAD_PIDS=()
 load_start() {
-	local name=$1 n=$2 k=$3 w=$4 i
-	for i in $(seq 1 "$n"); do
+	local name=$1 n=$2 k=$3 w=$4 i specs=()
+	for i in $(seq 1 "$n"); do specs+=("c$i $k $w"); done
+	load_start_each "$name" "${specs[@]}"
+}
+
+# load_start_each NAME SPEC...: one fairq-load per SPEC, "NETNS K W [CPU [ADDR]]" (K
+# connections of window W; pinned to CPU, - for any; from source address ADDR; commas may
+# stand for the spaces), until load_stop; their series are NAME-c1... in SPEC order
+load_start_each() {
+	local name=$1 spec ns k w cpu addr pin bind i=0 p
+	shift
+	for spec in "$@"; do
+		i=$((i + 1))
+		read -r ns k w cpu addr <<<"${spec//,/ }"
+		pin=()
+		[ -z "$cpu" ] || [ "$cpu" = - ] || pin=(taskset -c "$cpu")
+		bind=()
+		[ -z "$addr" ] || bind=(-b "$addr")
 		rm -f "$B_OUT/$name-c$i.series"
-		ip netns exec "c$i" $FL -j -K "$k" -W "$w" -d 0 --series "$B_OUT/$name-c$i.series" \
-			--interval 0.2 --label "$name-c$i" "$B_EXPORT" >"$B_OUT/$name-c$i.json" \
-			2>"$B_OUT/$name-c$i.err" &
+		ip netns exec "$ns" "${pin[@]}" $FL -j -K "$k" -W "$w" -d 0 "${bind[@]}" \
+			--series "$B_OUT/$name-c$i.series" --interval 0.2 --label "$name-c$i" "$B_EXPORT" \
+			>"$B_OUT/$name-c$i.json" 2>"$B_OUT/$name-c$i.err" &
 		LOAD_PIDS+=($!)
 	done
 	LOAD_NAME=$name
-	LOAD_N=$n
+	LOAD_N=$i
 	sleep "$(secs 2)"
-	for i in "${LOAD_PIDS[@]}"; do
-		kill -0 "$i" 2>/dev/null || fail "load $name: $(cat "$B_OUT/$name"-c*.err)"
+	for p in "${LOAD_PIDS[@]}"; do
+		kill -0 "$p" 2>/dev/null || fail "load $name: $(cat "$B_OUT/$name"-c*.err)"
 	done
 }
 

@@ -79,23 +79,13 @@ del_addrs() {
 # W from ADDR in namespace cNS), the I-th with its series NAME-cI; then window_begin/end and
 # load_stop as for load_start
 s6_load_start() {
-	local name=$1 w=$2 spec ns addr k i=0 p
+	local name=$1 w=$2 spec ns addr k specs=()
 	shift 2
 	for spec in "$@"; do
 		read -r ns addr k <<<"$spec"
-		i=$((i + 1))
-		rm -f "$B_OUT/$name-c$i.series"
-		ip netns exec "c$ns" $FL -j -K "$k" -W "$w" -d 0 -b "$addr" --series "$B_OUT/$name-c$i.series" \
-			--interval 0.2 --label "$name-c$i" "$B_EXPORT" >"$B_OUT/$name-c$i.json" \
-			2>"$B_OUT/$name-c$i.err" &
-		LOAD_PIDS+=($!)
+		specs+=("c$ns $k $w - $addr")
 	done
-	LOAD_NAME=$name
-	LOAD_N=$i
-	sleep "$(secs 2)"
-	for p in "${LOAD_PIDS[@]}"; do
-		kill -0 "$p" 2>/dev/null || fail "load $name: $(cat "$B_OUT/$name"-c*.err)"
-	done
+	load_start_each "$name" "${specs[@]}"
 }
 
 # share_line: the last window's per-client shares, for progress lines

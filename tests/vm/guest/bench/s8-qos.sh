@@ -2,20 +2,21 @@
 # Scenario 8, QoS classes (fq): issue targets of reservations, weights and limits, each with
 # one pool (pool mode global) and with a pool per CPU (percpu: 4 pools on the 4-CPU guest
 # tests/bench/run.sh boots for this scenario).  Every window is B8_SECS after 2 s of warm-up;
-# a client is one fairq-load of NFSv3 GETATTRs from its own namespace (its own address, so its
-# own key under the default key).
-# - rate: a class limited to 200/s alone on the server (D=0), client 1 as 4 loads, each pinned
-#   to one CPU, so that its connections' work reaches every pool; fairq's dispatch events of the
-#   window are kept, for the spacing of the class's requests.
-# - pct: a class limited to 25% of thread time (client 1) against client 2 in the default class,
-#   D=10 ms.
+# a client is fairq-load's NFSv3 GETATTRs from its own namespace (its own address, so its own
+# key under the default key), as one connection pinned to each CPU, so that its work reaches
+# every pool.
+# - rate: a class limited to 200/s alone on the server (D=0), client 1's connections of
+#   window 4; fairq's dispatch events of the window are kept, for the spacing of its requests.
+# - pct: a class limited to 25% of thread time (client 1) against client 2 in a class with no
+#   setting (as the default class, but counted), D=10 ms, windows of 2.
 # - reserve: a class reserving 30% at weight 1 (client 1) against nine classes of weight 10
-#   (clients 2 to 10), D=10 ms.
+#   (clients 2 to 10), D=10 ms, windows of 2.
 # - weights: a class of weight 1 with two keys (clients 1 and 2) against one of weight 2
-#   (client 3): owed 1/6, 1/6 and 2/3 of the thread time, D=10 ms.
-# - cost: D=0, three clients as fast as the server answers: fifo, fq without classes, fq with
-#   three classes of weights and no limit (every client in one), fq with 100 match rules that
-#   none of the clients matches; B_REPS rounds, rotated.
+#   (client 3): owed 1/6, 1/6 and 2/3 of the thread time, D=10 ms, windows of 2.
+# - cost: D=0, three clients of 4 unpinned connections of window 4, as fast as the server
+#   answers: fifo, fq without classes, fq with three classes of weights and no limit (every
+#   client in one), fq with 100 match rules that none of the clients matches; B_REPS rounds,
+#   rotated.
 # Shares are the classes' thread time (fairq's own counters, before and after each window) and
 # the clients' replies (their time series); under D=10 ms the two agree.
 B8_SECS=$(secs "${B8_SECS:-10}")
@@ -39,28 +40,6 @@ ctl() {
 # classes_snap FILE: every class's counters
 classes_snap() {
 	$CTL -j class list >"$1" || fail "class list: $(cat "$1")"
-}
-# loads NAME SPEC...: SPEC is NETNS:CPU:K:W (CPU -: any); series NAME-c1.. in SPEC order
-loads() {
-	local name=$1 spec ns cpu k w pin i=0
-	shift
-	for spec in "$@"; do
-		i=$((i + 1))
-		IFS=: read -r ns cpu k w <<<"$spec"
-		pin=""
-		[ "$cpu" = - ] || pin="taskset -c $cpu"
-		rm -f "$B_OUT/$name-c$i.series"
-		ip netns exec "$ns" $pin $FL -j -K "$k" -W "$w" -d 0 --series "$B_OUT/$name-c$i.series" \
-			--interval 0.2 --label "$name-c$i" "$B_EXPORT" >"$B_OUT/$name-c$i.json" \
-			2>"$B_OUT/$name-c$i.err" &
-		LOAD_PIDS+=($!)
-	done
-	LOAD_NAME=$name
-	LOAD_N=$i
-	sleep "$(secs 2)"
-	for i in "${LOAD_PIDS[@]}"; do
-		kill -0 "$i" 2>/dev/null || fail "load $name: $(cat "$B_OUT/$name"-c*.err)"
-	done
 }
 fairq_serv_threads() {
 	pgrep -x nfsd | wc -l
@@ -90,11 +69,12 @@ t = sum(d.values()) or 1
 print("thread time " + " ".join("%s %.1f%%" % (n, 100 * v / t) for n, v in d.items() if v))
 PY
 }
-# spread NETNS W: the specs of one client as a load of window W pinned to each CPU, so that its
-# work reaches every pool (a transport is queued in the pool of the CPU its data is taken in on)
+# spread NETNS W: load_start_each's specs of one client as a connection of window W pinned to
+# each CPU, so that its work reaches every pool (a transport is queued in the pool of the CPU
+# its data is taken in on)
 spread() {
 	local c
-	for c in $(seq 0 $(($(nproc) - 1))); do echo "$1:$c:1:$2"; done
+	for c in $(seq 0 $(($(nproc) - 1))); do echo "$1,1,$2,$c"; done
 }
 pools_paced() {
 	awk '$1 == "serv" { for (i = 1; i < NF; i++) if ($i == "paced") printf "%s ", $(i + 1) }' \
@@ -115,7 +95,7 @@ for mode in $B8_POOLS; do
 	# rate: 200/s alone; the dispatch events of the window are kept
 	svctime_off
 	ctl class add lim match 10.99.0.11 limit 200/s
-	loads "rate-$mode" c1:0:1:4 c1:1:1:4 c1:2:1:4 c1:3:1:4
+	load_start_each "rate-$mode" $(spread c1 4)
 	echo 0 >$T/tracing_on
 	: >$T/trace
 	echo 4096 >$T/buffer_size_kb
@@ -139,7 +119,7 @@ for mode in $B8_POOLS; do
 	# client 2 in a class with no setting, as in the default class, but counted
 	ctl class add quarter match 10.99.0.11 limit 25%
 	ctl class add rest match 10.99.0.12
-	loads "pct-$mode" $(spread c1 2) $(spread c2 2)
+	load_start_each "pct-$mode" $(spread c1 2) $(spread c2 2)
 	window pct "$mode" 1 "\"limit_pct\":25,\"per_client\":$(nproc)"
 	load_stop
 	cells=$((cells + 1))
@@ -152,7 +132,7 @@ for mode in $B8_POOLS; do
 		ctl class add "heavy$i" match "10.99.0.$((10 + i))" weight 10
 		specs+=($(spread "c$i" 2))
 	done
-	loads "reserve-$mode" "${specs[@]}"
+	load_start_each "reserve-$mode" "${specs[@]}"
 	window reserve "$mode" 1 "\"reserve_pct\":30,\"per_client\":$(nproc)"
 	load_stop
 	cells=$((cells + 1))
@@ -161,7 +141,7 @@ for mode in $B8_POOLS; do
 	# weights: classes 1 (two keys) and 2 (one key)
 	ctl class add light match 10.99.0.11 match 10.99.0.12 weight 1
 	ctl class add heavy match 10.99.0.13 weight 2
-	loads "weights-$mode" $(spread c1 2) $(spread c2 2) $(spread c3 2)
+	load_start_each "weights-$mode" $(spread c1 2) $(spread c2 2) $(spread c3 2)
 	window weights "$mode" 1 "\"owed\":[0.16666667,0.16666667,0.66666667],\"per_client\":$(nproc)"
 	load_stop
 	cells=$((cells + 1))
@@ -169,7 +149,7 @@ for mode in $B8_POOLS; do
 	svctime_off
 
 	# cost: the same load under fifo, fq, fq with classes of weights, fq with 100 rules
-	loads "cost-$mode" c1:-:4:4 c2:-:4:4 c3:-:4:4
+	load_start_each "cost-$mode" c1,4,4 c2,4,4 c3,4,4
 	variants=(fifo fq classes rules)
 	for rep in $(seq 1 "$B_REPS"); do
 		for ((v = 0; v < 4; v++)); do
