@@ -434,21 +434,28 @@ void fc_class_settings_json(const struct fc_class *c)
 
 static void print_classes(const struct fc_classes *c)
 {
-	char matches[FAIRQ_CLASS_MATCH_MAX * 82], fmt[16], buf[32];
-	int width = (int)strlen("(all others)");
+	char matches[FAIRQ_CLASS_MATCH_MAX * 82], fmt[16], wfmt[16], lfmt[16], buf[32];
+	int width = (int)strlen("(all others)"), wwidth = 7, lwidth = 10;
 	unsigned int i;
 
+	/* the columns as wide as their widest value (10000/key, 10000000/s,100%) */
 	for (i = 0; i < c->nr; i++) {
 		int n = strlen(matches_text(&c->c[i], ",", matches, sizeof(matches)));
 
 		width = n > width ? n : width;
+		n = strlen(weight_text(&c->c[i], buf, sizeof(buf)));
+		wwidth = n > wwidth ? n : wwidth;
+		n = strlen(limits_text(&c->c[i], buf, sizeof(buf)));
+		lwidth = n > lwidth ? n : lwidth;
 	}
 	snprintf(fmt, sizeof(fmt), " %%-%ds", width);
+	snprintf(wfmt, sizeof(wfmt), " %%%ds", wwidth);
+	snprintf(lfmt, sizeof(lfmt), " %%%ds", lwidth);
 	out_doc_start();
 	out_str(FC_JSON, "scheduler", NULL, c->sched);
-	out_text("%-15s %6s %7s %7s %10s %6s %-*s %6s %8s %10s %11s %8s %10s %8s\n", "NAME", "RANK",
-		 "WEIGHT", "RESERVE", "LIMIT", "BURST", width, "MATCHES", "QUEUED", "INFLIGHT",
-		 "DISPATCHES", "THREAD_TIME", "PACED", "PACED_TIME", "RESERVED");
+	out_text("%-15s %6s %*s %7s %*s %6s %-*s %6s %8s %10s %11s %8s %10s %8s\n", "NAME", "RANK",
+		 wwidth, "WEIGHT", "RESERVE", lwidth, "LIMIT", "BURST", width, "MATCHES", "QUEUED",
+		 "INFLIGHT", "DISPATCHES", "THREAD_TIME", "PACED", "PACED_TIME", "RESERVED");
 	out_arr_start("classes");
 	for (i = 0; i < c->nr; i++) {
 		const struct fc_class *cl = &c->c[i];
@@ -460,9 +467,9 @@ static void print_classes(const struct fc_classes *c)
 			out_exact(FC_TEXT, NULL, " %6s", cl->rank);
 		else
 			out_str(FC_TEXT, NULL, " %6s", "-");
-		out_str(FC_TEXT, NULL, " %7s", weight_text(cl, buf, sizeof(buf)));
+		out_str(FC_TEXT, NULL, wfmt, weight_text(cl, buf, sizeof(buf)));
 		out_str(FC_TEXT, NULL, " %7s", reserve_text(cl, buf, sizeof(buf)));
-		out_str(FC_TEXT, NULL, " %10s", limits_text(cl, buf, sizeof(buf)));
+		out_str(FC_TEXT, NULL, lfmt, limits_text(cl, buf, sizeof(buf)));
 		out_exact(FC_TEXT, NULL, " %6s", cl->burst);
 		matches_text(cl, ",", matches, sizeof(matches));
 		out_str(FC_TEXT, NULL, fmt, *matches ? matches :

@@ -299,6 +299,31 @@ static void test_list(void)
 	CHECK(!strcmp(buf, json), "class list -j is\n%s(got)\n%s", json, buf);
 }
 
+/* The weight and limit columns widen to their widest values; the others stay in line. */
+static void test_list_widest(void)
+{
+	static const char text[] =
+		"NAME              RANK    WEIGHT RESERVE           LIMIT  BURST MATCHES      QUEUED INFLIGHT DISPATCHES THREAD_TIME    PACED PACED_TIME RESERVED\n"
+		"lab                  1 10000/key       -            none      1 10.3.0.0/16       0        0          0         0ns        0        0ns        0\n"
+		"flood                2         -       - 10000000/s,100%      1 10.4.0.0/16       0        0          0         0ns        0        0ns        0\n"
+		"default              -         -       -            none      1 (all others)      0        0          0         0ns        0        0ns        0\n";
+	static struct fc_class wide[3];
+	static struct fc_classes widest = { .sched = "fq", .c = wide, .nr = 3 };
+	char buf[8192];
+
+	wide[0] = class_of("lab", 1, "10.3.0.0/16");
+	wide[0].weight = 10000;
+	wide[0].per_key = true;
+	wide[1] = class_of("flood", 2, "10.4.0.0/16");
+	wide[1].limit_rps = 10000000;
+	wide[1].limit_pct = 100;
+	wide[2] = class_of("default", 0, NULL);
+	wide[2].has_rank = false;
+	fc_cmd = "class";
+	printed(print_list, &widest, buf, sizeof(buf));
+	CHECK(!strcmp(buf, text), "class list's widest values are in line:\n%s(got)\n%s", text, buf);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1) {
@@ -314,6 +339,7 @@ int main(int argc, char **argv)
 	test_class_line();
 	test_sync_changes();
 	test_list();
+	test_list_widest();
 	if (json_docs)
 		fclose(json_docs);
 	return check_summary();
