@@ -8,11 +8,11 @@
 # - rate: a class limited to 200/s alone on the server (D=0), client 1's connections of
 #   window 4; fairq's dispatch events of the window are kept, for the spacing of its requests.
 # - pct: a class limited to 25% of thread time (client 1) against client 2 in a class with no
-#   setting (as the default class, but counted), D=10 ms, windows of 2.
+#   setting (as the default class, but counted), D=10 ms, windows of 8.
 # - reserve: a class reserving 30% at weight 1 (client 1) against nine classes of weight 10
-#   (clients 2 to 10), D=10 ms, windows of 2.
+#   (clients 2 to 10), D=10 ms, windows of 8.
 # - weights: a class of weight 1 with two keys (clients 1 and 2) against one of weight 2
-#   (client 3): owed 1/6, 1/6 and 2/3 of the thread time, D=10 ms, windows of 2.
+#   (client 3): owed 1/6, 1/6 and 2/3 of the thread time, D=10 ms, windows of 8.
 # - cost: D=0, three clients of 4 unpinned connections of window 4, as fast as the server
 #   answers: fifo, fq without classes, fq with three classes of weights and no limit (every
 #   client in one), fq with 100 match rules that none of the clients matches; B_REPS rounds,
@@ -119,7 +119,7 @@ for mode in $B8_POOLS; do
 	# client 2 in a class with no setting, as in the default class, but counted
 	ctl class add quarter match 10.99.0.11 limit 25%
 	ctl class add rest match 10.99.0.12
-	load_start_each "pct-$mode" $(spread c1 2) $(spread c2 2)
+	load_start_each "pct-$mode" $(spread c1 8) $(spread c2 8)
 	window pct "$mode" 1 "\"limit_pct\":25,\"per_client\":$(nproc)"
 	load_stop
 	cells=$((cells + 1))
@@ -127,10 +127,10 @@ for mode in $B8_POOLS; do
 
 	# reserve: 30% at weight 1 against nine classes of weight 10
 	ctl class add floor match 10.99.0.11 weight 1 reserve 30%
-	specs=($(spread c1 2))
+	specs=($(spread c1 8))
 	for i in 2 3 4 5 6 7 8 9 10; do
 		ctl class add "heavy$i" match "10.99.0.$((10 + i))" weight 10
-		specs+=($(spread "c$i" 2))
+		specs+=($(spread "c$i" 8))
 	done
 	load_start_each "reserve-$mode" "${specs[@]}"
 	window reserve "$mode" 1 "\"reserve_pct\":30,\"per_client\":$(nproc)"
@@ -141,7 +141,7 @@ for mode in $B8_POOLS; do
 	# weights: classes 1 (two keys) and 2 (one key)
 	ctl class add light match 10.99.0.11 match 10.99.0.12 weight 1
 	ctl class add heavy match 10.99.0.13 weight 2
-	load_start_each "weights-$mode" $(spread c1 2) $(spread c2 2) $(spread c3 2)
+	load_start_each "weights-$mode" $(spread c1 8) $(spread c2 8) $(spread c3 8)
 	window weights "$mode" 1 "\"owed\":[0.16666667,0.16666667,0.66666667],\"per_client\":$(nproc)"
 	load_stop
 	cells=$((cells + 1))
