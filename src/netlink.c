@@ -1289,6 +1289,7 @@ struct class_walk {
 	bool found;
 	/* a dump */
 	struct netlink_callback *cb;
+	struct class_gauges_all *gauges;	/* every class's, from one walk of the keys */
 	/* a do */
 	struct genl_info *info;
 };
@@ -1316,8 +1317,14 @@ static int class_settings_put(struct sk_buff *skb, const struct fairq_class_spec
 
 /* A class's gauges, summed key by key: what its keys have queued and on threads now. */
 struct class_gauges {
-	const char *name;
+	char name[FAIRQ_CLASS_NAME_LEN + 1];
 	u32 queued, in_flight;
+};
+
+/* Every class's gauges (by the names the keys give), for a dump: one walk for all of them. */
+struct class_gauges_all {
+	unsigned int nr;
+	struct class_gauges c[FAIRQ_CLASSES_MAX];
 };
 
 /* ops->for_each_key() callback: pool lock held, no sleeping. */
@@ -1332,30 +1339,83 @@ static int class_gauges_add(const struct fairq_key_stats *ks, void *data)
 	return 0;
 }
 
-/*
- * The counters the policy keeps per class come from one place per service; the gauges are
- * its keys' own, in every pool, read under each pool's lock in turn: a report costs a walk of
- * the keys per class, which no request path pays.
- */
-static int class_put(struct sk_buff *skb, const struct class_walk *w,
-		     const struct fairq_class_spec *cls)
+/* ops->for_each_key() callback: pool lock held, no sleeping. */
+static int class_gauges_add_all(const struct fairq_key_stats *ks, void *data)
 {
-	struct class_gauges g = { .name = cls->name };
-	struct fairq_class_stats st = {};
+	struct class_gauges_all *all = data;
+	unsigned int i;
+
+	for (i = 0; i < all->nr && strcmp(all->c[i].name, ks->class); i++)
+		;
+	if (i == all->nr) {
+		/* a class deleted and another made during the walk: the newest left out */
+		if (all->nr == ARRAY_SIZE(all->c))
+			return 0;
+		strscpy(all->c[i].name, ks->class, sizeof(all->c[i].name));
+		all->nr++;
+	}
+	all->c[i].queued += ks->queued;
+	all->c[i].in_flight += ks->in_flight;
+	return 0;
+}
+
+/*
+ * Whether the class report @w covers service @fs: the network namespace asked for, and the
+ * policy whose classes are reported running there.
+ */
+static bool class_serv_covered(const struct class_walk *w, const struct fairq_serv *fs)
+{
+	return (!w->net || net_eq(fs->net, w->net)) && fs->nr_pools &&
+	       READ_ONCE(fs->pools[0]->ops) == w->ops;
+}
+
+/*
+ * The keys of every service @w covers, in every pool, each pool's under its lock in turn,
+ * through @fn.  Called under the RCU read lock, which keeps the services while they are read.
+ */
+static void class_keys_walk(const struct class_walk *w, fairq_key_fn fn, void *data)
+{
 	struct fairq_serv *fs;
 	unsigned int i;
 	u64 cursor;
 
-	/* the walk holds the RCU read lock: the services stay while they are read */
 	fairq_for_each_serv(fs) {
-		if ((w->net && !net_eq(fs->net, w->net)) || !fs->nr_pools ||
-		    READ_ONCE(fs->pools[0]->ops) != w->ops)
+		if (!class_serv_covered(w, fs))
 			continue;
-		w->ops->keys->class_stats(fs->pools[0], cls->name, &st);
 		for (i = 0; i < fs->nr_pools; i++) {
 			cursor = 0;
-			pool_keys(fs->pools[i], &cursor, class_gauges_add, &g);
+			pool_keys(fs->pools[i], &cursor, fn, data);
 		}
+	}
+}
+
+/*
+ * The counters the policy keeps per class come from one place per service; the gauges are
+ * its keys' own, in every pool, read under each pool's lock in turn: a dump walks the keys
+ * once for all its classes (per skb it fills), a single class's report once for it.  No
+ * request path pays for either.
+ */
+static int class_put(struct sk_buff *skb, const struct class_walk *w,
+		     const struct fairq_class_spec *cls)
+{
+	struct class_gauges g = {};
+	struct fairq_class_stats st = {};
+	struct fairq_serv *fs;
+	unsigned int i;
+
+	/* the walk holds the RCU read lock: the services stay while they are read */
+	fairq_for_each_serv(fs) {
+		if (class_serv_covered(w, fs))
+			w->ops->keys->class_stats(fs->pools[0], cls->name, &st);
+	}
+	if (w->gauges) {
+		for (i = 0; i < w->gauges->nr; i++) {
+			if (!strcmp(w->gauges->c[i].name, cls->name))
+				g = w->gauges->c[i];
+		}
+	} else {
+		strscpy(g.name, cls->name, sizeof(g.name));
+		class_keys_walk(w, class_gauges_add, &g);
 	}
 	if (class_settings_put(skb, cls) ||
 	    put_u64(skb, FAIRQ_A_CLASS_DISPATCHES, st.dispatches, FAIRQ_A_CLASS_PAD) ||
@@ -1478,7 +1538,16 @@ int fairq_nl_class_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	w.ops = classes_of(tb[FAIRQ_A_CLASS_SCHED], cb->extack, &err);
 	if (!w.ops)
 		return err;
+	w.gauges = kzalloc(sizeof(*w.gauges), GFP_KERNEL);
+	if (!w.gauges) {
+		fairq_sched_put(w.ops);
+		return -ENOMEM;
+	}
+	rcu_read_lock();
+	class_keys_walk(&w, class_gauges_add_all, w.gauges);
+	rcu_read_unlock();
 	err = w.ops->keys->for_each_class(&pos->key, class_dump_one, &w);
+	kfree(w.gauges);
 	fairq_sched_put(w.ops);
 	if (err == -EMSGSIZE && !skb->len)
 		return err;
