@@ -53,13 +53,14 @@ if only:
     # the scenario's section of the run in place of the published one: from its heading to the
     # next scenario's (or the end of the results)
     def section(t):
-        m = re.search(r"^### Scenario %s:.*?(?=^### Scenario |\Z)" % re.escape(only), t, re.S | re.M)
-        if not m:
-            sys.exit("publish.sh: no section of scenario %s" % only)
-        return m
-    new = section(res).group(0).rstrip() + "\n\n"
+        return re.search(r"^### Scenario %s:.*?(?=^### Scenario |\Z)" % re.escape(only), t, re.S | re.M)
+    m = section(res)
+    if not m:
+        sys.exit("publish.sh: no section of scenario %s in %s" % (only, md))
+    new = m.group(0).rstrip() + "\n\n"
     m = section(old)
-    res = (old[:m.start()] + new + old[m.end():]).strip()
+    # a scenario not published before goes after the others
+    res = (old[:m.start()] + new + old[m.end():] if m else old.rstrip() + "\n\n" + new).strip()
 open(doc, "w").write(head + begin + "\n\n" + res + "\n\n" + end + tail)
 PY
 echo "published ${only:+scenario $only of }$(grep -c '^### ' "$doc") result sections into docs/benchmarks.md and docs/bench/"

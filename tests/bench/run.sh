@@ -61,6 +61,8 @@ for s in $scenarios; do
 	[ -f "$FAIRQ_TOP/tests/vm/guest/bench/$f" ] || die "scenario $s ($f) is not implemented"
 done
 mkdir -p "$out/raw"
+# the tree the guests are built from, as it is now (the run takes long; the tree may move on)
+commit=$(cd "$FAIRQ_TOP" && git describe --always --dirty 2>/dev/null || echo unknown)
 out=$(cd "$out" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -105,7 +107,7 @@ for s in $scenarios; do
 	sed -n '/^BENCH-TGZ-BEGIN/,/^BENCH-TGZ-END/p' "$work/s$s.out" | sed '1d;$d' | base64 -d | tar xzf - -C "$raw"
 	# a kernel warning (exit 125: the harness's health check) keeps the numbers, and is reported
 	health=$(sed -n '/kernel health check failed/,$p' "$work/s$s.out" | sed -n 's/^# //p' | sed -n '1,20p')
-	COMMIT=$(cd "$FAIRQ_TOP" && git describe --always --dirty 2>/dev/null || echo unknown) RC=$rc HEALTH=$health \
+	COMMIT=$commit RC=$rc HEALTH=$health \
 		/usr/bin/python3 -c 'import json, os, time
 print(json.dumps({"commit": os.environ["COMMIT"], "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                   "host_cpus": os.cpu_count(), "exit": int(os.environ["RC"]), "health": os.environ["HEALTH"]}))' \
