@@ -1321,7 +1321,7 @@ struct class_gauges {
 	u32 queued, in_flight;
 };
 
-/* Every class's gauges (by the names the keys give), for a dump: one walk for all of them. */
+/* Every class's gauges, named from the class table, for a dump: one walk for all of them. */
 struct class_gauges_all {
 	unsigned int nr;
 	struct class_gauges c[FAIRQ_CLASSES_MAX];
@@ -1345,17 +1345,25 @@ static int class_gauges_add_all(const struct fairq_key_stats *ks, void *data)
 	struct class_gauges_all *all = data;
 	unsigned int i;
 
-	for (i = 0; i < all->nr && strcmp(all->c[i].name, ks->class); i++)
-		;
-	if (i == all->nr) {
-		/* a class deleted and another made during the walk: the newest left out */
-		if (all->nr == ARRAY_SIZE(all->c))
-			return 0;
-		strscpy(all->c[i].name, ks->class, sizeof(all->c[i].name));
-		all->nr++;
+	/* only the classes named beforehand: a key of a class deleted meanwhile counts nowhere */
+	for (i = 0; i < all->nr; i++) {
+		if (!strcmp(all->c[i].name, ks->class)) {
+			all->c[i].queued += ks->queued;
+			all->c[i].in_flight += ks->in_flight;
+			break;
+		}
 	}
-	all->c[i].queued += ks->queued;
-	all->c[i].in_flight += ks->in_flight;
+	return 0;
+}
+
+/* keys->for_each_class() callback: a class to count the gauges of. */
+static int class_gauges_name(const struct fairq_class_spec *cls, void *data)
+{
+	struct class_gauges_all *all = data;
+
+	if (all->nr == ARRAY_SIZE(all->c))
+		return 1;
+	strscpy(all->c[all->nr++].name, cls->name, sizeof(all->c[0].name));
 	return 0;
 }
 
@@ -1410,8 +1418,10 @@ static int class_put(struct sk_buff *skb, const struct class_walk *w,
 	}
 	if (w->gauges) {
 		for (i = 0; i < w->gauges->nr; i++) {
-			if (!strcmp(w->gauges->c[i].name, cls->name))
+			if (!strcmp(w->gauges->c[i].name, cls->name)) {
 				g = w->gauges->c[i];
+				break;
+			}
 		}
 	} else {
 		strscpy(g.name, cls->name, sizeof(g.name));
@@ -1530,6 +1540,7 @@ int fairq_nl_class_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	struct fairq_nl_dump_pos *pos = dump_pos(cb);
 	struct class_walk w = { .skb = skb, .cb = cb };
 	struct nlattr **tb = fairq_dump_attrs(cb);
+	u64 cursor = 0;
 	int err;
 
 	err = class_net(tb, cb->skb, &w.net, cb->extack);
@@ -1543,6 +1554,8 @@ int fairq_nl_class_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 		fairq_sched_put(w.ops);
 		return -ENOMEM;
 	}
+	/* the classes first, then their keys: at most one entry per class, never a stale name */
+	w.ops->keys->for_each_class(&cursor, class_gauges_name, w.gauges);
 	rcu_read_lock();
 	class_keys_walk(&w, class_gauges_add_all, w.gauges);
 	rcu_read_unlock();

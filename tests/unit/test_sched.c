@@ -1949,6 +1949,7 @@ static void test_fairq_class_ceiling_uneven(void)
 {
 	static struct sim sm;
 	double got;
+	u64 l;
 	int i;
 
 	class_make("quarter", "10.5.0.0", 16, 0, 0, 25, false);
@@ -1965,6 +1966,28 @@ static void test_fairq_class_ceiling_uneven(void)
 	}
 	got = steady_share(&sm, 4, 8);
 	CHECK(got >= 24 && got <= 26, "limited to 25%% under contention, uneven requests: %.1f%%", got);
+	unit_pool_threads = 1;
+	classes_done(&sm);
+
+	/* alone, the other threads idle: no more than the ceiling either */
+	class_make("quarter", "10.5.0.0", 16, 0, 0, 25, false);
+	kshim_now_ns = 0;
+	sim_init(&sm, 8);
+	unit_pool_threads = 8;
+	for (i = 0; i < 4; i++) {
+		set_addr(&fx[i], "10.5.0.1", 1500 + i);
+		sm.cost[i] = 1000000;
+		sm.jitter[i] = 300000;
+		sm.backlogged[i] = true;
+		fairq_sched_fq.enqueue(&sm.fp, &fx[i]);
+	}
+	sim_run(&sm, 2ULL * 1000000000);
+	l = thread_sum(&sm, 0, 4);
+	sim_run(&sm, 12ULL * 1000000000);
+	l = thread_sum(&sm, 0, 4) - l;
+	CHECK(share_near(l, 8ULL * 10 * 1000000000, 25, 1),
+	      "limited to 25%% alone, uneven requests: %.1f%% of the threads' time",
+	      100.0 * l / (8.0 * 10 * 1000000000));
 	unit_pool_threads = 1;
 	classes_done(&sm);
 }
