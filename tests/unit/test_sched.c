@@ -1938,6 +1938,20 @@ static void test_fairq_class_ceiling(void)
 	classes_done(&sm);
 }
 
+/* Transports @from to @from + 3: one backlogged client (key) of 4 connections at 0.7 and 1.3 ms. */
+static void uneven_client(struct sim *sm, int from, const char *ip, int port)
+{
+	int i;
+
+	for (i = from; i < from + 4; i++) {
+		set_addr(&fx[i], ip, port + i);
+		sm->cost[i] = 1000000;
+		sm->jitter[i] = 300000;
+		sm->backlogged[i] = true;
+		fairq_sched_fq.enqueue(&sm->fp, &fx[i]);
+	}
+}
+
 /*
  * A ceiling holds under contention where requests do not all cost the same: two clients of 4
  * connections, 8 threads, requests of 0.7 and 1.3 ms in turn, one client limited to 25%.  What
@@ -1950,20 +1964,13 @@ static void test_fairq_class_ceiling_uneven(void)
 	static struct sim sm;
 	double got;
 	u64 l;
-	int i;
 
 	class_make("quarter", "10.5.0.0", 16, 0, 0, 25, false);
 	kshim_now_ns = 0;
 	sim_init(&sm, 8);
 	unit_pool_threads = 8;
-	/* two clients (keys) of 4 connections each */
-	for (i = 0; i < 8; i++) {
-		set_addr(&fx[i], i < 4 ? "10.5.0.1" : "10.7.0.1", 1400 + i);
-		sm.cost[i] = 1000000;
-		sm.jitter[i] = 300000;
-		sm.backlogged[i] = true;
-		fairq_sched_fq.enqueue(&sm.fp, &fx[i]);
-	}
+	uneven_client(&sm, 0, "10.5.0.1", 1400);
+	uneven_client(&sm, 4, "10.7.0.1", 1400);
 	got = steady_share(&sm, 4, 8);
 	CHECK(got >= 24 && got <= 26, "limited to 25%% under contention, uneven requests: %.1f%%", got);
 	unit_pool_threads = 1;
@@ -1974,13 +1981,7 @@ static void test_fairq_class_ceiling_uneven(void)
 	kshim_now_ns = 0;
 	sim_init(&sm, 8);
 	unit_pool_threads = 8;
-	for (i = 0; i < 4; i++) {
-		set_addr(&fx[i], "10.5.0.1", 1500 + i);
-		sm.cost[i] = 1000000;
-		sm.jitter[i] = 300000;
-		sm.backlogged[i] = true;
-		fairq_sched_fq.enqueue(&sm.fp, &fx[i]);
-	}
+	uneven_client(&sm, 0, "10.5.0.1", 1500);
 	sim_run(&sm, 2ULL * 1000000000);
 	l = thread_sum(&sm, 0, 4);
 	sim_run(&sm, 12ULL * 1000000000);
