@@ -426,18 +426,22 @@ static void class_pay(struct fairq_pool *fp, struct fq_pool *p, struct fq_key *k
  * request's expected cost, settled when it ends), so that the pool's threads do not all
  * take the class's work before its first request starts.
  */
-static void ceiling_pay(struct fairq_pool *fp, struct fq_key *k, s64 thread_ns)
+static void ceiling_pay(struct fairq_pool *fp, struct fq_pool *p, struct fq_key *k,
+			s64 thread_ns)
 {
-	s64 delta = fairq_class_time_ns(thread_ns, k->cls.limit_pct, fairq_pool_serv_threads(fp));
+	unsigned int threads = fairq_pool_serv_threads(fp);
+	s64 delta = fairq_class_time_ns(thread_ns, k->cls.limit_pct, threads);
+	s64 turn = fairq_class_time_ns(quantum_ns(p, k), k->cls.limit_pct, threads);
 
 	/*
-	 * A start that waited for a free thread after its ceiling allowed it keeps that time,
-	 * up to one request's at the ceiling's rate and one request's thread time (how long the
-	 * threads can all stay busy before one frees up for it): else such waits would be lost,
-	 * and a class whose clients wait for busy threads would get less than its ceiling.
+	 * A start that waited after its ceiling allowed it keeps that time, up to a turn's
+	 * (a quantum) at the ceiling's rate and one request's thread time: how long a key of
+	 * the class may wait for the other keys' turns of the rotation, and then for a thread
+	 * to free up.  Else such waits would be lost, and a class whose one client waits a
+	 * round of the rotation for each turn would get less than its ceiling.
 	 */
 	fairq_class_time_charge(&class_clock(fp, k)->ceiling_at, delta,
-				ktime_get_ns() - delta - thread_ns);
+				ktime_get_ns() - max(delta, turn) - thread_ns);
 }
 
 /*
@@ -851,7 +855,7 @@ static struct svc_xprt *dispatch(struct fairq_pool *fp, struct fq_pool *p, struc
 	if (p->reserving)
 		atomic64_inc(&class_clock(fp, k)->reserved);
 	if (k->cls.limit_pct)
-		ceiling_pay(fp, k, k->avg_cost);
+		ceiling_pay(fp, p, k, k->avg_cost);
 	k->token = false;	/* its start is this one */
 	p->picked = k;
 	p->picked_wait_ns = -1;

@@ -1938,6 +1938,28 @@ static void test_fairq_class_ceiling(void)
 	classes_done(&sm);
 }
 
+/*
+ * A class of one client limited to 10% against three greedy clients (whose rotation it would
+ * share at 25%) gets its 10%: it waits a round of the others' turns after each of its own,
+ * and keeps its ceiling for that time (it got 5.6% when it kept one request's).
+ */
+static void test_fairq_class_ceiling_one_client(void)
+{
+	static struct sim sm;
+	double got;
+
+	class_make("tenth", "10.5.0.1", 32, 0, 0, 10, false);
+	kshim_now_ns = 0;
+	sim_init(&sm, 4);
+	unit_pool_threads = 4;
+	clients(&sm, 0, 1, "10.5.0", 1400);
+	clients(&sm, 1, 3, "10.7.0", 1400);
+	got = steady_share(&sm, 1, 4);
+	CHECK(got >= 9 && got <= 11, "one client limited to 10%% under contention: %.1f%%", got);
+	unit_pool_threads = 1;
+	classes_done(&sm);
+}
+
 /* Transports @from to @from + 3: one backlogged client (key) of 4 connections at 0.7 and 1.3 ms. */
 static void uneven_client(struct sim *sm, int from, const char *ip, int port)
 {
@@ -2330,6 +2352,7 @@ int main(void)
 	test_fairq_class_per_key();
 	test_fairq_class_reserve();
 	test_fairq_class_reserve_many();
+	test_fairq_class_ceiling_one_client();
 	test_fairq_class_ceiling();
 	test_fairq_class_ceiling_uneven();
 	test_fairq_class_ceiling_two_pools();
