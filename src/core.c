@@ -67,6 +67,12 @@ void *fairq_pool_shared(struct fairq_pool *fp)
 }
 EXPORT_SYMBOL_GPL(fairq_pool_shared);
 
+spinlock_t *fairq_pool_shared_lock(struct fairq_pool *fp)
+{
+	return &fp->serv->shared_lock;
+}
+EXPORT_SYMBOL_GPL(fairq_pool_shared_lock);
+
 unsigned int fairq_pool_id(const struct fairq_pool *fp)
 {
 	return fp->id;

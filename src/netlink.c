@@ -342,7 +342,11 @@ static int key_stats_put(struct sk_buff *skb, u32 serv, unsigned int pool,
 	    nla_put_u32(skb, FAIRQ_A_KEY_QUEUED, ks->queued) ||
 	    nla_put_u32(skb, FAIRQ_A_KEY_IN_FLIGHT, ks->in_flight) ||
 	    put_u64(skb, FAIRQ_A_KEY_DISPATCHES, ks->dispatches, FAIRQ_A_KEY_PAD) ||
-	    put_u64(skb, FAIRQ_A_KEY_THREAD_NS, ks->thread_ns, FAIRQ_A_KEY_PAD))
+	    put_u64(skb, FAIRQ_A_KEY_THREAD_NS, ks->thread_ns, FAIRQ_A_KEY_PAD) ||
+	    (ks->class[0] && nla_put_string(skb, FAIRQ_A_KEY_CLASS, ks->class)) ||
+	    /* the class names each key; paced only a key that waited for a limit of its own */
+	    (ks->paced && (put_u64(skb, FAIRQ_A_KEY_PACED, ks->paced, FAIRQ_A_KEY_PAD) ||
+			   put_u64(skb, FAIRQ_A_KEY_PACED_NS, ks->paced_ns, FAIRQ_A_KEY_PAD))))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -1433,6 +1437,7 @@ static int class_put(struct sk_buff *skb, const struct class_walk *w,
 	    put_u64(skb, FAIRQ_A_CLASS_PACED, st.paced, FAIRQ_A_CLASS_PAD) ||
 	    put_u64(skb, FAIRQ_A_CLASS_PACED_NS, st.paced_ns, FAIRQ_A_CLASS_PAD) ||
 	    put_u64(skb, FAIRQ_A_CLASS_RESERVED, st.reserved, FAIRQ_A_CLASS_PAD) ||
+	    put_u64(skb, FAIRQ_A_CLASS_BELOW_NS, st.below_ns, FAIRQ_A_CLASS_PAD) ||
 	    nla_put_u32(skb, FAIRQ_A_CLASS_QUEUED, g.queued) ||
 	    nla_put_u32(skb, FAIRQ_A_CLASS_IN_FLIGHT, g.in_flight) ||
 	    nla_put_string(skb, FAIRQ_A_CLASS_SCHED, w->ops->name))

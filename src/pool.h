@@ -129,6 +129,8 @@ struct fairq_serv {
 	u32 id;			/* stable name for netlink and debugfs while fairq tracks it */
 	unsigned int nr_pools;
 	u16 *cpu_pool;		/* with several pools: the pool whose threads run on each CPU */
+	/* fairq_pool_shared_lock(): for what a policy changes there other than by atomics */
+	spinlock_t shared_lock;
 	/* fairq_pool_shared(): what a policy shares among the pools */
 	unsigned long shared[FAIRQ_SCHED_SHARED_BYTES / sizeof(unsigned long)]
 		____cacheline_aligned;

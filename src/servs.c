@@ -204,6 +204,7 @@ static struct fairq_serv *serv_alloc(unsigned int n)
 	if (!fs)
 		return NULL;
 	fs->nr_pools = n;
+	spin_lock_init(&fs->shared_lock);
 	if (n > 1) {
 		fs->cpu_pool = kmalloc_array(nr_cpu_ids, sizeof(*fs->cpu_pool), GFP_KERNEL);
 		if (!fs->cpu_pool) {

@@ -19,6 +19,7 @@
 #include <linux/bug.h>
 #include <linux/types.h>
 #include <linux/list.h>
+#include <linux/spinlock_types.h>
 #include <linux/sysfs.h>
 #include <fairq/xlist.h>
 #include <uapi/linux/fairq.h>
@@ -89,6 +90,9 @@ struct fairq_key_stats {
 	u64 dispatches;		/* requests threads started since the key appeared */
 	u64 thread_ns;		/* thread time its requests used */
 	char class[FAIRQ_CLASS_NAME_LEN + 1];	/* its QoS class; "" for a policy without */
+	/* its waits for its own limit (a class limited per key), in the whole service */
+	u64 paced;
+	u64 paced_ns;
 };
 
 /* Receives one key's accounting; a non-zero return stops the walk. */
@@ -113,7 +117,7 @@ typedef int (*fairq_weight_fn)(const struct fairq_key_id *id, u32 weight, void *
  *	together (0: none, its keys count one by one, each with its own weight).
  * @reserve_pct: percent of the service's thread time it gets first whenever it has work.
  * @limit_pct: percent of the service's thread time it may use at most (0: none).
- * @per_key: @weight is each key's, not the class's as a whole.
+ * @per_key: @weight and @limit_rps are each key's, not the class's as a whole.
  */
 struct fairq_class_spec {
 	char name[FAIRQ_CLASS_NAME_LEN + 1];
@@ -144,6 +148,7 @@ struct fairq_class_stats {
 	u64 paced;		/* times one of its keys waited for its limit */
 	u64 paced_ns;		/* time its keys waited for its limit, in all */
 	u64 reserved;		/* requests started ahead of the others, on its reservation */
+	u64 below_ns;		/* time it had work waiting while behind its reservation */
 };
 
 /* Receives one class; a non-zero return stops the walk. */
@@ -365,10 +370,17 @@ void *fairq_pool_priv(struct fairq_pool *fp);
 /*
  * State a policy shares among the pools of one service (FAIRQ_SCHED_SHARED_BYTES): zeroed when
  * fairq starts to track the service, kept across rebuilds and switches, never locked by the
- * core (use atomics).  One user, fq (its classes' rate clocks), which checks what it finds.
+ * core (use atomics, or the service's lock below).  One user, fq (its classes' rate clocks and
+ * the table of its per-key clocks), which checks what it finds.  Whatever a policy allocates
+ * for it, it frees before its last pool of the service exits.
  */
-#define FAIRQ_SCHED_SHARED_BYTES	4096
+#define FAIRQ_SCHED_SHARED_BYTES	4224
 void *fairq_pool_shared(struct fairq_pool *fp);
+/*
+ * The service's lock for its shared state, for what atomics cannot do (a table's inserts and
+ * removals).  Taken with BH off, inside a pool lock or not; nothing is taken inside it.
+ */
+spinlock_t *fairq_pool_shared_lock(struct fairq_pool *fp);
 /*
  * Have @tick called for @fp at the latest at @ns (ktime_get_ns()'s clock), for work held back
  * until then; an earlier time already asked for stands.  Pool lock held.

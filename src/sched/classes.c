@@ -56,6 +56,7 @@ static void ref_of(const struct fairq_class *c, struct fairq_class_ref *ref, u32
 	ref->interval_ns = c->spec.limit_rps ? div_u64(NSEC_PER_SEC, c->spec.limit_rps) : 0;
 	ref->tolerance_ns = ref->interval_ns * (c->spec.burst ? c->spec.burst - 1 : 0);
 	ref->weight = c->spec.per_key ? 0 : c->spec.weight;
+	ref->per_key = c->spec.per_key;
 	ref->reserve_pct = c->spec.reserve_pct;
 	ref->limit_pct = c->spec.limit_pct;
 }
@@ -114,16 +115,20 @@ out:
  */
 struct fairq_class_clock *fairq_class_clock(void *shared, const struct fairq_class_ref *ref)
 {
-	struct fairq_class_clock *clock = (struct fairq_class_clock *)shared + ref->slot;
+	struct fairq_classes_shared *state = shared;
+	struct fairq_class_clock *clock = &state->clock[ref->slot];
 	u32 owner = READ_ONCE(clock->owner);
 
-	BUILD_BUG_ON(FAIRQ_CLASSES_MAX * sizeof(*clock) > FAIRQ_SCHED_SHARED_BYTES);
+	BUILD_BUG_ON(sizeof(struct fairq_classes_shared) > FAIRQ_SCHED_SHARED_BYTES);
 	if (unlikely(owner != ref->owner) && (s32)(ref->owner - owner) > 0) {
 		atomic64_set(&clock->dispatches, 0);
 		atomic64_set(&clock->thread_ns, 0);
 		atomic64_set(&clock->paced, 0);
 		atomic64_set(&clock->paced_ns, 0);
 		atomic64_set(&clock->reserved, 0);
+		atomic64_set(&clock->below_ns, 0);
+		atomic64_set(&clock->below_mark, 0);
+		/* @keys_waiting, as @active_weight, is its keys' own count */
 		atomic64_set(&clock->tat, 0);
 		atomic64_set(&clock->reserve_at, 0);
 		atomic64_set(&clock->ceiling_at, 0);
@@ -145,8 +150,83 @@ struct fairq_class_clock *fairq_class_clock(void *shared, const struct fairq_cla
 }
 
 /**
+ * fairq_key_clock_get - the clocks of a key of a class limited per key, in a service
+ * @shared: the service's shared state (fairq_pool_shared())
+ * @lock: the service's lock (fairq_pool_shared_lock())
+ * @id: the key
+ * @hash: its hash, as its pool's table has it
+ * @ref: its class
+ *
+ * The clock the key's transports in the service's other pools already use, or a new one
+ * (GFP_ATOMIC: called as a pool makes the key, under its lock).  A clock is the key's in one
+ * class: an NFSv4.1 client whose connections come from addresses of two classes has one in
+ * each.  A newer limit of the class (a change; the pools' keys are rebuilt one pool after
+ * another) starts its schedule afresh.  Release it with fairq_key_clock_put().
+ *
+ * Return: the clock, or NULL if none could be allocated.
+ */
+struct fairq_key_clock *fairq_key_clock_get(void *shared, spinlock_t *lock,
+					    const struct fairq_key_id *id, u32 hash,
+					    const struct fairq_class_ref *ref)
+{
+	struct fairq_keytab *t = &((struct fairq_classes_shared *)shared)->key_clocks;
+	struct fairq_key_clock *kc;
+
+	spin_lock_bh(lock);
+	if (!fairq_keytab_ready(t) && !fairq_keytab_alloc(t)) {
+		kc = NULL;
+		goto out;
+	}
+	fairq_keytab_for_each_possible(t, kc, entry, hash) {
+		if (kc->entry.hash == hash && kc->owner == ref->owner &&
+		    !memcmp(&kc->id, id, sizeof(*id)))
+			goto found;
+	}
+	kc = kzalloc(sizeof(*kc), GFP_ATOMIC | __GFP_NOWARN);
+	if (!kc) {
+		if (!t->nr)
+			fairq_keytab_free(t, NULL);
+		goto out;
+	}
+	kc->id = *id;
+	kc->owner = ref->owner;
+	kc->gen = ref->gen;
+	kc->lock = lock;
+	kc->table = t;
+	kc->entry.hash = hash;
+	fairq_keytab_add(t, &kc->entry);
+found:
+	/* a key of a pool not yet rebuilt (an older limit) uses the clock as it finds it */
+	if (kc->gen != ref->gen && (s32)(ref->gen - kc->gen) > 0) {
+		atomic64_set(&kc->tat, 0);
+		atomic64_set(&kc->ceiling_at, 0);
+		kc->gen = ref->gen;
+	}
+	kc->refs++;
+out:
+	spin_unlock_bh(lock);
+	return kc;
+}
+
+/* A key is done with its clock: the last key of the service frees it. */
+void fairq_key_clock_put(struct fairq_key_clock *kc)
+{
+	spinlock_t *lock = kc->lock;
+	struct fairq_keytab *t = kc->table;
+
+	spin_lock_bh(lock);
+	if (!--kc->refs) {
+		fairq_keytab_del(t, &kc->entry);
+		kfree(kc);
+		if (!t->nr)
+			fairq_keytab_free(t, NULL);
+	}
+	spin_unlock_bh(lock);
+}
+
+/**
  * fairq_class_book - take the next start a limited class's clock allows
- * @clock: the class's clock in the service
+ * @tat_clock: the class's clock in the service (or a key's: fairq_key_clock)
  * @ref: the class, with a limit
  * @now: ktime_get_ns()
  *
@@ -158,21 +238,21 @@ struct fairq_class_clock *fairq_class_clock(void *shared, const struct fairq_cla
  *
  * Return: when the booked start may be made (at most @now: at once).
  */
-u64 fairq_class_book(struct fairq_class_clock *clock, const struct fairq_class_ref *ref, u64 now)
+u64 fairq_class_book(atomic64_t *tat_clock, const struct fairq_class_ref *ref, u64 now)
 {
-	s64 tat = atomic64_read(&clock->tat);
+	s64 tat = atomic64_read(tat_clock);
 	s64 start;
 
 	do {
 		start = max_t(s64, now, tat - (s64)ref->tolerance_ns);
-	} while (!atomic64_try_cmpxchg(&clock->tat, &tat,
+	} while (!atomic64_try_cmpxchg(tat_clock, &tat,
 				       max_t(s64, tat, start) + ref->interval_ns));
 	return start;
 }
 
 /**
  * fairq_class_unbook - give back a booked start that will not be made
- * @clock: the class's clock in the service
+ * @tat_clock: the clock it was booked from
  * @ref: the class, with a limit
  * @start: when the start was booked for
  * @now: ktime_get_ns()
@@ -181,17 +261,17 @@ u64 fairq_class_book(struct fairq_class_clock *clock, const struct fairq_class_r
  * interval sooner); one that fell due is spent, and stays so: giving it back would let the
  * class past its burst.
  */
-void fairq_class_unbook(struct fairq_class_clock *clock, const struct fairq_class_ref *ref,
-			u64 start, u64 now)
+void fairq_class_unbook(atomic64_t *tat_clock, const struct fairq_class_ref *ref, u64 start,
+			u64 now)
 {
-	s64 tat = atomic64_read(&clock->tat);
+	s64 tat = atomic64_read(tat_clock);
 
 	if (start <= now)
 		return;
 	do {
 		if (tat <= (s64)now)
 			return;
-	} while (!atomic64_try_cmpxchg(&clock->tat, &tat,
+	} while (!atomic64_try_cmpxchg(tat_clock, &tat,
 				       max_t(s64, now, tat - (s64)ref->interval_ns)));
 }
 
@@ -225,6 +305,46 @@ void fairq_class_time_charge(atomic64_t *at, s64 delta_ns, u64 floor_ns)
 		return;
 	}
 	while (!atomic64_try_cmpxchg(at, &old, max_t(s64, old, floor_ns) + delta_ns))
+		;
+}
+
+/**
+ * fairq_class_below - count the time a class with work was behind its reservation
+ * @clock: the class's clock in the service
+ * @now: ktime_get_ns(), as a pool looking for work found the class with work, served it, or
+ *	saw its last work go
+ * @slack_ns: how far behind it may be without counting: a class served exactly at its
+ *	reservation is always a request or so behind or ahead of it
+ *
+ * Its reservation clock only moves on as the class is paid, so a class more than @slack_ns
+ * behind it now has been since that clock's time plus @slack_ns at the latest: that much,
+ * from where the count stands, is added.
+ */
+void fairq_class_below(struct fairq_class_clock *clock, u64 now, u64 slack_ns)
+{
+	s64 mark = atomic64_read(&clock->below_mark), from;
+
+	do {
+		from = max_t(s64, mark, atomic64_read(&clock->reserve_at) + (s64)slack_ns);
+		if (from >= (s64)now)
+			return;
+	} while (!atomic64_try_cmpxchg(&clock->below_mark, &mark, now));
+	atomic64_add(now - from, &clock->below_ns);
+}
+
+/**
+ * fairq_class_below_from - nothing before @now counts as below the reservation
+ * @clock: the class's clock in the service
+ * @now: ktime_get_ns(), as the class gets work after it had none (in any pool)
+ *
+ * A class without work keeps its reservation's clock where it was: the time it had nothing
+ * to do is not time it waited for its reservation.
+ */
+void fairq_class_below_from(struct fairq_class_clock *clock, u64 now)
+{
+	s64 mark = atomic64_read(&clock->below_mark);
+
+	while (mark < (s64)now && !atomic64_try_cmpxchg(&clock->below_mark, &mark, now))
 		;
 }
 
@@ -310,12 +430,13 @@ static int class_check(const struct fairq_classes *t, const struct fairq_class *
 		*why = "a class's reservation cannot be above its own limit";
 		return -EINVAL;
 	}
-	if (c->spec.per_key && !c->spec.weight) {
-		*why = "per-key applies a class's weight to each of its keys: give it a weight";
+	if (c->spec.per_key && !c->spec.weight && !c->spec.limit_rps && !c->spec.limit_pct) {
+		*why = "per-key gives each key the class's weight or limits: give it one";
 		return -EINVAL;
 	}
-	if (c->spec.per_key && (c->spec.reserve_pct || c->spec.limit_pct || c->spec.limit_rps)) {
-		*why = "per-key applies to the weight only, not to reservations or limits";
+	/* N clients each promised P% may be more than all the threads: no promise at all */
+	if (c->spec.per_key && c->spec.reserve_pct) {
+		*why = "per-key applies to a weight and limits, not to a reservation";
 		return -EINVAL;
 	}
 	return 0;
@@ -591,7 +712,7 @@ void fairq_classes_stats(struct fairq_classes __rcu **classes, void *shared, con
 	t = rcu_dereference(*classes);
 	at = t ? find(t, name) : -1;
 	if (at >= 0) {
-		clock = (const struct fairq_class_clock *)shared + t->cls[at].slot;
+		clock = &((const struct fairq_classes_shared *)shared)->clock[t->cls[at].slot];
 		/* a clock no key of this class has used yet still holds another's counts */
 		if (READ_ONCE(clock->owner) == t->cls[at].owner) {
 			out->dispatches += atomic64_read(&clock->dispatches);
@@ -599,6 +720,7 @@ void fairq_classes_stats(struct fairq_classes __rcu **classes, void *shared, con
 			out->paced += atomic64_read(&clock->paced);
 			out->paced_ns += atomic64_read(&clock->paced_ns);
 			out->reserved += atomic64_read(&clock->reserved);
+			out->below_ns += atomic64_read(&clock->below_ns);
 		}
 	}
 	rcu_read_unlock();

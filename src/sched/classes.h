@@ -10,8 +10,10 @@
 #include <linux/atomic.h>
 #include <linux/cache.h>
 #include <linux/rcupdate.h>
+#include <linux/spinlock_types.h>
 #include <linux/types.h>
 #include <fairq/sched.h>
+#include "keytab.h"
 
 /* Each class (at most FAIRQ_CLASSES_MAX, uapi) has a slot, the index of its clock. */
 
@@ -39,6 +41,7 @@ struct fairq_class_ref {
 	u32 owner;
 	u32 gen;
 	u16 weight;		/* the class's as a whole; 0: its keys' weights, added up */
+	bool per_key;		/* its limits are each key's (fairq_key_clock) */
 	u64 interval_ns;	/* 1 s / limit; 0: no limit */
 	u64 tolerance_ns;	/* how far ahead of the clock a start may be: burst - 1 intervals */
 };
@@ -71,17 +74,58 @@ struct fairq_class_clock {
 	 */
 	atomic64_t reserve_at;
 	atomic64_t ceiling_at;
+	/*
+	 * Time the class had work while more than a quantum behind its reservation (@reserve_at
+	 * earlier than now), counted by the pools as they look for work, serve the class or see it
+	 * run out of work: @below_mark is how far it was counted (or when it last got work), so
+	 * that two pools never count the same time.
+	 */
+	atomic64_t below_ns;
+	atomic64_t below_mark;
+	atomic64_t keys_waiting;	/* its keys with work, in all pools (a reservation's) */
 } ____cacheline_aligned_in_smp;
 
+/*
+ * The clocks of one key of a class whose limits are per key, in one service: the key's
+ * transports in all of the service's pools book their starts from them, so that "each client
+ * at most N/s" (or P% of the threads) holds for the service as a whole, not per pool.  Found
+ * (or made) in the service's table when a pool makes the key, held by that key until freed.
+ */
+struct fairq_key_clock {
+	struct fairq_keytab_node entry;	/* in the service's table, by the key's hash */
+	struct fairq_key_id id;
+	unsigned int refs;		/* the pools' keys holding it; the service's lock */
+	u32 owner;			/* its class's: a clock is one key's in one class */
+	u32 gen;			/* the class's limit it schedules */
+	spinlock_t *lock;		/* the service's (fairq_pool_shared_lock()) */
+	struct fairq_keytab *table;	/* the service's table it is in */
+	atomic64_t tat;			/* as a class's @tat, for this key alone */
+	atomic64_t ceiling_at;		/* as a class's @ceiling_at, for this key alone */
+	atomic64_t paced;		/* times one of its keys waited for it */
+	atomic64_t paced_ns;		/* how long, in all */
+};
+
+/* A service's shared state as the classes use it: each class's clock, then the key clocks. */
+struct fairq_classes_shared {
+	struct fairq_class_clock clock[FAIRQ_CLASSES_MAX];
+	struct fairq_keytab key_clocks;	/* its pages are freed as its last clock goes */
+};
+
+struct fairq_key_clock *fairq_key_clock_get(void *shared, spinlock_t *lock,
+					    const struct fairq_key_id *id, u32 hash,
+					    const struct fairq_class_ref *ref);
+void fairq_key_clock_put(struct fairq_key_clock *kc);
 void fairq_class_of(struct fairq_classes __rcu **classes, const struct fairq_key_id *id,
 		    const struct fairq_key_id *addr_id, struct fairq_class_ref *ref,
 		    u32 *key_weight);
 struct fairq_class_clock *fairq_class_clock(void *shared, const struct fairq_class_ref *ref);
-u64 fairq_class_book(struct fairq_class_clock *clock, const struct fairq_class_ref *ref, u64 now);
-void fairq_class_unbook(struct fairq_class_clock *clock, const struct fairq_class_ref *ref,
-			u64 start, u64 now);
+u64 fairq_class_book(atomic64_t *tat_clock, const struct fairq_class_ref *ref, u64 now);
+void fairq_class_unbook(atomic64_t *tat_clock, const struct fairq_class_ref *ref, u64 start,
+			u64 now);
 s64 fairq_class_time_ns(s64 thread_ns, unsigned int pct, unsigned int threads);
 void fairq_class_time_charge(atomic64_t *at, s64 delta_ns, u64 floor_ns);
+void fairq_class_below(struct fairq_class_clock *clock, u64 now, u64 slack_ns);
+void fairq_class_below_from(struct fairq_class_clock *clock, u64 now);
 bool fairq_classes_shared(struct fairq_classes __rcu **classes);
 int fairq_classes_set(struct fairq_classes __rcu **classes, const struct fairq_class_spec *spec,
 		      const char **why);

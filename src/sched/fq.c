@@ -33,9 +33,9 @@
  * netlink dump walks one skb at a time (keytab.h); it keeps its size until the pool is
  * rebuilt.
  *
- * QoS classes (classes.h) put keys together under a request limit held for the whole
- * service: a key of a limited class books each start from its class's clock, shared by the
- * service's pools, and waits off the rotation (paced) until the start falls due.
+ * QoS classes (classes.h) put keys together under limits held for the whole service: a key of
+ * a limited class books each start from its class's clocks (or, limited per key, its own),
+ * shared by the service's pools, and waits off the rotation (paced) until the start falls due.
  *
  * This file stays whole (about 1000 lines): the rotation, the burst allowance, the per-key
  * cap, pacing and anticipation are one state machine over the same key fields, each step
@@ -66,6 +66,7 @@ struct fq_key {
 	u8 list;			/* enum fq_list */
 	bool token;			/* holds a start of its limited class (admit_or_pace()) */
 	bool active;			/* its weight is in its class's weight with work */
+	bool waiting;			/* counted in its class's keys with work (reservation) */
 	u32 weight;
 	u32 in_flight;
 	u32 handed;			/* dispatched, not yet seen on a thread (cap) or started */
@@ -85,6 +86,7 @@ struct fq_key {
 	u64 start_ns;			/* ... booked for then */
 	u64 due_ns;			/* paced until then: its start, or its class's ceiling */
 	u64 paced_at;			/* when it began to wait for that start */
+	struct fairq_key_clock *own_clock;	/* its class limits each key: its own clocks */
 };
 
 struct fq_pool {
@@ -223,6 +225,13 @@ static struct fq_key *fq_key_find(struct fq_pool *p, const struct fairq_key_id *
 	return NULL;
 }
 
+static void fq_key_release(struct fq_key *k)
+{
+	if (k->own_clock)
+		fairq_key_clock_put(k->own_clock);
+	kfree(k);
+}
+
 /* Free at most a couple of long-idle keys per call: constant work on the hot path. */
 static void gc_idle(struct fq_pool *p)
 {
@@ -245,12 +254,16 @@ static void gc_idle(struct fq_pool *p)
 		}
 		list_del(&k->link);
 		fairq_keytab_del(&p->keys, &k->entry);
-		kfree(k);
+		fq_key_release(k);
 	}
 }
 
-/* The key of @xprt, created if need be; *@created says whether it was (false for overflow). */
-static struct fq_key *fq_key_get(struct fq_pool *p, struct svc_xprt *xprt, bool *created)
+/*
+ * The key of @xprt, created if need be; *@created says whether it was (false for overflow).
+ * A key whose class limits each key holds its clock in the service from then on.
+ */
+static struct fq_key *fq_key_get(struct fairq_pool *fp, struct fq_pool *p, struct svc_xprt *xprt,
+				 bool *created)
 {
 	struct fairq_key_id id, addr_id;
 	struct fq_key *k;
@@ -272,6 +285,13 @@ static struct fq_key *fq_key_get(struct fq_pool *p, struct svc_xprt *xprt, bool 
 		return &p->overflow;
 	}
 	fq_key_init(k, &id, &addr_id);
+	if (k->cls.per_key && (k->cls.interval_ns || k->cls.limit_pct)) {
+		k->own_clock = fairq_key_clock_get(fairq_pool_shared(fp),
+						   fairq_pool_shared_lock(fp), &id, hash, &k->cls);
+		/* without one it books from its class's clock (rate_clock()): counted */
+		if (!k->own_clock)
+			p->alloc_failures++;
+	}
 	k->entry.hash = hash;
 	fairq_keytab_add(&p->keys, &k->entry);
 	list_add_tail(&k->link, &p->idle_keys);
@@ -304,7 +324,7 @@ static void fq_init_pool(struct fairq_pool *fp)
 
 static void fq_key_free(struct fairq_keytab_node *entry)
 {
-	kfree(container_of(entry, struct fq_key, entry));
+	fq_key_release(container_of(entry, struct fq_key, entry));
 }
 
 static void fq_exit_pool(struct fairq_pool *fp)
@@ -351,10 +371,35 @@ static struct fairq_class_clock *class_clock(struct fairq_pool *fp, const struct
 	return fairq_class_clock(fairq_pool_shared(fp), &k->cls);
 }
 
+/*
+ * The clock @k books its starts from: its own where its class limits each key.  A key of such
+ * a class whose clock could not be allocated books from its class's clock, which nothing else
+ * uses then: such keys share one key's limit, rather than go unlimited.
+ */
+static atomic64_t *rate_clock(struct fairq_pool *fp, const struct fq_key *k)
+{
+	return k->own_clock ? &k->own_clock->tat : &class_clock(fp, k)->tat;
+}
+
+/* The clock of @k's ceiling in percent: its own, or its class's, as rate_clock(). */
+static atomic64_t *ceiling_clock(struct fairq_pool *fp, const struct fq_key *k)
+{
+	return k->own_clock ? &k->own_clock->ceiling_at : &class_clock(fp, k)->ceiling_at;
+}
+
 /* vtime is thread time over weight, in 1/1024 ns so that a weight of 10000 still counts */
 #define FQ_VTIME_SHIFT	10
 /* the most of its reservation a class that had no work keeps for when it has some */
 #define FQ_RESERVE_SAVED_NS	(100 * NSEC_PER_MSEC)
+
+/*
+ * How far behind its reservation a class may be before the time counts as below it: a turn.
+ * Served exactly at its reservation, a class is always a request or so behind or ahead.
+ */
+static u64 below_slack_ns(void)
+{
+	return (u64)READ_ONCE(fq_quantum_us) * NSEC_PER_USEC;
+}
 
 /* The weight @k's class shares the threads with: its own, or its keys' with work. */
 static u64 class_weight(struct fairq_class_clock *clock, const struct fq_key *k)
@@ -440,7 +485,7 @@ static void ceiling_pay(struct fairq_pool *fp, struct fq_pool *p, struct fq_key 
 	 * to free up.  Else such waits would be lost, and a class whose one client waits a
 	 * round of the rotation for each turn would get less than its ceiling.
 	 */
-	fairq_class_time_charge(&class_clock(fp, k)->ceiling_at, delta,
+	fairq_class_time_charge(ceiling_clock(fp, k), delta,
 				ktime_get_ns() - max(delta, turn) - thread_ns);
 }
 
@@ -453,7 +498,7 @@ static void ceiling_pay(struct fairq_pool *fp, struct fq_pool *p, struct fq_key 
 static void ceiling_settle(struct fairq_pool *fp, struct fq_key *k, s64 thread_ns)
 {
 	atomic64_add(fairq_class_time_ns(thread_ns, k->cls.limit_pct, fairq_pool_serv_threads(fp)),
-		     &class_clock(fp, k)->ceiling_at);
+		     ceiling_clock(fp, k));
 }
 
 /*
@@ -502,6 +547,8 @@ static void pace(struct fairq_pool *fp, struct fq_pool *p, struct fq_key *k,
 	k->list = FQ_PACED;
 	k->paced_at = now;
 	p->paced++;
+	if (k->own_clock)
+		atomic64_inc(&k->own_clock->paced);
 	atomic64_inc(&clock->paced);
 	fairq_pool_wake_at(fp, k->due_ns);
 	if (trace_fairq_pace_enabled()) {
@@ -531,14 +578,14 @@ static void admit_or_pace(struct fairq_pool *fp, struct fq_pool *p, struct fq_ke
 	k->due_ns = 0;
 	if (k->cls.interval_ns) {
 		if (!k->token) {
-			k->start_ns = fairq_class_book(clock, &k->cls, now);
+			k->start_ns = fairq_class_book(rate_clock(fp, k), &k->cls, now);
 			k->token = true;
 		}
 		k->due_ns = k->start_ns;
 	}
 	/* under a ceiling too, until the class's thread time is back within it */
 	if (k->cls.limit_pct)
-		k->due_ns = max_t(s64, k->due_ns, atomic64_read(&clock->ceiling_at));
+		k->due_ns = max_t(s64, k->due_ns, atomic64_read(ceiling_clock(fp, k)));
 	if (k->due_ns > now)
 		pace(fp, p, k, clock, now);
 }
@@ -547,7 +594,7 @@ static void admit_or_pace(struct fairq_pool *fp, struct fq_pool *p, struct fq_ke
 static bool above_ceiling(struct fairq_pool *fp, const struct fq_key *k, u64 slack)
 {
 	return k->cls.limit_pct &&
-	       atomic64_read(&class_clock(fp, k)->ceiling_at) > (s64)(ktime_get_ns() + slack);
+	       atomic64_read(ceiling_clock(fp, k)) > (s64)(ktime_get_ns() + slack);
 }
 
 /*
@@ -572,7 +619,7 @@ static void give_back_start(struct fairq_pool *fp, struct fq_key *k)
 	if (!k->token || !k->cls.interval_ns)
 		return;
 	k->token = false;
-	fairq_class_unbook(class_clock(fp, k), &k->cls, k->start_ns, ktime_get_ns());
+	fairq_class_unbook(rate_clock(fp, k), &k->cls, k->start_ns, ktime_get_ns());
 }
 
 /*
@@ -591,6 +638,8 @@ static unsigned int release_paced(struct fairq_pool *fp, struct fq_pool *p)
 			break;
 		}
 		atomic64_add(now - k->paced_at, &class_clock(fp, k)->paced_ns);
+		if (k->own_clock)
+			atomic64_add(now - k->paced_at, &k->own_clock->paced_ns);
 		if (capped_now(p, k)) {
 			hold(p, k);
 			continue;
@@ -720,10 +769,21 @@ static void learn_think_time(struct fq_key *k)
  */
 static void key_has_work(struct fairq_pool *fp, struct fq_pool *p, struct fq_key *k)
 {
-	if (!p->classes_shared || k->cls.weight || k == &p->overflow)
+	struct fairq_class_clock *clock;
+
+	if (!p->classes_shared || k == &p->overflow)
+		return;
+	clock = class_clock(fp, k);
+	/* a reservation counts the time below it only from when its class has work */
+	if (k->cls.reserve_pct) {
+		k->waiting = true;
+		if (atomic64_inc_return(&clock->keys_waiting) == 1)
+			fairq_class_below_from(clock, ktime_get_ns());
+	}
+	if (k->cls.weight)
 		return;
 	k->active = true;
-	atomic64_add(k->weight, &class_clock(fp, k)->active_weight);
+	atomic64_add(k->weight, &clock->active_weight);
 }
 
 /*
@@ -743,7 +803,7 @@ static void fq_enqueue(struct fairq_pool *fp, struct svc_xprt *xprt)
 {
 	struct fq_pool *p = fqp(fp);
 	bool created;
-	struct fq_key *k = fq_key_get(p, xprt, &created);
+	struct fq_key *k = fq_key_get(fp, p, xprt, &created);
 	bool busy = key_busy(fp, k, xprt, created);
 
 	anticipation_over(fp, p, k);
@@ -807,6 +867,13 @@ static void fq_enqueue(struct fairq_pool *fp, struct svc_xprt *xprt)
  */
 static void key_went_empty(struct fairq_pool *fp, struct fq_pool *p, struct fq_key *k)
 {
+	if (k->waiting) {
+		struct fairq_class_clock *clock = class_clock(fp, k);
+
+		fairq_class_below(clock, ktime_get_ns(), below_slack_ns());	/* up to now */
+		atomic64_dec(&clock->keys_waiting);
+		k->waiting = false;
+	}
 	if (k->active) {
 		atomic64_sub(k->weight, &class_clock(fp, k)->active_weight);
 		k->active = false;
@@ -854,6 +921,9 @@ static struct svc_xprt *dispatch(struct fairq_pool *fp, struct fq_pool *p, struc
 		atomic64_inc(&class_clock(fp, k)->dispatches);
 	if (p->reserving)
 		atomic64_inc(&class_clock(fp, k)->reserved);
+	/* served from any list: the time it waited behind its reservation ends here */
+	if (k->waiting)
+		fairq_class_below(class_clock(fp, k), ktime_get_ns(), below_slack_ns());
 	if (k->cls.limit_pct)
 		ceiling_pay(fp, p, k, k->avg_cost);
 	k->token = false;	/* its start is this one */
@@ -908,11 +978,13 @@ static struct list_head *next_old(struct fairq_pool *fp, struct fq_pool *p)
 		clock = class_clock(fp, k);
 		if (k->cls.reserve_pct) {
 			now = now ?: ktime_get_ns();
-			if (atomic64_read(&clock->reserve_at) <= (s64)now &&
-			    (!reserved || atomic64_read(&clock->reserve_at) <
-					  atomic64_read(&reserved->reserve_at))) {
-				reserved = clock;
-				behind = slot;
+			if (atomic64_read(&clock->reserve_at) <= (s64)now) {
+				fairq_class_below(clock, now, below_slack_ns());
+				if (!reserved || atomic64_read(&clock->reserve_at) <
+						 atomic64_read(&reserved->reserve_at)) {
+					reserved = clock;
+					behind = slot;
+				}
 			}
 		}
 		if (!fairest || (s64)(atomic64_read(&clock->vtime) -
@@ -1223,6 +1295,10 @@ static int report(struct fairq_keytab_node *entry, void *arg)
 	};
 
 	fairq_class_name(&fq_classes, &k->cls, ks.class, sizeof(ks.class));
+	if (k->own_clock) {
+		ks.paced = atomic64_read(&k->own_clock->paced);
+		ks.paced_ns = atomic64_read(&k->own_clock->paced_ns);
+	}
 	return ra->fn(&ks, ra->arg);
 }
 

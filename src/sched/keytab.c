@@ -97,7 +97,7 @@ bool fairq_keytab_alloc(struct fairq_keytab *t)
 }
 
 /**
- * fairq_keytab_free - free the table, and each entry with @free_entry
+ * fairq_keytab_free - free the table, and each entry with @free_entry (NULL: it has none)
  * @t: the table, ready or not; zeroed after
  * @free_entry: called for every entry still in the table
  */
@@ -109,7 +109,7 @@ void fairq_keytab_free(struct fairq_keytab *t, void (*free_entry)(struct fairq_k
 
 	if (!t->segs)
 		return;
-	for (i = 0; i < used; i++) {
+	for (i = 0; free_entry && i < used; i++) {
 		hlist_for_each_entry_safe(n, tmp, fairq_keytab_bucket(t, i), node)
 			free_entry(n);
 	}

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * A table of a pool's keys for keyed policies: grows without rehashing, and a walk of it
- * resumes where it stopped however much it grew in between.
+ * A table of keys for keyed policies (a pool's keys; a service's per-key clocks): grows
+ * without rehashing, and a walk of it resumes where it stopped however much it grew in
+ * between.
  *
  * Linear hashing: an entry's bucket is its hash's low bits, and each entry added past
  * FAIRQ_KEYTAB_LOAD entries a bucket splits one bucket in two, so lookups stay O(1) at 50,000

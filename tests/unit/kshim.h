@@ -263,6 +263,8 @@ typedef struct { s64 counter; } atomic64_t;
 #define atomic64_read(a) ((a)->counter)
 #define atomic64_set(a, v) ((a)->counter = (v))
 #define atomic64_inc(a) ((a)->counter++)
+#define atomic64_inc_return(a) (++(a)->counter)
+#define atomic64_dec(a) ((a)->counter--)
 #define atomic64_add(v, a) ((a)->counter += (v))
 #define atomic64_sub(v, a) ((a)->counter -= (v))
 static inline bool atomic64_try_cmpxchg(atomic64_t *a, s64 *old, s64 new)

@@ -146,6 +146,17 @@ void *fairq_pool_shared(struct fairq_pool *fp)
 	return unit_shared;
 }
 
+static spinlock_t unit_shared_lock;
+
+spinlock_t *fairq_pool_shared_lock(struct fairq_pool *fp)
+{
+	(void)fp;
+	return &unit_shared_lock;
+}
+
+/* The service's per-key clocks (classes.h), for the tests of limits per key. */
+#define unit_key_clocks() (&((struct fairq_classes_shared *)unit_shared)->key_clocks)
+
 /* The pool timer: the simulator calls the policy's tick at the time asked for. */
 void fairq_pool_wake_at(struct fairq_pool *fp, u64 ns)
 {
@@ -1109,7 +1120,7 @@ static void test_fairq_key_table(void)
 	      "the table caught up: %u keys in %u buckets", p->keys.nr,
 	      fairq_keytab_buckets(&p->keys));
 	for (i = 0; i < nkeys; i++)
-		missing += fq_key_lookup(p, &xs[i]) != fq_key_get(p, &xs[i], &(bool){ false });
+		missing += fq_key_lookup(p, &xs[i]) != fq_key_get(&sm.fp, p, &xs[i], &(bool){ false });
 	CHECK(!missing && p->keys.nr == nkeys, "every key found where it was put (%u not)", missing);
 	sim_exit(&sm);
 	fq_key_type = FAIRQ_KEY_TYPE_ADDR;
@@ -1613,21 +1624,21 @@ static void test_class_clock(void)
 	u64 t0 = 1000000000, start;
 	int i, n;
 
-	CHECK(fairq_class_book(&clock, &ref, t0) == t0, "a first start goes at once");
-	start = fairq_class_book(&clock, &ref, t0 + 5000000);
+	CHECK(fairq_class_book(&clock.tat, &ref, t0) == t0, "a first start goes at once");
+	start = fairq_class_book(&clock.tat, &ref, t0 + 5000000);
 	CHECK(start == t0 + 10000000, "the next one is booked an interval later (+%lld ns)",
 	      (long long)(start - t0));
-	start = fairq_class_book(&clock, &ref, t0 + 5000000);
+	start = fairq_class_book(&clock.tat, &ref, t0 + 5000000);
 	CHECK(start == t0 + 20000000, "and the one after it another interval later (+%lld ns)",
 	      (long long)(start - t0));
 	ref.tolerance_ns = 4 * ref.interval_ns;	/* burst 5 */
-	for (n = 0; n < 100 && (start = fairq_class_book(&clock, &ref, 2 * t0)) == 2 * t0; n++)
+	for (n = 0; n < 100 && (start = fairq_class_book(&clock.tat, &ref, 2 * t0)) == 2 * t0; n++)
 		;
 	CHECK(n == 5, "after a quiet second, a burst of 5 at once (%d)", n);
 	CHECK(start == 2 * t0 + 10000000, "the sixth an interval later (+%lld ns)",
 	      (long long)(start - 2 * t0));
 	for (i = 2; i <= 100; i++) {
-		start = fairq_class_book(&clock, &ref, 2 * t0);
+		start = fairq_class_book(&clock.tat, &ref, 2 * t0);
 		if (start != 2 * t0 + (u64)i * 10000000)
 			break;
 	}
@@ -1876,6 +1887,46 @@ static void test_fairq_class_reserve(void)
 }
 
 /*
+ * The time a class with work was more than a quantum (10 ms) behind its reservation is
+ * counted: a class reserving 50% of one thread whose client arrives 10 ms after another
+ * class's 500 ms request took the thread waits 490 ms for it, then catches up on the 100 ms of
+ * reservation it keeps (the other class's requests now take 1 ms): about 580 ms.  Before its
+ * client came, and once it has caught up (within a request of its reservation), nothing.
+ */
+static void test_fairq_class_below_reserve(void)
+{
+	static struct sim sm;
+	struct fairq_class_clock *clock;
+	u64 below, later;
+
+	class_make("floor", "10.5.0.0", 16, 1, 50, 0, false);
+	class_make("big", "10.6.0.0", 16, 1, 0, 0, false);
+	kshim_now_ns = 0;
+	sim_init(&sm, 1);
+	set_addr(&fx[1], "10.6.0.1", 1001);
+	sm.cost[1] = 500000000;
+	sm.backlogged[1] = true;
+	fairq_sched_fq.enqueue(&sm.fp, &fx[1]);
+	sim_run(&sm, 10000000);
+	sm.cost[1] = 1000000;	/* the 500 ms request goes on */
+	set_addr(&fx[0], "10.5.0.1", 1000);
+	sm.cost[0] = 1000000;
+	sm.backlogged[0] = true;
+	fairq_sched_fq.enqueue(&sm.fp, &fx[0]);
+	sim_run(&sm, 2ULL * 1000000000);
+	clock = class_clock(&sm.fp, fq_key_lookup(fqp(&sm.fp), &fx[0]));
+	below = atomic64_read(&clock->below_ns);
+	CHECK(below >= 560000000 && below <= 600000000,
+	      "the reserving class was counted %llu ms below its reservation (560 to 600)",
+	      (unsigned long long)(below / 1000000));
+	sim_run(&sm, 4ULL * 1000000000);
+	later = atomic64_read(&clock->below_ns) - below;
+	CHECK(!later, "served at its reservation, it was %llu ms more below it in 2 s",
+	      (unsigned long long)(later / 1000000));
+	classes_done(&sm);
+}
+
+/*
  * A reservation holds against many classes, each of which alone would have its share: 30% at
  * weight 1 against nine classes of weight 10 (the QoS bench's case).
  */
@@ -1956,6 +2007,39 @@ static void test_fairq_class_ceiling_one_client(void)
 	clients(&sm, 1, 3, "10.7.0", 1400);
 	got = steady_share(&sm, 1, 4);
 	CHECK(got >= 9 && got <= 11, "one client limited to 10%% under contention: %.1f%%", got);
+	unit_pool_threads = 1;
+	classes_done(&sm);
+}
+
+/*
+ * A ceiling per key: each of three clients of the class at most 10% of the threads' time
+ * (30% together, where a 10% ceiling for the class would give them 10% together) against
+ * three greedy clients of the default class, who would otherwise get as much.
+ */
+static void test_fairq_class_ceiling_per_key(void)
+{
+	static struct sim sm;
+	u64 a0[3], all0, all;
+	int i;
+
+	class_make("tenth", "10.5.0.0", 16, 0, 0, 10, true);
+	kshim_now_ns = 0;
+	sim_init(&sm, 4);
+	unit_pool_threads = 4;
+	clients(&sm, 0, 3, "10.5.0", 1300);
+	clients(&sm, 3, 3, "10.7.0", 1300);
+	sim_run(&sm, 2ULL * 1000000000);
+	for (i = 0; i < 3; i++)
+		a0[i] = sm.thread_ns[i];
+	all0 = thread_sum(&sm, 0, 6);
+	sim_run(&sm, 12ULL * 1000000000);
+	all = thread_sum(&sm, 0, 6) - all0;
+	for (i = 0; i < 3; i++)
+		CHECK(share_near(sm.thread_ns[i] - a0[i], all, 10, 1),
+		      "client %d of the class, at most 10%% per key: %.1f%%", i,
+		      100.0 * (sm.thread_ns[i] - a0[i]) / all);
+	CHECK(unit_key_clocks()->nr == 3, "each client has its own ceiling (%u clocks)",
+	      unit_key_clocks()->nr);
 	unit_pool_threads = 1;
 	classes_done(&sm);
 }
@@ -2064,13 +2148,13 @@ static void test_fairq_class_share_refusals(void)
 	class_match(&spec, "10.6.0.0", 16);
 	spec.set_per_key = spec.per_key = true;
 	CHECK(fairq_sched_fq.keys->set_class(&spec, &why) == -EINVAL && strstr(why, "weight"),
-	      "per-key without a weight refused (%s)", why);
+	      "per-key without a weight or a limit refused (%s)", why);
 	spec.set_weight = true;
 	spec.weight = 2;
-	spec.set_limit = true;
-	spec.limit_rps = 100;
+	spec.set_reserve = true;
+	spec.reserve_pct = 10;
 	CHECK(fairq_sched_fq.keys->set_class(&spec, &why) == -EINVAL && strstr(why, "per-key"),
-	      "per-key with a limit refused (%s)", why);
+	      "per-key with a reservation refused (%s)", why);
 	spec = class_spec("b", true);
 	spec.set_weight = true;
 	spec.weight = FAIRQ_CLASS_WEIGHT_MAX + 1;
@@ -2160,6 +2244,12 @@ static void test_fairq_class_two_pools(void)
 	memset(unit_shared, 0, sizeof(unit_shared));
 }
 
+static void class_reset(void)
+{
+	fairq_classes_clear(&fq_classes);
+	memset(unit_shared, 0, sizeof(unit_shared));
+}
+
 /* served[] of transports [from, to) */
 static u64 served_sum(const struct sim *sm, int from, int to)
 {
@@ -2171,6 +2261,132 @@ static u64 served_sum(const struct sim *sm, int from, int to)
 	return n;
 }
 
+/* Class "ws": 10.5.0.0/16, each of its keys at most @rps requests a second. */
+static void class_per_key_limit(u32 rps)
+{
+	struct fairq_class_spec spec = class_spec("ws", true);
+	const char *why = NULL;
+
+	class_match(&spec, "10.5.0.0", 16);
+	spec.set_limit = true;
+	spec.limit_rps = rps;
+	spec.set_per_key = spec.per_key = true;
+	CHECK(fairq_sched_fq.keys->set_class(&spec, &why) == 0, "class ws at %u/s per key (%s)",
+	      rps, why ?: "");
+}
+
+/*
+ * A limit per key holds for each key: two clients of the class get 50/s each (500 in 10 s),
+ * not 50/s together, and a client of no class has the rest of the threads.
+ */
+static void test_fairq_class_per_key_limit(void)
+{
+	static struct sim sm;
+	u64 a, b;
+	int i;
+
+	class_per_key_limit(50);
+	kshim_now_ns = 0;
+	sim_init(&sm, 4);
+	for (i = 0; i < 6; i++) {
+		set_addr(&fx[i], i < 2 ? "10.5.0.1" : i < 4 ? "10.5.0.2" : "10.6.0.1", 700 + i);
+		sm.cost[i] = 1000000;
+		sm.backlogged[i] = true;
+		fairq_sched_fq.enqueue(&sm.fp, &fx[i]);
+	}
+	CHECK(unit_key_clocks()->nr == 2, "one clock per key of the class (%u)",
+	      unit_key_clocks()->nr);
+	sim_run(&sm, 10ULL * 1000000000);
+	a = served_sum(&sm, 0, 2);
+	b = served_sum(&sm, 2, 4);
+	CHECK(a >= 499 && a <= 501 && b >= 499 && b <= 501,
+	      "each client of the class started 500 requests in 10 s (%llu, %llu)",
+	      (unsigned long long)a, (unsigned long long)b);
+	CHECK(served_sum(&sm, 4, 6) > 30000, "the other client had the rest of the threads (%llu)",
+	      (unsigned long long)served_sum(&sm, 4, 6));
+	sim_exit(&sm);
+	CHECK(!unit_key_clocks()->nr && !unit_key_clocks()->segs,
+	      "the keys' clocks went with their keys (%u left)", unit_key_clocks()->nr);
+	class_reset();
+}
+
+/*
+ * A key with transports in two pools of one service books from one clock: 50/s for the
+ * client in all, as for its class's limit (not 50 per pool); another key of the class, in one
+ * of the pools, has its own 50/s.
+ */
+static void test_fairq_class_per_key_two_pools(void)
+{
+	static struct sim a, b;
+	u64 t, one, other;
+	int i;
+
+	class_per_key_limit(50);
+	kshim_now_ns = 0;
+	sim_init(&a, 2);
+	sim_init(&b, 2);
+	for (i = 0; i < 6; i++) {
+		set_addr(&fx[i], i < 4 ? "10.5.0.1" : "10.5.0.2", 800 + i);
+		a.cost[i] = b.cost[i] = 1000000;
+		a.backlogged[i] = b.backlogged[i] = true;
+		fairq_sched_fq.enqueue(i < 2 ? &a.fp : &b.fp, &fx[i]);
+	}
+	CHECK(unit_key_clocks()->nr == 2, "the client in two pools has one clock (%u clocks)",
+	      unit_key_clocks()->nr);
+	for (t = 1000000; t <= 10ULL * 1000000000; t += 1000000) {
+		sim_run(&a, t);
+		sim_run(&b, t);
+	}
+	one = served_sum(&a, 0, 2) + served_sum(&b, 2, 4);
+	other = served_sum(&b, 4, 6);
+	CHECK(one >= 499 && one <= 501 && served_sum(&a, 0, 2) > 100 && served_sum(&b, 2, 4) > 100,
+	      "the client in two pools started %llu and %llu requests in 10 s: 500 in all",
+	      (unsigned long long)served_sum(&a, 0, 2), (unsigned long long)served_sum(&b, 2, 4));
+	CHECK(other >= 499 && other <= 501, "the other client of the class had its own 500 (%llu)",
+	      (unsigned long long)other);
+	sim_exit(&a);
+	CHECK(unit_key_clocks()->nr == 2, "clocks still held by the other pool's keys stay (%u)",
+	      unit_key_clocks()->nr);
+	sim_exit(&b);
+	CHECK(!unit_key_clocks()->nr && !unit_key_clocks()->segs, "no clock left (%u)",
+	      unit_key_clocks()->nr);
+	class_reset();
+}
+
+/*
+ * Keys of the class whose clocks cannot be allocated do not go unlimited: they book from the
+ * class's clock, together at one key's limit, and each failure is counted.
+ */
+static void test_fairq_class_per_key_no_memory(void)
+{
+	static struct sim sm;
+	struct fq_pool *p;
+	u64 n;
+	int i;
+
+	class_per_key_limit(50);
+	kshim_now_ns = 0;
+	sim_init(&sm, 2);
+	p = fqp(&sm.fp);
+	kshim_fail_size = sizeof(struct fairq_key_clock);
+	for (i = 0; i < 4; i++) {
+		set_addr(&fx[i], i < 2 ? "10.5.0.1" : "10.5.0.2", 900 + i);
+		sm.cost[i] = 1000000;
+		sm.backlogged[i] = true;
+		fairq_sched_fq.enqueue(&sm.fp, &fx[i]);
+	}
+	CHECK(p->alloc_failures == 2 && p->keys.nr == 2 && !unit_key_clocks()->nr,
+	      "two keys without their clocks, each failure counted (%llu)",
+	      (unsigned long long)p->alloc_failures);
+	sim_run(&sm, 10ULL * 1000000000);
+	kshim_fail_size = 0;
+	n = served_sum(&sm, 0, 4);
+	CHECK(n >= 499 && n <= 501, "together they were held to one key's limit (%llu in 10 s)",
+	      (unsigned long long)n);
+	sim_exit(&sm);
+	class_reset();
+}
+
 static void class_limit_50(const char *prefix)
 {
 	struct fairq_class_spec spec = class_spec("farm", true);
@@ -2180,12 +2396,6 @@ static void class_limit_50(const char *prefix)
 	spec.set_limit = true;
 	spec.limit_rps = 50;
 	CHECK(fairq_sched_fq.keys->set_class(&spec, &why) == 0, "class farm at 50/s");
-}
-
-static void class_reset(void)
-{
-	fairq_classes_clear(&fq_classes);
-	memset(unit_shared, 0, sizeof(unit_shared));
 }
 
 /*
@@ -2345,6 +2555,9 @@ int main(void)
 	test_class_rules();
 	test_fairq_class_limit();
 	test_fairq_class_two_pools();
+	test_fairq_class_per_key_limit();
+	test_fairq_class_per_key_two_pools();
+	test_fairq_class_per_key_no_memory();
 	test_fairq_class_rebuild();
 	test_fairq_class_idle_token();
 	test_fairq_class_stale_starts();
@@ -2352,7 +2565,9 @@ int main(void)
 	test_fairq_class_per_key();
 	test_fairq_class_reserve();
 	test_fairq_class_reserve_many();
+	test_fairq_class_below_reserve();
 	test_fairq_class_ceiling_one_client();
+	test_fairq_class_ceiling_per_key();
 	test_fairq_class_ceiling();
 	test_fairq_class_ceiling_uneven();
 	test_fairq_class_ceiling_two_pools();
