@@ -194,11 +194,12 @@ static int parse_number(const char *what, const char *kw, const char *val, struc
  */
 static int settings_conflict(const char *what, const struct class_spec *s, bool whole)
 {
-	if (s->per_key && (s->has_weight || whole) && !s->weight)
-		return fc_usage_error("%s: per-key applies the class's weight to each of its keys: give it a weight (weight W)",
+	if (s->per_key && (whole || (s->has_weight && s->has_limit && s->has_limit_pct)) &&
+	    !s->weight && !s->limit && !s->limit_pct)
+		return fc_usage_error("%s: per-key gives each of the class's keys its weight or its limits: give it one (weight W, limit N/s, limit P%%)",
 				      what);
-	if (s->per_key && (s->reserve || s->limit || s->limit_pct))
-		return fc_usage_error("%s: per-key applies to the weight only: a reservation and limits are for the class's keys together",
+	if (s->per_key && s->reserve)
+		return fc_usage_error("%s: per-key applies to a weight and limits: a reservation is for the class's keys together",
 				      what);
 	if (s->limit_pct && s->reserve > s->limit_pct)
 		return fc_usage_error("%s: reserve %u%% is above the class's limit %u%%", what,
@@ -335,15 +336,19 @@ static const char *rate_text(uint32_t rps, char *buf, size_t len)
 	return buf;
 }
 
-/* class list's LIMIT: N/s, P%, both (N/s,P%) or none. */
+/* class list's LIMIT: N/s, P%, both (N/s,P%) or none; /key after them for each key's. */
 static const char *limits_text(const struct fc_class *c, char *buf, size_t len)
 {
+	const char *each = c->per_key && (c->limit_rps || c->limit_pct) ? "/key" : "";
+
 	if (c->limit_rps && c->limit_pct)
-		snprintf(buf, len, "%u/s,%u%%", c->limit_rps, c->limit_pct);
+		snprintf(buf, len, "%u/s,%u%%%s", c->limit_rps, c->limit_pct, each);
 	else if (c->limit_pct)
-		snprintf(buf, len, "%u%%", c->limit_pct);
+		snprintf(buf, len, "%u%%%s", c->limit_pct, each);
+	else if (c->limit_rps)
+		snprintf(buf, len, "%u/s%s", c->limit_rps, each);
 	else
-		rate_text(c->limit_rps, buf, len);
+		rate_text(0, buf, len);
 	return buf;
 }
 
@@ -453,9 +458,10 @@ static void print_classes(const struct fc_classes *c)
 	snprintf(lfmt, sizeof(lfmt), " %%%ds", lwidth);
 	out_doc_start();
 	out_str(FC_JSON, "scheduler", NULL, c->sched);
-	out_text("%-15s %6s %*s %7s %*s %6s %-*s %6s %8s %10s %11s %8s %10s %8s\n", "NAME", "RANK",
-		 wwidth, "WEIGHT", "RESERVE", lwidth, "LIMIT", "BURST", width, "MATCHES", "QUEUED",
-		 "INFLIGHT", "DISPATCHES", "THREAD_TIME", "PACED", "PACED_TIME", "RESERVED");
+	out_text("%-15s %6s %*s %7s %*s %6s %-*s %6s %8s %10s %11s %8s %10s %8s %10s\n", "NAME",
+		 "RANK", wwidth, "WEIGHT", "RESERVE", lwidth, "LIMIT", "BURST", width, "MATCHES",
+		 "QUEUED", "INFLIGHT", "DISPATCHES", "THREAD_TIME", "PACED", "PACED_TIME", "RESERVED",
+		 "BELOW");
 	out_arr_start("classes");
 	for (i = 0; i < c->nr; i++) {
 		const struct fc_class *cl = &c->c[i];
@@ -481,6 +487,7 @@ static void print_classes(const struct fc_classes *c)
 		out_num(FC_ANY, "paced", " %8s", cl->paced);
 		out_ns(FC_ANY, "paced_ns", " %10s", cl->paced_ns);
 		out_num(FC_ANY, "reserved", " %8s", cl->reserved);
+		out_ns(FC_ANY, "below_ns", " %10s", cl->below_ns);
 		out_obj_end();
 		out_text("\n");
 	}

@@ -298,6 +298,8 @@ int cmd_shares(int argc, char **argv)
 	struct fc_scheds s;
 	struct fc_nl *nl;
 	unsigned int i, shown = 0;
+	char class_head[32];	/* as each row's " %-15s %8s" */
+	bool classed;
 	double t0;
 	int rc, err;
 
@@ -326,6 +328,8 @@ int cmd_shares(int argc, char **argv)
 		goto out;
 	}
 	active = find_active(&s);
+	classed = active && active->classed;
+	snprintf(class_head, sizeof(class_head), " %-15s %8s", "CLASS", "PACED");
 	if (o.interval) {
 		err = print_rates(nl, &o, s.active, active && active->keyed, &keys, t0);
 		if (err)
@@ -349,9 +353,9 @@ int cmd_shares(int argc, char **argv)
 		out_text("no keys yet: no client has sent work since scheduler %s became active\n",
 			 s.active);
 	else
-		out_text("%-24s %4s %4s %6s %6s %8s %10s %10s %6s %8s\n", "KEY", "SERV", "POOL",
+		out_text("%-24s %4s %4s %6s %6s %8s %10s %10s %6s %8s%s\n", "KEY", "SERV", "POOL",
 			 "WEIGHT", "QUEUED", "INFLIGHT", "DISPATCHES", "THREADTIME", "SHARE",
-			 "ENTITLED");
+			 "ENTITLED", classed ? class_head : "");
 	out_arr_start("keys");
 	for (i = 0; i < keys.nr; i++) {
 		const struct fc_key *k = &keys.k[i];
@@ -378,6 +382,15 @@ int cmd_shares(int argc, char **argv)
 		 */
 		out_pct(FC_ANY, "entitled", " %8s", k->entitled);
 		out_pct(FC_JSON, "fair_share", NULL, k->entitled);
+		/* its class, and how often it waited for a limit of its own (a class's per-key) */
+		if (k->class[0])
+			out_str(FC_JSON, "class", NULL, k->class);
+		if (classed) {
+			out_str(FC_TEXT, NULL, " %-15s", k->class[0] ? k->class : "-");
+			out_num(FC_TEXT, NULL, " %8s", k->paced);
+		}
+		out_num(FC_JSON, "paced", NULL, k->paced);
+		out_ns(FC_JSON, "paced_ns", NULL, k->paced_ns);
 		out_obj_end();
 		out_text("\n");
 	}

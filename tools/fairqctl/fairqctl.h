@@ -167,6 +167,8 @@ struct fc_key {
 	uint32_t weight, queued, in_flight;
 	uint64_t dispatches, thread_ns;
 	double share, entitled;	/* of the pool's thread time: used, and owed by weight */
+	char class[FAIRQ_CLASS_NAME_LEN + 1];	/* "" from a scheduler without classes */
+	uint64_t paced, paced_ns;	/* waits for its own limit (a class limited per key) */
 };
 
 struct fc_keys {
@@ -197,6 +199,7 @@ struct fc_class {
 	struct fc_key_id match[FAIRQ_CLASS_MATCH_MAX];
 	uint32_t queued, in_flight;	/* now, summed key by key */
 	uint64_t dispatches, thread_ns, paced, paced_ns, reserved;
+	uint64_t below_ns;	/* time it had work while behind its reservation */
 };
 
 struct fc_classes {

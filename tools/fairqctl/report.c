@@ -359,6 +359,9 @@ static int parse_key(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 	k->in_flight = fc_attr_u32(tb[FAIRQ_A_KEY_IN_FLIGHT]);
 	k->dispatches = fc_attr_u64(tb[FAIRQ_A_KEY_DISPATCHES]);
 	k->thread_ns = fc_attr_u64(tb[FAIRQ_A_KEY_THREAD_NS]);
+	fc_attr_str(k->class, sizeof(k->class), tb[FAIRQ_A_KEY_CLASS], "");
+	k->paced = fc_attr_u64(tb[FAIRQ_A_KEY_PACED]);
+	k->paced_ns = fc_attr_u64(tb[FAIRQ_A_KEY_PACED_NS]);
 	return 0;
 }
 
@@ -448,6 +451,7 @@ static int parse_class(struct nlattr **tb, struct nlmsghdr *nlh, void *arg)
 	c->paced = fc_attr_u64(tb[FAIRQ_A_CLASS_PACED]);
 	c->paced_ns = fc_attr_u64(tb[FAIRQ_A_CLASS_PACED_NS]);
 	c->reserved = fc_attr_u64(tb[FAIRQ_A_CLASS_RESERVED]);
+	c->below_ns = fc_attr_u64(tb[FAIRQ_A_CLASS_BELOW_NS]);
 	c->queued = fc_attr_u32(tb[FAIRQ_A_CLASS_QUEUED]);
 	c->in_flight = fc_attr_u32(tb[FAIRQ_A_CLASS_IN_FLIGHT]);
 	if (tb[FAIRQ_A_CLASS_SCHED])

@@ -242,10 +242,10 @@ expect 2 "class add: weight takes an integer from 1 to 10000 or none, not '0'" c
 expect 2 "class add: reserve takes P% \(of the threads' time, 0 to 100\) or none, not '30'" class add web reserve 30
 expect 2 "class add: limit takes N/s .*, P% \(of the threads' time, 1 to 100\) or none, not '101%'" class add web limit 101%
 expect 2 "class add: limit given twice" class add web limit 25% limit 30%
-expect 2 "class add: per-key applies the class's weight to each of its keys: give it a weight" class add web per-key
-expect 2 "class add: per-key applies to the weight only" class add web weight 2 per-key reserve 10%
-expect 2 "class add: per-key applies to the weight only" class add web weight 2 per-key limit 5/s
-expect 2 "class change: per-key applies to the weight only" class change web per-key limit 10%
+expect 2 "class add: per-key gives each of the class's keys its weight or its limits: give it one" class add web per-key
+expect 2 "class change: per-key gives each of the class's keys its weight or its limits" class change web per-key weight none limit none
+expect 2 "class add: per-key applies to a weight and limits: a reservation is for the class's keys together" class add web weight 2 per-key reserve 10%
+expect 2 "class change: per-key applies to a weight and limits" class change web per-key reserve 10%
 expect 2 "class add: reserve 30% is above the class's limit 20%" class add web reserve 30% limit 20%
 expect 2 "class change: weight given twice" class change web weight 2 weight none
 expect 2 "class add: limit needs a value" class add web limit
@@ -281,9 +281,9 @@ sync_check 2 'class sync: line 1: burst takes an integer from 1 to 100000' $'web
 sync_check 2 'class sync: line 1: the default class has no rank' $'default rank 1\n'
 sync_check 2 "class sync: line 3: 'x!' is no class name" $'a\nb\nx!\n'
 sync_check 2 'class sync: the reservations add up to 110%: at most 100% of the threads' $'a reserve 60%\nb reserve 50%\n'
-sync_check 2 'class sync: line 1: per-key applies the class' $'a per-key\n'
+sync_check 2 'class sync: line 1: per-key gives each of the class' $'a per-key\n'
 sync_check 2 'class sync: line 2: reserve 40% is above the class.s limit 30%' $'a reserve 60%\nb reserve 40% limit 30%\n'
-sync_check 0 '' $'a reserve 60%\nb reserve 40% limit 40%\ndefault weight 2\nc weight 3 per-key\nd limit 200/s limit 25% weight 1 shared\n'
+sync_check 0 '' $'a reserve 60%\nb reserve 40% limit 40%\ndefault weight 2\nc weight 3 per-key\nd limit 200/s limit 25% weight 1 shared\ne limit 200/s burst 4 per-key\nf limit 10% per-key\n'
 for args in "web" "web match 10.0.0.0/8 match fd00::/64 match v4client:0123456789ABCDEF rank 0" \
 	"web limit 10000000/s burst 100000 rank 4294967295" "default limit 5000/s burst 20" \
 	"v.1_x-y limit none"; do

@@ -108,7 +108,14 @@ static void test_keywords(void)
 	      "a flag between keyword pairs");
 	CHECK(!parse("web reserve 20% limit 20%", &s, true), "a reservation up to its own limit");
 	/* each refusal says why on stderr: run.sh checks the words, these only that it refuses */
-	CHECK(parse("web per-key", &s, true) == FC_EXIT_USAGE, "class add per-key without a weight");
+	CHECK(parse("web per-key", &s, true) == FC_EXIT_USAGE,
+	      "class add per-key without a weight or a limit");
+	CHECK(!parse("web limit 200/s per-key", &s, true) && s.per_key && s.limit == 200 && !s.weight,
+	      "a limit of requests per key");
+	CHECK(!parse("web limit 200/s limit 10% per-key", &s, true) && s.limit_pct == 10,
+	      "both limits per key");
+	CHECK(parse("web reserve 10% per-key", &s, true) == FC_EXIT_USAGE,
+	      "per-key with a reservation");
 	CHECK(parse("web weight 5 reserve 21% limit 20%", &s, true) == FC_EXIT_USAGE,
 	      "a reservation above its own limit");
 }
@@ -182,6 +189,7 @@ static void make_classes(void)
 	c->reserve_pct = 30;
 	c->limit_pct = 50;
 	c->reserved = 812;
+	c->below_ns = 120000000;
 	*++c = class_of("batch", 4, "10.5.0.0/24");
 	c->limit_rps = 200;
 	c->limit_pct = 25;
@@ -264,30 +272,30 @@ static void print_list(const void *arg)
 static void test_list(void)
 {
 	static const char text[] =
-		"NAME              RANK  WEIGHT RESERVE      LIMIT  BURST MATCHES      QUEUED INFLIGHT DISPATCHES THREAD_TIME    PACED PACED_TIME RESERVED\n"
-		"render               1       3       -     2000/s      1 10.2.0.0/16      12        4      1.23M      98.8ms       42      5.0ms        0\n"
-		"build                2   3/key       -       none      1 10.3.0.0/16       0        0          0         0ns        0        0ns        0\n"
-		"db                   3       -     30%        50%      1 10.4.0.7          0        0          0         0ns        0        0ns      812\n"
-		"batch                4       -       -  200/s,25%     20 10.5.0.0/24       0        0          0         0ns        0        0ns        0\n"
-		"default              -       1       -       none      1 (all others)      0        0          0         0ns        0        0ns        0\n";
+		"NAME              RANK  WEIGHT RESERVE      LIMIT  BURST MATCHES      QUEUED INFLIGHT DISPATCHES THREAD_TIME    PACED PACED_TIME RESERVED      BELOW\n"
+		"render               1       3       -     2000/s      1 10.2.0.0/16      12        4      1.23M      98.8ms       42      5.0ms        0        0ns\n"
+		"build                2   3/key       -       none      1 10.3.0.0/16       0        0          0         0ns        0        0ns        0        0ns\n"
+		"db                   3       -     30%        50%      1 10.4.0.7          0        0          0         0ns        0        0ns      812    120.0ms\n"
+		"batch                4       -       -  200/s,25%     20 10.5.0.0/24       0        0          0         0ns        0        0ns        0        0ns\n"
+		"default              -       1       -       none      1 (all others)      0        0          0         0ns        0        0ns        0        0ns\n";
 	static const char json[] =
 		"{\"output_version\":{\"command\":\"class\",\"vers_major\":2,\"vers_minor\":1},\"time\":T,"
 		"\"scheduler\":\"fq\",\"classes\":["
 		"{\"name\":\"render\",\"rank\":1,\"limit_rps\":2000,\"burst\":1,\"weight\":3,\"reserve_pct\":0,"
 		"\"limit_pct\":0,\"per_key\":false,\"matches\":[\"10.2.0.0/16\"],\"queued\":12,\"in_flight\":4,\"dispatches\":1234567,"
-		"\"thread_ns\":98765432,\"paced\":42,\"paced_ns\":5000000,\"reserved\":0},"
+		"\"thread_ns\":98765432,\"paced\":42,\"paced_ns\":5000000,\"reserved\":0,\"below_ns\":0},"
 		"{\"name\":\"build\",\"rank\":2,\"limit_rps\":0,\"burst\":1,\"weight\":3,\"reserve_pct\":0,"
 		"\"limit_pct\":0,\"per_key\":true,\"matches\":[\"10.3.0.0/16\"],\"queued\":0,\"in_flight\":0,\"dispatches\":0,"
-		"\"thread_ns\":0,\"paced\":0,\"paced_ns\":0,\"reserved\":0},"
+		"\"thread_ns\":0,\"paced\":0,\"paced_ns\":0,\"reserved\":0,\"below_ns\":0},"
 		"{\"name\":\"db\",\"rank\":3,\"limit_rps\":0,\"burst\":1,\"weight\":0,\"reserve_pct\":30,"
 		"\"limit_pct\":50,\"per_key\":false,\"matches\":[\"10.4.0.7\"],\"queued\":0,\"in_flight\":0,\"dispatches\":0,"
-		"\"thread_ns\":0,\"paced\":0,\"paced_ns\":0,\"reserved\":812},"
+		"\"thread_ns\":0,\"paced\":0,\"paced_ns\":0,\"reserved\":812,\"below_ns\":120000000},"
 		"{\"name\":\"batch\",\"rank\":4,\"limit_rps\":200,\"burst\":20,\"weight\":0,\"reserve_pct\":0,"
 		"\"limit_pct\":25,\"per_key\":false,\"matches\":[\"10.5.0.0/24\"],\"queued\":0,\"in_flight\":0,\"dispatches\":0,"
-		"\"thread_ns\":0,\"paced\":0,\"paced_ns\":0,\"reserved\":0},"
+		"\"thread_ns\":0,\"paced\":0,\"paced_ns\":0,\"reserved\":0,\"below_ns\":0},"
 		"{\"name\":\"default\",\"limit_rps\":0,\"burst\":1,\"weight\":1,\"reserve_pct\":0,"
 		"\"limit_pct\":0,\"per_key\":false,\"matches\":[],\"queued\":0,\"in_flight\":0,\"dispatches\":0,\"thread_ns\":0,"
-		"\"paced\":0,\"paced_ns\":0,\"reserved\":0}]}\n";
+		"\"paced\":0,\"paced_ns\":0,\"reserved\":0,\"below_ns\":0}]}\n";
 	char buf[8192];
 
 	fc_cmd = "class";
@@ -303,10 +311,10 @@ static void test_list(void)
 static void test_list_widest(void)
 {
 	static const char text[] =
-		"NAME              RANK    WEIGHT RESERVE           LIMIT  BURST MATCHES      QUEUED INFLIGHT DISPATCHES THREAD_TIME    PACED PACED_TIME RESERVED\n"
-		"lab                  1 10000/key       -            none      1 10.3.0.0/16       0        0          0         0ns        0        0ns        0\n"
-		"flood                2         -       - 10000000/s,100%      1 10.4.0.0/16       0        0          0         0ns        0        0ns        0\n"
-		"default              -         -       -            none      1 (all others)      0        0          0         0ns        0        0ns        0\n";
+		"NAME              RANK    WEIGHT RESERVE           LIMIT  BURST MATCHES      QUEUED INFLIGHT DISPATCHES THREAD_TIME    PACED PACED_TIME RESERVED      BELOW\n"
+		"lab                  1 10000/key       -  10000000/s/key      1 10.3.0.0/16       0        0          0         0ns        0        0ns        0        0ns\n"
+		"flood                2         -       - 10000000/s,100%      1 10.4.0.0/16       0        0          0         0ns        0        0ns        0        0ns\n"
+		"default              -         -       -            none      1 (all others)      0        0          0         0ns        0        0ns        0        0ns\n";
 	static struct fc_class wide[3];
 	static struct fc_classes widest = { .sched = "fq", .c = wide, .nr = 3 };
 	char buf[8192];
@@ -314,6 +322,7 @@ static void test_list_widest(void)
 	wide[0] = class_of("lab", 1, "10.3.0.0/16");
 	wide[0].weight = 10000;
 	wide[0].per_key = true;
+	wide[0].limit_rps = 10000000;
 	wide[1] = class_of("flood", 2, "10.4.0.0/16");
 	wide[1].limit_rps = 10000000;
 	wide[1].limit_pct = 100;
