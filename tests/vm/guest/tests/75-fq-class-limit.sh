@@ -4,7 +4,10 @@
 #   requests a second, not more, and sees pacing only: no retransmission, no reconnect.
 #   Client 2, in the default class, is not held back.
 # - Changed live to 100/s, the class gets 100/s; with no limit, it runs free.
-# - With a pool per CPU the limit is still 50/s in all (both pools pace), not 50 per pool.
+# - Per key (fairqctl class change ... per-key), clients 1 and 2 in the class get 50/s each;
+#   fairqctl shares shows their class and how often each waited.
+# - With a pool per CPU the limit is still 50/s in all (both pools pace), not 50 per pool;
+#   per key, client 1's 50/s holds over both pools too.
 # - Switches (qfifo, back to fq, fifo) with keys waiting at the limit lose nothing.
 # - Bad class requests are refused with a reason and change nothing.
 . /fairq/lib.sh
@@ -13,6 +16,7 @@ fairq_need_sched fq
 fairq_bench_lib /tmp/class
 NL="python3 /fairq/fairq-nl.py"
 C1=10.99.0.11
+C2=10.99.0.12
 cleanup() {
 	pkill -INT -x fairq-load
 	$NL class-del limited >/dev/null 2>&1
@@ -31,7 +35,7 @@ jget() {
 jcmp() {
 	python3 -c '
 import json, sys
-strip = lambda f: [{k: v for k, v in c.items() if k not in ("dispatches", "thread-ns", "paced", "paced-ns", "reserved", "queued", "in-flight")}
+strip = lambda f: [{k: v for k, v in c.items() if k not in ("dispatches", "thread-ns", "paced", "paced-ns", "reserved", "below-ns", "queued", "in-flight")}
                    for c in json.load(open(f))]
 sys.exit(strip(sys.argv[1]) != strip(sys.argv[2]))' "$1" "$2"
 }
@@ -94,6 +98,28 @@ load 5
 log "no limit: client 1 at $R1/s"
 within 150 1000000 "$R1" || fail "client 1, with its limit taken away, ran at only $R1/s"
 
+# per key: clients 1 and 2 in the class, 50/s each (the class as a whole would give 25 each)
+fairqctl class change limited match $C1 match $C2 limit 50/s per-key >/tmp/cl.out 2>&1 ||
+	fail "class change per-key: $(cat /tmp/cl.out)"
+fairqctl class list | grep -q "^limited .* 50/s/key " || fail "class list shows no 50/s/key: $(fairqctl class list)"
+two_loads 10 "c1 - 4" "c2 - 4"
+log "limit 50/s per key: client 1 at $RA/s, client 2 at $RB/s"
+within 42 51 "$RA" || fail "client 1, limited to 50/s per key, ran at $RA/s"
+within 42 51 "$RB" || fail "client 2, limited to 50/s per key, ran at $RB/s"
+[ "$RESENT" = 0 ] || fail "client 1 retransmitted or reconnected $RESENT times under its per-key limit"
+fairqctl -j shares >/tmp/shares.json || fail "fairqctl -j shares failed"
+python3 - /tmp/shares.json "$C1" "$C2" <<'PY' || fail "fairqctl shares does not show both clients waiting for their own limit: $(fairqctl shares)"
+import json, sys
+keys = json.load(open(sys.argv[1]))["keys"]
+for ip in sys.argv[2:]:
+    mine = [k for k in keys if k["key"] == ip]
+    assert mine and all(k.get("class") == "limited" and k["paced"] > 0 and k["paced_ns"] > 0
+                        for k in mine), (ip, mine)
+assert all(k["paced"] == 0 for k in keys if k["key"] not in sys.argv[2:]), keys
+PY
+fairqctl class change limited match $C1 shared >/tmp/cl.out 2>&1 ||
+	fail "class change back to shared: $(cat /tmp/cl.out)"
+
 # switches with keys at the limit: every call is answered (fairq-load fails on a lost one)
 $NL class-set limited limit 50 >/tmp/nl.out || fail "class-set limit 50: $(cat /tmp/nl.out)"
 ip netns exec c1 $FL -j -K 4 -W 4 -d 12 --label sw "$B_EXPORT" >/tmp/sw.json 2>/tmp/sw.err &
@@ -142,24 +168,30 @@ if [ "$(fairq_nr_pools)" -ge 2 ]; then
 	# no nfsd thread holds the socket (then the thread's CPU takes it): the loads may still
 	# meet in one pool.  The limit must hold in every run; until both pools have paced in one
 	# run (at most 5), the per-service path has not been tried.
-	spread=""
-	for try in 1 2 3 4 5; do
-		paced0=$(pool_paced)
-		two_loads 10 "c1 0 2" "c1 1 2"
-		r0=$RA
-		r1=$RB
-		paced=$(awk -v a="$paced0" -v b="$(pool_paced)" 'BEGIN {
-			split(a, x); n = split(b, y)	# a service fairq has not seen yet has no line
-			for (i = 1; i <= n; i++) printf "%d ", y[i] - x[i] }')
-		log "$(fairq_nr_pools) pools, limit 50/s, run $try: client 1 at $r0/s from CPU 0 and $r1/s from CPU 1; paced per pool: $paced"
-		within 42 51 "$(awk -v a="$r0" -v b="$r1" 'BEGIN { print a + b }')" ||
-			fail "client 1, limited to 50/s over $(fairq_nr_pools) pools, ran at $r0 + $r1/s"
-		if [ "$(wc -w <<<"$paced")" -ge 2 ] && ! grep -qw 0 <<<"$paced"; then
-			spread=$try
-			break
-		fi
-	done
-	[ -n "$spread" ] || fail "in 5 runs the class's work never reached more than one pool"
+	# over_pools WHAT: client 1 from both CPUs holds the class's 50/s until both pools paced
+	over_pools() {
+		local spread="" try paced0 paced r0 r1
+		for try in 1 2 3 4 5; do
+			paced0=$(pool_paced)
+			two_loads 10 "c1 0 2" "c1 1 2"
+			r0=$RA
+			r1=$RB
+			paced=$(awk -v a="$paced0" -v b="$(pool_paced)" 'BEGIN {
+				split(a, x); n = split(b, y)	# a service fairq has not seen yet has no line
+				for (i = 1; i <= n; i++) printf "%d ", y[i] - x[i] }')
+			log "$(fairq_nr_pools) pools, $1, run $try: client 1 at $r0/s from CPU 0 and $r1/s from CPU 1; paced per pool: $paced"
+			within 42 51 "$(awk -v a="$r0" -v b="$r1" 'BEGIN { print a + b }')" ||
+				fail "client 1, $1 over $(fairq_nr_pools) pools, ran at $r0 + $r1/s"
+			if [ "$(wc -w <<<"$paced")" -ge 2 ] && ! grep -qw 0 <<<"$paced"; then
+				spread=$try
+				break
+			fi
+		done
+		[ -n "$spread" ] || fail "$1: in 5 runs the class's work never reached more than one pool"
+	}
+	over_pools "limit 50/s"
+	fairqctl class change limited per-key >/tmp/cl.out 2>&1 || fail "class change per-key: $(cat /tmp/cl.out)"
+	over_pools "limit 50/s per key"
 else
 	log "$(fairq_nr_pools) pool in pool mode percpu with $(nproc) CPUs: the per-service check needs two"
 fi

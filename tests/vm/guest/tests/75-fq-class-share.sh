@@ -8,7 +8,8 @@
 # - A reservation of 30% at weight 1 holds against a class of weight 50 (which alone would
 #   leave it 1/52).
 # - A ceiling of 25%: client 1 gets a quarter of the threads under contention, and a quarter
-#   alone, the other threads idle; paced, never refused: no retransmission.
+#   alone, the other threads idle; paced, never refused: no retransmission.  Per key, clients
+#   1 and 2 at 20% each beside client 3.
 # - Switches with classes at their shares and ceilings lose nothing.
 # - Bad class requests are refused with a reason and change nothing.
 # Classes are set with fairqctl, as an admin sets them; the refusals go through raw netlink,
@@ -105,6 +106,10 @@ class_json one
 	fail "no start was counted as reserved: $(cat /tmp/cls.json)"
 [ "$(jget /tmp/cls.json 'd["reserve_pct"]')" = 30 ] ||
 	fail "class list does not say reserve 30%: $(cat /tmp/cls.json)"
+# met, the reservation leaves the class below it only while a thread frees up for it
+below=$(jget /tmp/cls.json 'd["below_ns"]')
+log "reserve 30%: below it for $((below / 1000000)) ms of the 12 s"
+[ "$below" -le 1200000000 ] || fail "a class given its reservation was below it for $below ns of 12 s"
 
 # a ceiling of 25%: 50 of the 200 requests a second, against another client and alone (no
 # weights: client 1 would get half the threads without its ceiling)
@@ -120,6 +125,17 @@ within 38 53 "${R[0]}" || fail "a class limited to 25% ran alone at ${R[0]}/s (5
 [ "$RESENT" = 0 ] || fail "$RESENT retransmissions or reconnects at the ceiling, alone"
 class_json one
 [ "$(jget /tmp/cls.json 'd["paced"]')" -gt 0 ] || fail "the class never waited at its ceiling: $(cat /tmp/cls.json)"
+
+# a ceiling per key: clients 1 and 2 at most 20% each (40 of the 200 requests a second), where
+# the class's ceiling would give them 20% together; client 3, in the default class, the rest
+ctl class change one match $C1 match $C2 limit 20% per-key
+loads 12 c1 c2 c3
+log "limit 20% per key: ${R[*]} requests/s, shares ${P[*]}%"
+within 16 23 "${P[0]}" && within 16 23 "${P[1]}" ||
+	fail "clients limited to 20% each got ${P[0]}% and ${P[1]}% (rates ${R[*]})"
+[ "$RESENT" = 0 ] || fail "$RESENT retransmissions or reconnects at the ceilings per key"
+fairqctl class list | grep -q "^one .* 20%/key " || fail "class list shows no 20%/key: $(fairqctl class list)"
+ctl class change one match $C1 limit 25% shared
 
 # switches with classes at work: every call is answered (fairq-load fails on a lost one)
 ctl class change three weight 3
@@ -146,12 +162,12 @@ fairq_nl_refuse "more than 100%" class-set one reserve 41
 fairq_nl_refuse "above its own limit" class-set one reserve 40 limit-pct 30
 fairq_nl_refuse "weight is 1 to 10000" class-set one weight 10001
 fairq_nl_refuse "percent of the threads" class-set one limit-pct 101
-fairq_nl_refuse "give it a weight" class-set other create match 10.99.0.13 per-key 1
-fairq_nl_refuse "per-key applies to the weight only" class-set three per-key 1
+fairq_nl_refuse "weight or limits: give it one" class-set other create match 10.99.0.13 per-key 1
+fairq_nl_refuse "not to a reservation" class-set three per-key 1
 $NL class-dump >/tmp/after.json || fail "class-dump: $(cat /tmp/after.json)"
 python3 -c '
 import json, sys
-strip = lambda f: [{k: v for k, v in c.items() if k not in ("dispatches", "thread-ns", "paced", "paced-ns", "reserved", "queued", "in-flight")}
+strip = lambda f: [{k: v for k, v in c.items() if k not in ("dispatches", "thread-ns", "paced", "paced-ns", "reserved", "below-ns", "queued", "in-flight")}
                    for c in json.load(open(f))]
 sys.exit(strip(sys.argv[1]) != strip(sys.argv[2]))' /tmp/before.json /tmp/after.json ||
 	fail "refused requests changed the classes: $(cat /tmp/before.json) then $(cat /tmp/after.json)"

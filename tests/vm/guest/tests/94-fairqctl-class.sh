@@ -79,11 +79,11 @@ fairq_expect 5 'no class' fairqctl class change nosuch limit 5/s
 fairq_expect 2 'burst' fairqctl class change farm burst 0
 fairq_expect 2 'default' fairqctl class del default
 # what only the kernel can say: the reservations of all classes together, per-key on a class
-# that has a limit
+# that has a reservation, or that would be left with neither a weight nor a limit
 fairqctl class change farm reserve 60% || fail "class change farm reserve 60% failed"
 fairq_expect 1 'more than 100%' fairqctl class change backup reserve 41%
-fairq_expect 1 'per-key applies to the weight only' fairqctl class change backup per-key weight 2
-fairq_expect 1 'give it a weight' fairqctl class change farm per-key
+fairq_expect 1 'not to a reservation' fairqctl class change farm per-key
+fairq_expect 1 'weight or limits: give it one' fairqctl class change backup per-key limit none
 fairqctl class change farm reserve none || fail "class change farm reserve none failed"
 out=$(fairq_as_nobody fairqctl class add evil match 10.99.0.13 2>&1) && fail "an unprivileged class add was accepted"
 log "unprivileged class add: $out"
@@ -91,7 +91,7 @@ fairq_as_nobody fairqctl class list >/dev/null 2>&1 && fail "an unprivileged cla
 fairqctl -j class list >/tmp/after.json || fail "class list failed"
 python3 - /tmp/classes.json /tmp/after.json <<'PY' || fail "a refusal changed the classes"
 import json, sys
-strip = lambda d: [{k: v for k, v in c.items() if k not in ("dispatches", "thread_ns", "paced", "paced_ns", "reserved", "queued", "in_flight")}
+strip = lambda d: [{k: v for k, v in c.items() if k not in ("dispatches", "thread_ns", "paced", "paced_ns", "reserved", "below_ns", "queued", "in_flight")}
                    for c in d["classes"]]
 before = json.loads(open(sys.argv[1]).readline())
 after = json.load(open(sys.argv[2]))
@@ -130,7 +130,7 @@ fairq-apply -c /tmp/state.conf >/tmp/apply.out 2>&1 || fail "fairq-apply of show
 fairqctl -j class list >/tmp/restored.json
 python3 - /tmp/state.json /tmp/restored.json <<'PY' || fail "fairq-apply did not restore the classes: $(cat /tmp/apply.out)"
 import json, sys
-strip = lambda d: [{k: v for k, v in c.items() if k not in ("dispatches", "thread_ns", "paced", "paced_ns", "reserved", "queued", "in_flight")}
+strip = lambda d: [{k: v for k, v in c.items() if k not in ("dispatches", "thread_ns", "paced", "paced_ns", "reserved", "below_ns", "queued", "in_flight")}
                    for c in d["classes"]]
 a, b = (json.load(open(f)) for f in sys.argv[1:3])
 assert strip(a) == strip(b), (strip(a), strip(b))
