@@ -1958,6 +1958,27 @@ static void test_fairq_class_reserve_many(void)
 	classes_done(&sm);
 }
 
+/*
+ * The share of 4 threads a class limited to @pct% takes, its @n clients (10.5.0.1 on, matched
+ * by @match/@len) against three greedy clients of the default class.
+ */
+static double ceiling_contended(const char *match, unsigned int len, u32 pct, int n, int port)
+{
+	static struct sim sm;
+	double got;
+
+	class_make("ceiling", match, len, 0, 0, pct, false);
+	kshim_now_ns = 0;
+	sim_init(&sm, 4);
+	unit_pool_threads = 4;
+	clients(&sm, 0, n, "10.5.0", port);
+	clients(&sm, n, 3, "10.7.0", port);
+	got = steady_share(&sm, n, n + 3);
+	unit_pool_threads = 1;
+	classes_done(&sm);
+	return got;
+}
+
 /* A ceiling of 25% of the threads holds under contention and alone, threads idle. */
 static void test_fairq_class_ceiling(void)
 {
@@ -1965,19 +1986,13 @@ static void test_fairq_class_ceiling(void)
 	double got;
 	u64 l;
 
-	class_make("quarter", "10.5.0.0", 16, 0, 0, 25, false);
-	kshim_now_ns = 0;
-	sim_init(&sm, 4);
-	unit_pool_threads = 4;
-	clients(&sm, 0, 3, "10.5.0", 1100);
-	clients(&sm, 3, 3, "10.7.0", 1100);
-	got = steady_share(&sm, 3, 6);
+	got = ceiling_contended("10.5.0.0", 16, 25, 3, 1100);
 	CHECK(got >= 24 && got <= 26, "limited to 25%% under contention: %.1f%%", got);
-	classes_done(&sm);
 
 	class_make("quarter", "10.5.0.0", 16, 0, 0, 25, false);
 	kshim_now_ns = 0;
 	sim_init(&sm, 4);
+	unit_pool_threads = 4;
 	clients(&sm, 0, 3, "10.5.0", 1200);
 	sim_run(&sm, 10ULL * 1000000000);
 	l = thread_sum(&sm, 0, 3);
@@ -1996,19 +2011,9 @@ static void test_fairq_class_ceiling(void)
  */
 static void test_fairq_class_ceiling_one_client(void)
 {
-	static struct sim sm;
-	double got;
+	double got = ceiling_contended("10.5.0.1", 32, 10, 1, 1400);
 
-	class_make("tenth", "10.5.0.1", 32, 0, 0, 10, false);
-	kshim_now_ns = 0;
-	sim_init(&sm, 4);
-	unit_pool_threads = 4;
-	clients(&sm, 0, 1, "10.5.0", 1400);
-	clients(&sm, 1, 3, "10.7.0", 1400);
-	got = steady_share(&sm, 1, 4);
 	CHECK(got >= 9 && got <= 11, "one client limited to 10%% under contention: %.1f%%", got);
-	unit_pool_threads = 1;
-	classes_done(&sm);
 }
 
 /*
