@@ -150,7 +150,7 @@ struct fairq_class_clock *fairq_class_clock(void *shared, const struct fairq_cla
 }
 
 /**
- * fairq_key_clock_get - the clocks of a key of a class limited per key, in a service
+ * fairq_key_clock_get - the clocks of a key of a class, in a service
  * @shared: the service's shared state (fairq_pool_shared())
  * @lock: the service's lock (fairq_pool_shared_lock())
  * @id: the key

@@ -63,10 +63,17 @@ struct fairq_class_clock {
 	/*
 	 * Thread time as the classes share it: @vtime, thread time divided by the class's
 	 * weight (the class with work and the lowest goes first); @active_weight, the weights
-	 * of its keys with work, in all pools, the weight of a class that has none of its own.
+	 * of its keys with work, each key counted once however many pools it has work in: the
+	 * weight of a class that has none of its own.
 	 */
 	atomic64_t vtime;
 	atomic64_t active_weight;
+	/*
+	 * Thread time as the class's keys share it, service-wide: the class's thread time over
+	 * @active_weight, which a key with work at its share keeps up with (its key clock's
+	 * @vtime); a key far ahead of it waits for the class's other keys in every pool.
+	 */
+	atomic64_t key_vtime;
 	/*
 	 * Thread time in real time at the class's rate (its percent of all threads):
 	 * @reserve_at, a class behind it (earlier than now) goes ahead of the others;
@@ -86,10 +93,12 @@ struct fairq_class_clock {
 } ____cacheline_aligned_in_smp;
 
 /*
- * The clocks of one key of a class whose limits are per key, in one service: the key's
- * transports in all of the service's pools book their starts from them, so that "each client
- * at most N/s" (or P% of the threads) holds for the service as a whole, not per pool.  Found
- * (or made) in the service's table when a pool makes the key, held by that key until freed.
+ * The clocks of one key of a class in one service, which the key's transports in all of the
+ * service's pools share: its thread time within its class (@vtime), so that the class's keys
+ * share it for the service as a whole, not pool by pool; and where the class limits each key,
+ * the starts they book, so that "each client at most N/s" (or P% of the threads) holds for
+ * the service.  Found (or made) in the service's table when a pool makes the key, held by
+ * that key until freed.
  */
 struct fairq_key_clock {
 	struct fairq_keytab_node entry;	/* in the service's table, by the key's hash */
@@ -103,6 +112,8 @@ struct fairq_key_clock {
 	atomic64_t ceiling_at;		/* as a class's @ceiling_at, for this key alone */
 	atomic64_t paced;		/* times one of its keys waited for it */
 	atomic64_t paced_ns;		/* how long, in all */
+	atomic64_t vtime;		/* its thread time over its weight (class's @key_vtime) */
+	atomic64_t with_work;		/* its pools' keys with work, and its weight (fq) */
 };
 
 /* A service's shared state as the classes use it: each class's clock, then the key clocks. */

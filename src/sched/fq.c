@@ -86,7 +86,7 @@ struct fq_key {
 	u64 start_ns;			/* ... booked for then */
 	u64 due_ns;			/* paced until then: its start, or its class's ceiling */
 	u64 paced_at;			/* when it began to wait for that start */
-	struct fairq_key_clock *own_clock;	/* its class limits each key: its own clocks */
+	struct fairq_key_clock *key_clock;	/* its state in the service (classes.h) */
 };
 
 struct fq_pool {
@@ -102,6 +102,7 @@ struct fq_pool {
 	u32 old_busy;
 	bool classes_shared;		/* fairq_classes_shared() when the pool was built */
 	bool reserving;			/* the last next_list() served a class's reservation */
+	bool passed_ahead;		/* ... passed over a class whose key was ahead */
 	u64 vfloor;			/* the vtime of the class last served from the rotation */
 	struct list_head idle_keys;	/* oldest first */
 	struct list_head held_keys;	/* at their in-flight cap, with work queued */
@@ -114,6 +115,7 @@ struct fq_pool {
 	u64 paced;			/* turns deferred because a key's class was at its limit */
 	u64 lost_handoffs;		/* hand-offs never seen on a thread, let go after 1 s */
 	u64 turns_overspent;		/* turns over before they began: the key was in debt */
+	u64 keys_ahead;			/* turns given to another class: the key was ahead */
 	u32 cap;			/* max_inflight when the pool state was built (0: none) */
 	u64 bursts;			/* allowances given to keys back from idle */
 	u64 avg_cost;			/* ns, moving average of the pool's requests */
@@ -227,8 +229,8 @@ static struct fq_key *fq_key_find(struct fq_pool *p, const struct fairq_key_id *
 
 static void fq_key_release(struct fq_key *k)
 {
-	if (k->own_clock)
-		fairq_key_clock_put(k->own_clock);
+	if (k->key_clock)
+		fairq_key_clock_put(k->key_clock);
 	kfree(k);
 }
 
@@ -260,7 +262,8 @@ static void gc_idle(struct fq_pool *p)
 
 /*
  * The key of @xprt, created if need be; *@created says whether it was (false for overflow).
- * A key whose class limits each key holds its clock in the service from then on.
+ * A key whose class limits each key, or whose pool shares the threads by class, holds its
+ * clock in the service from then on.
  */
 static struct fq_key *fq_key_get(struct fairq_pool *fp, struct fq_pool *p, struct svc_xprt *xprt,
 				 bool *created)
@@ -285,11 +288,14 @@ static struct fq_key *fq_key_get(struct fairq_pool *fp, struct fq_pool *p, struc
 		return &p->overflow;
 	}
 	fq_key_init(k, &id, &addr_id);
-	if (k->cls.per_key && (k->cls.interval_ns || k->cls.limit_pct)) {
-		k->own_clock = fairq_key_clock_get(fairq_pool_shared(fp),
+	if (p->classes_shared || (k->cls.per_key && (k->cls.interval_ns || k->cls.limit_pct))) {
+		k->key_clock = fairq_key_clock_get(fairq_pool_shared(fp),
 						   fairq_pool_shared_lock(fp), &id, hash, &k->cls);
-		/* without one it books from its class's clock (rate_clock()): counted */
-		if (!k->own_clock)
+		/*
+		 * Without one it books from its class's clock (rate_clock()), and shares its
+		 * class's time pool by pool (key_ahead()): counted.
+		 */
+		if (!k->key_clock)
 			p->alloc_failures++;
 	}
 	k->entry.hash = hash;
@@ -371,6 +377,12 @@ static struct fairq_class_clock *class_clock(struct fairq_pool *fp, const struct
 	return fairq_class_clock(fairq_pool_shared(fp), &k->cls);
 }
 
+/* @k's own limits, where its class limits each key and its clock could be allocated */
+static struct fairq_key_clock *own_limits(const struct fq_key *k)
+{
+	return k->cls.per_key ? k->key_clock : NULL;
+}
+
 /*
  * The clock @k books its starts from: its own where its class limits each key.  A key of such
  * a class whose clock could not be allocated books from its class's clock, which nothing else
@@ -378,19 +390,25 @@ static struct fairq_class_clock *class_clock(struct fairq_pool *fp, const struct
  */
 static atomic64_t *rate_clock(struct fairq_pool *fp, const struct fq_key *k)
 {
-	return k->own_clock ? &k->own_clock->tat : &class_clock(fp, k)->tat;
+	return own_limits(k) ? &k->key_clock->tat : &class_clock(fp, k)->tat;
 }
 
 /* The clock of @k's ceiling in percent: its own, or its class's, as rate_clock(). */
 static atomic64_t *ceiling_clock(struct fairq_pool *fp, const struct fq_key *k)
 {
-	return k->own_clock ? &k->own_clock->ceiling_at : &class_clock(fp, k)->ceiling_at;
+	return own_limits(k) ? &k->key_clock->ceiling_at : &class_clock(fp, k)->ceiling_at;
 }
 
 /* vtime is thread time over weight, in 1/1024 ns so that a weight of 10000 still counts */
 #define FQ_VTIME_SHIFT	10
 /* the most of its reservation a class that had no work keeps for when it has some */
 #define FQ_RESERVE_SAVED_NS	(100 * NSEC_PER_MSEC)
+
+/* How far ahead in vtime a class, or a key within its class, may get: a few turns. */
+static s64 fq_lag(void)
+{
+	return ((s64)READ_ONCE(fq_quantum_us) * NSEC_PER_USEC * 4) << FQ_VTIME_SHIFT;
+}
 
 /*
  * How far behind its reservation a class may be before the time counts as below it: a turn.
@@ -457,6 +475,13 @@ static void class_pay(struct fairq_pool *fp, struct fq_pool *p, struct fq_key *k
 	clock = class_clock(fp, k);
 	atomic64_add(div64_s64(thread_ns * (1 << FQ_VTIME_SHIFT), class_weight(clock, k)),
 		     &clock->vtime);
+	/* and as its keys share the class's time, service-wide (key_ahead()) */
+	atomic64_add(div64_s64(thread_ns * (1 << FQ_VTIME_SHIFT),
+			       max_t(s64, atomic64_read(&clock->active_weight), 1)),
+		     &clock->key_vtime);
+	if (k->key_clock)
+		atomic64_add(div64_s64(thread_ns * (1 << FQ_VTIME_SHIFT), k->weight),
+			     &k->key_clock->vtime);
 	if (!k->cls.reserve_pct)
 		return;
 	now = ktime_get_ns();
@@ -547,8 +572,8 @@ static void pace(struct fairq_pool *fp, struct fq_pool *p, struct fq_key *k,
 	k->list = FQ_PACED;
 	k->paced_at = now;
 	p->paced++;
-	if (k->own_clock)
-		atomic64_inc(&k->own_clock->paced);
+	if (own_limits(k))
+		atomic64_inc(&k->key_clock->paced);
 	atomic64_inc(&clock->paced);
 	fairq_pool_wake_at(fp, k->due_ns);
 	if (trace_fairq_pace_enabled()) {
@@ -638,8 +663,8 @@ static unsigned int release_paced(struct fairq_pool *fp, struct fq_pool *p)
 			break;
 		}
 		atomic64_add(now - k->paced_at, &class_clock(fp, k)->paced_ns);
-		if (k->own_clock)
-			atomic64_add(now - k->paced_at, &k->own_clock->paced_ns);
+		if (own_limits(k))
+			atomic64_add(now - k->paced_at, &k->key_clock->paced_ns);
 		if (capped_now(p, k)) {
 			hold(p, k);
 			continue;
@@ -764,12 +789,24 @@ static void learn_think_time(struct fq_key *k)
 }
 
 /*
- * @k has work again: a class with no weight of its own shares the threads with its keys'
- * weights, those with work in every pool.
+ * A key's pools' keys with work, in the low half of its clock's @with_work, and the weight
+ * they count in their class, in the high half: the first to have work counts it, the last
+ * to run out takes back what was counted, even if a rebuild changed the weight in between.
  */
-static void key_has_work(struct fairq_pool *fp, struct fq_pool *p, struct fq_key *k)
+#define FQ_WITH_WORK_ONE	1LL
+#define FQ_WITH_WORK_MASK	((s64)U32_MAX)
+
+/*
+ * @k has work again, and counts its weight in its class's (once, however many pools it has
+ * work in): the weight of a class with none of its own, and what the class's keys share its
+ * time by.  A key back from idle (not @busy) saved up none of its class's time: it starts
+ * where the class's keys are.
+ */
+static void key_has_work(struct fairq_pool *fp, struct fq_pool *p, struct fq_key *k, bool busy)
 {
 	struct fairq_class_clock *clock;
+	struct fairq_key_clock *kc = k->key_clock;
+	s64 old, new, vt;
 
 	if (!p->classes_shared || k == &p->overflow)
 		return;
@@ -780,10 +817,57 @@ static void key_has_work(struct fairq_pool *fp, struct fq_pool *p, struct fq_key
 		if (atomic64_inc_return(&clock->keys_waiting) == 1)
 			fairq_class_below_from(clock, ktime_get_ns());
 	}
-	if (k->cls.weight)
-		return;
 	k->active = true;
+	if (!kc) {
+		atomic64_add(k->weight, &clock->active_weight);
+		return;
+	}
+	old = atomic64_read(&kc->with_work);
+	do {
+		new = old & FQ_WITH_WORK_MASK ? old + FQ_WITH_WORK_ONE :
+		      ((s64)k->weight << 32) + FQ_WITH_WORK_ONE;
+	} while (!atomic64_try_cmpxchg(&kc->with_work, &old, new));
+	if (old & FQ_WITH_WORK_MASK)
+		return;
 	atomic64_add(k->weight, &clock->active_weight);
+	if (busy)
+		return;
+	vt = atomic64_read(&kc->vtime);
+	while ((s64)(vt - atomic64_read(&clock->key_vtime)) < 0 &&
+	       !atomic64_try_cmpxchg(&kc->vtime, &vt, atomic64_read(&clock->key_vtime)))
+		;
+}
+
+/* @k has no work left here: its weight leaves its class's with its last pool's. */
+static void key_no_work(struct fairq_pool *fp, struct fq_key *k)
+{
+	struct fairq_key_clock *kc = k->key_clock;
+	s64 old, new;
+
+	k->active = false;
+	if (!kc) {
+		atomic64_sub(k->weight, &class_clock(fp, k)->active_weight);
+		return;
+	}
+	old = atomic64_read(&kc->with_work);
+	do {
+		new = (old & FQ_WITH_WORK_MASK) == FQ_WITH_WORK_ONE ? 0 : old - FQ_WITH_WORK_ONE;
+	} while (!atomic64_try_cmpxchg(&kc->with_work, &old, new));
+	if (!new)
+		atomic64_sub(old >> 32, &class_clock(fp, k)->active_weight);
+}
+
+/*
+ * Whether @k has had more of its class's time than its weight's share, service-wide, by more
+ * than a few turns: a key whose work reaches more of the pools than the class's other keys'
+ * would otherwise take the class's time in the pools they do not reach.  Its pool then serves
+ * other classes first, and the class's time goes to its other keys where they are.
+ */
+static bool key_ahead(struct fairq_class_clock *clock, const struct fq_key *k)
+{
+	return k->key_clock &&
+	       (s64)(atomic64_read(&k->key_clock->vtime) - atomic64_read(&clock->key_vtime)) >
+	       fq_lag();
 }
 
 /*
@@ -793,10 +877,8 @@ static void key_has_work(struct fairq_pool *fp, struct fq_pool *p, struct fq_key
  */
 static bool class_ahead(struct fairq_pool *fp, struct fq_pool *p, const struct fq_key *k)
 {
-	u64 lag = ((u64)READ_ONCE(fq_quantum_us) * NSEC_PER_USEC * 4) << FQ_VTIME_SHIFT;
-
 	return p->classes_shared &&
-	       (s64)(atomic64_read(&class_clock(fp, k)->vtime) - p->vfloor - lag) > 0;
+	       (s64)(atomic64_read(&class_clock(fp, k)->vtime) - p->vfloor) > fq_lag();
 }
 
 static void fq_enqueue(struct fairq_pool *fp, struct svc_xprt *xprt)
@@ -820,7 +902,7 @@ static void fq_enqueue(struct fairq_pool *fp, struct svc_xprt *xprt)
 	if (k->list == FQ_HELD && !capped_now(p, k))
 		release_held(fp, p, k);
 	if (k->list == FQ_IDLE) {
-		key_has_work(fp, p, k);
+		key_has_work(fp, p, k, busy);
 		if (!busy && class_ahead(fp, p, k)) {
 			/* its class is past its share: no serving ahead of the others */
 			busy = true;
@@ -874,10 +956,8 @@ static void key_went_empty(struct fairq_pool *fp, struct fq_pool *p, struct fq_k
 		atomic64_dec(&clock->keys_waiting);
 		k->waiting = false;
 	}
-	if (k->active) {
-		atomic64_sub(k->weight, &class_clock(fp, k)->active_weight);
-		k->active = false;
-	}
+	if (k->active)
+		key_no_work(fp, k);
 	list_del(&k->link);
 	k->list = FQ_IDLE;
 	k->idle_since = jiffies;
@@ -951,19 +1031,29 @@ static struct svc_xprt *dispatch(struct fairq_pool *fp, struct fq_pool *p, struc
 	return xprt;
 }
 
+/* Whether class @a's vtime is more than @by behind class @b's. */
+static bool vtime_before(struct fairq_class_clock *a, struct fairq_class_clock *b, s64 by)
+{
+	return (s64)(atomic64_read(&b->vtime) - atomic64_read(&a->vtime)) > by;
+}
+
 /*
  * The rotation's list to serve next, NULL if it is empty.  While classes share the threads
  * as classes: a class behind its reservation first (the one furthest behind), else the
- * class with the least thread time for its weight (@p->reserving says which it was).
+ * class with the least thread time for its weight (@p->reserving says which it was), among
+ * those whose key to serve here is not ahead of the class's other keys (key_ahead()) if
+ * there are any: the pool still serves the one that is when nothing else is queued.
  */
 static struct list_head *next_old(struct fairq_pool *fp, struct fq_pool *p)
 {
-	struct fairq_class_clock *clock, *fairest = NULL, *reserved = NULL;
+	struct fairq_class_clock *clock, *fairest = NULL, *reserved = NULL, *fairest_ahead = NULL;
 	unsigned long busy;
 	u64 now = 0;
-	int slot, best = -1, behind = -1;
+	int slot, best = -1, behind = -1, best_ahead = -1;
+	bool ahead;
 
 	p->reserving = false;
+	p->passed_ahead = false;
 	if (!p->classes_shared)
 		return list_empty(&p->old_keys[0]) ? NULL : &p->old_keys[0];
 	busy = p->old_busy;
@@ -976,6 +1066,20 @@ static struct list_head *next_old(struct fairq_pool *fp, struct fq_pool *p)
 		}
 		k = list_first_entry(&p->old_keys[slot], struct fq_key, link);
 		clock = class_clock(fp, k);
+		ahead = key_ahead(clock, k);
+		if (ahead && !list_is_singular(&p->old_keys[slot])) {
+			/* the class's next key here may not be: its turn comes first */
+			list_rotate_left(&p->old_keys[slot]);
+			k = list_first_entry(&p->old_keys[slot], struct fq_key, link);
+			ahead = key_ahead(clock, k);
+		}
+		if (ahead && (!fairest_ahead || vtime_before(clock, fairest_ahead, 0))) {
+			fairest_ahead = clock;
+			best_ahead = slot;
+		} else if (!ahead && (!fairest || vtime_before(clock, fairest, 0))) {
+			fairest = clock;
+			best = slot;
+		}
 		if (k->cls.reserve_pct) {
 			now = now ?: ktime_get_ns();
 			if (atomic64_read(&clock->reserve_at) <= (s64)now) {
@@ -987,15 +1091,20 @@ static struct list_head *next_old(struct fairq_pool *fp, struct fq_pool *p)
 				}
 			}
 		}
-		if (!fairest || (s64)(atomic64_read(&clock->vtime) -
-				      atomic64_read(&fairest->vtime)) < 0) {
-			fairest = clock;
-			best = slot;
-		}
 	}
 	if (behind >= 0) {
 		p->reserving = true;
 		return &p->old_keys[behind];
+	}
+	/*
+	 * A class whose keys here are ahead still goes first once it is a few turns behind:
+	 * whatever the keys' clocks say, the classes' shares hold.
+	 */
+	if (best_ahead >= 0 && (best < 0 || vtime_before(fairest_ahead, fairest, fq_lag()))) {
+		fairest = fairest_ahead;
+		best = best_ahead;
+	} else if (best_ahead >= 0 && vtime_before(fairest_ahead, fairest, 0)) {
+		p->passed_ahead = true;
 	}
 	if (best < 0)
 		return NULL;
@@ -1036,6 +1145,8 @@ static struct svc_xprt *fq_pick(struct fairq_pool *fp)
 	if (k->list == FQ_OLD) {
 		p->ahead_run = 0;
 		p->new_run = 0;
+		if (p->passed_ahead)
+			p->keys_ahead++;
 	} else {
 		p->ahead_run++;
 		p->new_run = list == &p->new_keys ? p->new_run + 1 : 0;
@@ -1274,6 +1385,7 @@ static void fq_counters(struct fairq_pool *fp, struct fairq_counters *out)
 	fairq_counter_add(out, "anticipation_hits", p->anticipation_hits);
 	fairq_counter_add(out, "hold_skips", fairq_pool_hold_skips(fp));
 	fairq_counter_add(out, "turns_overspent", p->turns_overspent);
+	fairq_counter_add(out, "keys_ahead", p->keys_ahead);
 }
 
 struct report_arg {
@@ -1295,9 +1407,9 @@ static int report(struct fairq_keytab_node *entry, void *arg)
 	};
 
 	fairq_class_name(&fq_classes, &k->cls, ks.class, sizeof(ks.class));
-	if (k->own_clock) {
-		ks.paced = atomic64_read(&k->own_clock->paced);
-		ks.paced_ns = atomic64_read(&k->own_clock->paced_ns);
+	if (own_limits(k)) {
+		ks.paced = atomic64_read(&k->key_clock->paced);
+		ks.paced_ns = atomic64_read(&k->key_clock->paced_ns);
 	}
 	return ra->fn(&ks, ra->arg);
 }

@@ -147,6 +147,15 @@ static inline void list_move_tail(struct list_head *e, struct list_head *h)
 	list_del(e);
 	list_add_tail(e, h);
 }
+static inline int list_is_singular(const struct list_head *h)
+{
+	return !list_empty(h) && h->next == h->prev;
+}
+static inline void list_rotate_left(struct list_head *h)
+{
+	if (!list_empty(h))
+		list_move_tail(h->next, h);
+}
 #define list_entry(p, t, m) container_of(p, t, m)
 #define list_first_entry(h, t, m) list_entry((h)->next, t, m)
 #define list_first_entry_or_null(h, t, m) (list_empty(h) ? NULL : list_first_entry(h, t, m))

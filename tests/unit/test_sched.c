@@ -1844,6 +1844,81 @@ static void test_fairq_class_weights(void)
 	classes_done(&sm);
 }
 
+/*
+ * Two pools of 2 threads, 12 s: client 1 of class "one" (weight 1) has work in both pools,
+ * client 2 of the class in the second only, and class "two"'s client (weight 2) in both.  The
+ * thread time of each client over the last 10 s in @c (1, 2, 3).  @stale: after 1 s, the
+ * clocks of class one's clients are put far ahead of their class's, as if it had lost count.
+ * Return: the turns the first pool gave class two because client 1 was ahead.
+ */
+static u64 keys_two_pools(bool stale, u64 c[3])
+{
+	static struct sim a, b;
+	u64 t, passed;
+	int i;
+
+	class_make("one", "10.5.0.0", 16, 1, 0, 0, false);
+	class_make("two", "10.6.0.0", 16, 2, 0, 0, false);
+	kshim_now_ns = 0;
+	unit_serv_threads = 4;
+	sim_init(&a, 2);
+	sim_init(&b, 2);
+	/* 0-1: client 1 in a, 2-3 client 3 in a; 4 client 1 in b, 5 client 2, 6-7 client 3 */
+	for (i = 0; i < 8; i++) {
+		set_addr(&fx[i], i == 0 || i == 1 || i == 4 ? "10.5.0.1" :
+				 i == 5 ? "10.5.0.2" : "10.6.0.1", 1400 + i);
+		a.cost[i] = b.cost[i] = 1000000;
+		a.backlogged[i] = b.backlogged[i] = true;
+		fairq_sched_fq.enqueue(i < 4 ? &a.fp : &b.fp, &fx[i]);
+	}
+	for (t = 1000000; t <= 12ULL * 1000000000; t += 1000000) {
+		sim_run(&a, t);
+		sim_run(&b, t);
+		if (stale && t == 1000000000) {
+			atomic64_add(10LL * 1000000000 << FQ_VTIME_SHIFT,
+				     &fq_key_lookup(fqp(&a.fp), &fx[0])->key_clock->vtime);
+			atomic64_add(10LL * 1000000000 << FQ_VTIME_SHIFT,
+				     &fq_key_lookup(fqp(&b.fp), &fx[5])->key_clock->vtime);
+		}
+		if (t == 2ULL * 1000000000) {
+			for (i = 0; i < 8; i++)
+				a.thread_ns[i] = b.thread_ns[i] = 0;
+		}
+	}
+	c[0] = thread_sum(&a, 0, 2) + b.thread_ns[4];
+	c[1] = b.thread_ns[5];
+	c[2] = thread_sum(&a, 2, 4) + thread_sum(&b, 6, 8);
+	passed = fqp(&a.fp)->keys_ahead;
+	sim_exit(&b);
+	classes_done(&a);
+	return passed;
+}
+
+/*
+ * The keys of a class share its time for the service as a whole, not pool by pool: shared
+ * pool by pool, the first pool would give all of its class "one" time to client 1 (1/4 of the
+ * threads in all, and client 2 1/12).
+ */
+static void test_fairq_class_keys_two_pools(void)
+{
+	u64 c[3], all, passed;
+
+	passed = keys_two_pools(false, c);
+	all = c[0] + c[1] + c[2];
+	CHECK(share_near(c[0], all, 100.0 / 6, 1) && share_near(c[1], all, 100.0 / 6, 1) &&
+	      share_near(c[2], all, 200.0 / 3, 1),
+	      "over two pools the clients of class one share it: 1/6 each, class two 2/3 (%.1f%%, %.1f%%, %.1f%%)",
+	      100.0 * c[0] / all, 100.0 * c[1] / all, 100.0 * c[2] / all);
+	CHECK(passed > 0, "the first pool counted the turns client 1 was passed over (%llu)",
+	      (unsigned long long)passed);
+	/* whatever the keys' clocks say, a class is never held back from its share */
+	keys_two_pools(true, c);
+	all = c[0] + c[1] + c[2];
+	CHECK(share_near(c[0] + c[1], all, 100.0 / 3, 1),
+	      "with its keys' clocks far ahead, class one still gets 1/3 (%.1f%%)",
+	      100.0 * (c[0] + c[1]) / all);
+}
+
 /* per-key: each key of the class has the weight, as a weight rule gives it. */
 static void test_fairq_class_per_key(void)
 {
@@ -2567,6 +2642,7 @@ int main(void)
 	test_fairq_class_idle_token();
 	test_fairq_class_stale_starts();
 	test_fairq_class_weights();
+	test_fairq_class_keys_two_pools();
 	test_fairq_class_per_key();
 	test_fairq_class_reserve();
 	test_fairq_class_reserve_many();
