@@ -115,7 +115,7 @@ struct fq_pool {
 	u64 paced;			/* turns deferred because a key's class was at its limit */
 	u64 lost_handoffs;		/* hand-offs never seen on a thread, let go after 1 s */
 	u64 turns_overspent;		/* turns over before they began: the key was in debt */
-	u64 keys_ahead;			/* turns given to another class: the key was ahead */
+	u64 keys_ahead;			/* dispatches to another class: the key was ahead */
 	u32 cap;			/* max_inflight when the pool state was built (0: none) */
 	u64 bursts;			/* allowances given to keys back from idle */
 	u64 avg_cost;			/* ns, moving average of the pool's requests */
@@ -800,13 +800,14 @@ static void learn_think_time(struct fq_key *k)
  * @k has work again, and counts its weight in its class's (once, however many pools it has
  * work in): the weight of a class with none of its own, and what the class's keys share its
  * time by.  A key back from idle (not @busy) saved up none of its class's time: it starts
- * where the class's keys are.
+ * where the class's keys are.  A busy one (work another policy or pool had queued, or that
+ * came back while its requests ran) keeps at most a few turns it did not get.
  */
 static void key_has_work(struct fairq_pool *fp, struct fq_pool *p, struct fq_key *k, bool busy)
 {
 	struct fairq_class_clock *clock;
 	struct fairq_key_clock *kc = k->key_clock;
-	s64 old, new, vt;
+	s64 old, new, vt, floor;
 
 	if (!p->classes_shared || k == &p->overflow)
 		return;
@@ -830,11 +831,9 @@ static void key_has_work(struct fairq_pool *fp, struct fq_pool *p, struct fq_key
 	if (old & FQ_WITH_WORK_MASK)
 		return;
 	atomic64_add(k->weight, &clock->active_weight);
-	if (busy)
-		return;
+	floor = atomic64_read(&clock->key_vtime) - (busy ? fq_lag() : 0);
 	vt = atomic64_read(&kc->vtime);
-	while ((s64)(vt - atomic64_read(&clock->key_vtime)) < 0 &&
-	       !atomic64_try_cmpxchg(&kc->vtime, &vt, atomic64_read(&clock->key_vtime)))
+	while ((s64)(vt - floor) < 0 && !atomic64_try_cmpxchg(&kc->vtime, &vt, floor))
 		;
 }
 
@@ -1067,11 +1066,15 @@ static struct list_head *next_old(struct fairq_pool *fp, struct fq_pool *p)
 		k = list_first_entry(&p->old_keys[slot], struct fq_key, link);
 		clock = class_clock(fp, k);
 		ahead = key_ahead(clock, k);
-		if (ahead && !list_is_singular(&p->old_keys[slot])) {
-			/* the class's next key here may not be: its turn comes first */
+		if (ahead && !list_is_singular(&p->old_keys[slot]) &&
+		    !key_ahead(clock, list_next_entry(k, link))) {
+			/*
+			 * the class's next key here is not: its turn comes first (and pick
+			 * finds it at the head where has_work did)
+			 */
 			list_rotate_left(&p->old_keys[slot]);
 			k = list_first_entry(&p->old_keys[slot], struct fq_key, link);
-			ahead = key_ahead(clock, k);
+			ahead = false;
 		}
 		if (ahead && (!fairest_ahead || vtime_before(clock, fairest_ahead, 0))) {
 			fairest_ahead = clock;

@@ -158,6 +158,7 @@ static inline void list_rotate_left(struct list_head *h)
 }
 #define list_entry(p, t, m) container_of(p, t, m)
 #define list_first_entry(h, t, m) list_entry((h)->next, t, m)
+#define list_next_entry(p, m) list_entry((p)->m.next, typeof(*(p)), m)
 #define list_first_entry_or_null(h, t, m) (list_empty(h) ? NULL : list_first_entry(h, t, m))
 #define list_for_each_entry(p, h, m) \
 	for (p = list_entry((h)->next, __typeof__(*p), m); &p->m != (h); \

@@ -1844,14 +1844,47 @@ static void test_fairq_class_weights(void)
 	classes_done(&sm);
 }
 
+/* As the core leaves a pool's policy state: drained in order into @out, freed. */
+static void sim_leave(struct sim *sm, struct fairq_xlist *out)
+{
+	fairq_xlist_init(out);
+	fairq_sched_fq.drain(&sm->fp, out);
+	fairq_sched_fq.exit_pool(&sm->fp);
+	memset(sm->fp.priv, 0, sizeof(sm->fp.priv));
+	sm->fp.wake_at = 0;
+}
+
+/* ... and makes it anew, taking back what was queued */
+static void sim_adopt(struct sim *sm, struct fairq_xlist *out)
+{
+	struct svc_xprt *x;
+
+	fairq_sched_fq.init_pool(&sm->fp);
+	sm->fp.adopting = true;
+	while ((x = fairq_xlist_pop(out)))
+		fairq_sched_fq.enqueue(&sm->fp, x);
+	sm->fp.adopting = false;
+}
+
+/* As the core rebuilds a pool: drained, made anew, taken back. */
+static void sim_rebuild(struct sim *sm)
+{
+	struct fairq_xlist out;
+
+	sim_leave(sm, &out);
+	sim_adopt(sm, &out);
+}
+
 /*
- * Two pools of 2 threads, 12 s: client 1 of class "one" (weight 1) has work in both pools,
- * client 2 of the class in the second only, and class "two"'s client (weight 2) in both.  The
- * thread time of each client over the last 10 s in @c (1, 2, 3).  @stale: after 1 s, the
- * clocks of class one's clients are put far ahead of their class's, as if it had lost count.
+ * Two pools of 2 threads, until @end: client 1 of class "one" (weight 1) has work in both
+ * pools, client 2 of the class in the second only, and class "two"'s client (weight 2) in
+ * both.  The thread time of each client over the last 10 s in @c (1, 2, 3).  @stale: after
+ * 1 s, the clocks of class one's clients are put far ahead of their class's, as if it had lost
+ * count.  @rebuild_at: when both pools leave fq's state and come back at once, as in a
+ * switch to another policy and back (0: never).
  * Return: the turns the first pool gave class two because client 1 was ahead.
  */
-static u64 keys_two_pools(bool stale, u64 c[3])
+static u64 keys_two_pools(bool stale, u64 rebuild_at, u64 end, u64 c[3])
 {
 	static struct sim a, b;
 	u64 t, passed;
@@ -1871,16 +1904,24 @@ static u64 keys_two_pools(bool stale, u64 c[3])
 		a.backlogged[i] = b.backlogged[i] = true;
 		fairq_sched_fq.enqueue(i < 4 ? &a.fp : &b.fp, &fx[i]);
 	}
-	for (t = 1000000; t <= 12ULL * 1000000000; t += 1000000) {
+	for (t = 1000000; t <= end; t += 1000000) {
 		sim_run(&a, t);
 		sim_run(&b, t);
+		if (t == rebuild_at) {
+			struct fairq_xlist qa, qb;
+
+			sim_leave(&a, &qa);
+			sim_leave(&b, &qb);
+			sim_adopt(&a, &qa);
+			sim_adopt(&b, &qb);
+		}
 		if (stale && t == 1000000000) {
 			atomic64_add(10LL * 1000000000 << FQ_VTIME_SHIFT,
 				     &fq_key_lookup(fqp(&a.fp), &fx[0])->key_clock->vtime);
 			atomic64_add(10LL * 1000000000 << FQ_VTIME_SHIFT,
 				     &fq_key_lookup(fqp(&b.fp), &fx[5])->key_clock->vtime);
 		}
-		if (t == 2ULL * 1000000000) {
+		if (t == end - 10ULL * 1000000000) {
 			for (i = 0; i < 8; i++)
 				a.thread_ns[i] = b.thread_ns[i] = 0;
 		}
@@ -1903,7 +1944,7 @@ static void test_fairq_class_keys_two_pools(void)
 {
 	u64 c[3], all, passed;
 
-	passed = keys_two_pools(false, c);
+	passed = keys_two_pools(false, 0, 12ULL * 1000000000, c);
 	all = c[0] + c[1] + c[2];
 	CHECK(share_near(c[0], all, 100.0 / 6, 1) && share_near(c[1], all, 100.0 / 6, 1) &&
 	      share_near(c[2], all, 200.0 / 3, 1),
@@ -1912,11 +1953,18 @@ static void test_fairq_class_keys_two_pools(void)
 	CHECK(passed > 0, "the first pool counted the turns client 1 was passed over (%llu)",
 	      (unsigned long long)passed);
 	/* whatever the keys' clocks say, a class is never held back from its share */
-	keys_two_pools(true, c);
+	keys_two_pools(true, 0, 12ULL * 1000000000, c);
 	all = c[0] + c[1] + c[2];
 	CHECK(share_near(c[0] + c[1], all, 100.0 / 3, 1),
 	      "with its keys' clocks far ahead, class one still gets 1/3 (%.1f%%)",
 	      100.0 * (c[0] + c[1]) / all);
+	/* clocks made anew start near their class's, not at 0 */
+	keys_two_pools(false, 30ULL * 1000000000, 40ULL * 1000000000, c);
+
+	all = c[0] + c[1] + c[2];
+	CHECK(share_near(c[0], all, 100.0 / 6, 1) && share_near(c[1], all, 100.0 / 6, 1),
+	      "after a switch away and back at 30 s, still 1/6 each (%.1f%%, %.1f%%)",
+	      100.0 * c[0] / all, 100.0 * c[1] / all);
 }
 
 /* per-key: each key of the class has the weight, as a weight rule gives it. */
@@ -2486,8 +2534,6 @@ static void class_limit_50(const char *prefix)
 static void test_fairq_class_rebuild(void)
 {
 	static struct sim sm;
-	struct fairq_xlist out;
-	struct svc_xprt *x;
 	u64 before;
 	int i;
 
@@ -2504,17 +2550,7 @@ static void test_fairq_class_rebuild(void)
 		fairq_sched_fq.enqueue(&sm.fp, &fx[i]);
 	}
 	sim_run(&sm, 3ULL * 1000000000);
-	/* as the core rebuilds a pool: drained in order, the state made anew, taken back */
-	fairq_xlist_init(&out);
-	fairq_sched_fq.drain(&sm.fp, &out);
-	fairq_sched_fq.exit_pool(&sm.fp);
-	memset(sm.fp.priv, 0, sizeof(sm.fp.priv));
-	sm.fp.wake_at = 0;
-	fairq_sched_fq.init_pool(&sm.fp);
-	sm.fp.adopting = true;
-	while ((x = fairq_xlist_pop(&out)))
-		fairq_sched_fq.enqueue(&sm.fp, x);
-	sm.fp.adopting = false;
+	sim_rebuild(&sm);
 	before = served_sum(&sm, 0, 20);
 	sim_run(&sm, 5ULL * 1000000000);
 	CHECK(served_sum(&sm, 0, 20) - before >= 98,
