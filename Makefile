@@ -14,7 +14,8 @@
 #                   fio part on every kernel; never in make check
 # make deb          Debian packages in build/pkg/ (fairq-dkms, fairqctl); make rpm: the same as RPMs
 # make pkg-check    both, lintian clean, and the tests of what the packages install
-# make pkg-install-check   the packages installed in a Debian userland: DKMS builds for its kernel
+# make pkg-install-check   the packages installed in a Debian userland: DKMS builds for its kernel,
+#                   and a server on release 0.1.0 upgraded to them
 # make fairqctl     the netlink CLI (tools/fairqctl); make cli: it and its host-side tests
 # make nl-check     the committed netlink code is what docs/netlink/fairq.yaml generates
 # make fairq-load   the RPC load generator (tools/fairq-load); make load-test: its host-side tests
@@ -146,3 +147,4 @@ pkg-check: deb rpm
 
 pkg-install-check: prereqs deb rpm
 	bash tests/pkg/dkms-install.sh $(DEMO_KERNEL)
+	bash tests/pkg/upgrade.sh $(DEMO_KERNEL)
