@@ -91,6 +91,12 @@ unsigned int fairq_pool_serv_threads(const struct fairq_pool *fp)
 }
 EXPORT_SYMBOL_GPL(fairq_pool_serv_threads);
 
+unsigned int fairq_pool_serv_pools(const struct fairq_pool *fp)
+{
+	return fp->serv->nr_pools;
+}
+EXPORT_SYMBOL_GPL(fairq_pool_serv_pools);
+
 bool fairq_pool_adopting(const struct fairq_pool *fp)
 {
 	return fp->adopting;

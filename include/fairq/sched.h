@@ -391,6 +391,8 @@ unsigned int fairq_pool_id(const struct fairq_pool *fp);
 unsigned int fairq_pool_nr_threads(const struct fairq_pool *fp);
 /* The nfsd threads the pool's service has now, in all its pools. */
 unsigned int fairq_pool_serv_threads(const struct fairq_pool *fp);
+/* The pools of the pool's service (fixed for the service's life). */
+unsigned int fairq_pool_serv_pools(const struct fairq_pool *fp);
 /*
  * The core is handing the policy transports that were already waiting before it took the pool
  * over (their wait did not happen under this policy: no latency to account, no hold).

@@ -101,8 +101,13 @@ struct fq_pool {
 	struct list_head old_keys[FAIRQ_CLASSES_MAX];
 	u32 old_busy;
 	bool classes_shared;		/* fairq_classes_shared() when the pool was built */
+	/*
+	 * its keys share their classes' time with the service's other pools (key_ahead()):
+	 * the service has several pools, or the classes share the threads as classes
+	 */
+	bool keys_shared;
 	bool reserving;			/* the last next_list() served a class's reservation */
-	bool passed_ahead;		/* ... passed over a class whose key was ahead */
+	bool passed_ahead;		/* a key ahead was passed over since the last pick */
 	u64 vfloor;			/* the vtime of the class last served from the rotation */
 	struct list_head idle_keys;	/* oldest first */
 	struct list_head held_keys;	/* at their in-flight cap, with work queued */
@@ -262,8 +267,8 @@ static void gc_idle(struct fq_pool *p)
 
 /*
  * The key of @xprt, created if need be; *@created says whether it was (false for overflow).
- * A key whose class limits each key, or whose pool shares the threads by class, holds its
- * clock in the service from then on.
+ * A key whose class limits each key, or whose pool shares its keys' time with the service
+ * (keys_shared), holds its clock in the service from then on.
  */
 static struct fq_key *fq_key_get(struct fairq_pool *fp, struct fq_pool *p, struct svc_xprt *xprt,
 				 bool *created)
@@ -288,7 +293,7 @@ static struct fq_key *fq_key_get(struct fairq_pool *fp, struct fq_pool *p, struc
 		return &p->overflow;
 	}
 	fq_key_init(k, &id, &addr_id);
-	if (p->classes_shared || (k->cls.per_key && (k->cls.interval_ns || k->cls.limit_pct))) {
+	if (p->keys_shared || (k->cls.per_key && (k->cls.interval_ns || k->cls.limit_pct))) {
 		k->key_clock = fairq_key_clock_get(fairq_pool_shared(fp),
 						   fairq_pool_shared_lock(fp), &id, hash, &k->cls);
 		/*
@@ -316,6 +321,7 @@ static void fq_init_pool(struct fairq_pool *fp)
 	for (i = 0; i < FAIRQ_CLASSES_MAX; i++)
 		INIT_LIST_HEAD(&p->old_keys[i]);
 	p->classes_shared = fairq_classes_shared(&fq_classes);
+	p->keys_shared = p->classes_shared || fairq_pool_serv_pools(fp) > 1;
 	INIT_LIST_HEAD(&p->idle_keys);
 	INIT_LIST_HEAD(&p->held_keys);
 	INIT_LIST_HEAD(&p->paced_keys);
@@ -470,11 +476,12 @@ static void class_pay(struct fairq_pool *fp, struct fq_pool *p, struct fq_key *k
 	struct fairq_class_clock *clock;
 	u64 now;
 
-	if (!p->classes_shared)
+	if (!p->keys_shared)
 		return;
 	clock = class_clock(fp, k);
-	atomic64_add(div64_s64(thread_ns * (1 << FQ_VTIME_SHIFT), class_weight(clock, k)),
-		     &clock->vtime);
+	if (p->classes_shared)
+		atomic64_add(div64_s64(thread_ns * (1 << FQ_VTIME_SHIFT), class_weight(clock, k)),
+			     &clock->vtime);
 	/* and as its keys share the class's time, service-wide (key_ahead()) */
 	atomic64_add(div64_s64(thread_ns * (1 << FQ_VTIME_SHIFT),
 			       max_t(s64, atomic64_read(&clock->active_weight), 1)),
@@ -809,7 +816,7 @@ static void key_has_work(struct fairq_pool *fp, struct fq_pool *p, struct fq_key
 	struct fairq_key_clock *kc = k->key_clock;
 	s64 old, new, vt, floor;
 
-	if (!p->classes_shared || k == &p->overflow)
+	if (!p->keys_shared || k == &p->overflow)
 		return;
 	clock = class_clock(fp, k);
 	/* a reservation counts the time below it only from when its class has work */
@@ -1030,6 +1037,27 @@ static struct svc_xprt *dispatch(struct fairq_pool *fp, struct fq_pool *p, struc
 	return xprt;
 }
 
+/*
+ * Whether the key at the head of @list (a class's, or the one rotation) is ahead of its class's
+ * other keys (key_ahead()), once the head has gone to the tail if the key after it is not: its
+ * turn then comes first, and pick finds it at the head where has_work did.  *@passed says
+ * whether the head was passed over so.
+ */
+static bool head_ahead(struct fairq_pool *fp, struct list_head *list, bool *passed)
+{
+	struct fq_key *k = list_first_entry(list, struct fq_key, link);
+	struct fq_key *next = list_next_entry(k, link);
+
+	*passed = false;
+	if (!key_ahead(class_clock(fp, k), k))
+		return false;
+	if (list_is_singular(list) || key_ahead(class_clock(fp, next), next))
+		return true;
+	list_rotate_left(list);
+	*passed = true;
+	return false;
+}
+
 /* Whether class @a's vtime is more than @by behind class @b's. */
 static bool vtime_before(struct fairq_class_clock *a, struct fairq_class_clock *b, s64 by)
 {
@@ -1049,12 +1077,19 @@ static struct list_head *next_old(struct fairq_pool *fp, struct fq_pool *p)
 	unsigned long busy;
 	u64 now = 0;
 	int slot, best = -1, behind = -1, best_ahead = -1;
-	bool ahead;
+	u32 passed_in = 0;	/* the classes whose head key was passed over for the next */
+	bool ahead, passed;
 
 	p->reserving = false;
-	p->passed_ahead = false;
-	if (!p->classes_shared)
-		return list_empty(&p->old_keys[0]) ? NULL : &p->old_keys[0];
+	if (!p->classes_shared) {
+		if (list_empty(&p->old_keys[0]))
+			return NULL;
+		if (p->keys_shared) {
+			head_ahead(fp, &p->old_keys[0], &passed);
+			p->passed_ahead |= passed;
+		}
+		return &p->old_keys[0];
+	}
 	busy = p->old_busy;
 	for_each_set_bit(slot, &busy, FAIRQ_CLASSES_MAX) {
 		struct fq_key *k;
@@ -1063,19 +1098,11 @@ static struct list_head *next_old(struct fairq_pool *fp, struct fq_pool *p)
 			p->old_busy &= ~BIT(slot);
 			continue;
 		}
+		ahead = head_ahead(fp, &p->old_keys[slot], &passed);
+		if (passed)
+			passed_in |= BIT(slot);
 		k = list_first_entry(&p->old_keys[slot], struct fq_key, link);
 		clock = class_clock(fp, k);
-		ahead = key_ahead(clock, k);
-		if (ahead && !list_is_singular(&p->old_keys[slot]) &&
-		    !key_ahead(clock, list_next_entry(k, link))) {
-			/*
-			 * the class's next key here is not: its turn comes first (and pick
-			 * finds it at the head where has_work did)
-			 */
-			list_rotate_left(&p->old_keys[slot]);
-			k = list_first_entry(&p->old_keys[slot], struct fq_key, link);
-			ahead = false;
-		}
 		if (ahead && (!fairest_ahead || vtime_before(clock, fairest_ahead, 0))) {
 			fairest_ahead = clock;
 			best_ahead = slot;
@@ -1097,6 +1124,7 @@ static struct list_head *next_old(struct fairq_pool *fp, struct fq_pool *p)
 	}
 	if (behind >= 0) {
 		p->reserving = true;
+		p->passed_ahead |= !!(passed_in & BIT(behind));
 		return &p->old_keys[behind];
 	}
 	/*
@@ -1111,6 +1139,7 @@ static struct list_head *next_old(struct fairq_pool *fp, struct fq_pool *p)
 	}
 	if (best < 0)
 		return NULL;
+	p->passed_ahead |= !!(passed_in & BIT(best));
 	if ((s64)(atomic64_read(&fairest->vtime) - p->vfloor) > 0)
 		p->vfloor = atomic64_read(&fairest->vtime);
 	return &p->old_keys[best];
@@ -1154,6 +1183,7 @@ static struct svc_xprt *fq_pick(struct fairq_pool *fp)
 		p->ahead_run++;
 		p->new_run = list == &p->new_keys ? p->new_run + 1 : 0;
 	}
+	p->passed_ahead = false;
 	return dispatch(fp, p, k);
 }
 

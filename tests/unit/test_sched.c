@@ -86,6 +86,15 @@ unsigned int fairq_pool_nr_threads(const struct fairq_pool *fp)
 /* The service's threads: the tests' pools are one service, of unit_pool_threads each. */
 static unsigned int unit_serv_threads;
 
+/* The service's pools: as many as a test makes of one service at once. */
+static unsigned int unit_serv_pools = 1;
+
+unsigned int fairq_pool_serv_pools(const struct fairq_pool *fp)
+{
+	(void)fp;
+	return unit_serv_pools;
+}
+
 unsigned int fairq_pool_serv_threads(const struct fairq_pool *fp)
 {
 	(void)fp;
@@ -1967,6 +1976,59 @@ static void test_fairq_class_keys_two_pools(void)
 	      100.0 * c[0] / all, 100.0 * c[1] / all);
 }
 
+/*
+ * Without classes too, a client's share is of the service, not of each pool it reaches: a
+ * client with connections in both pools of a service against one other client in each got
+ * half of all the threads (a quarter in each pool), where a third is each client's.
+ */
+static void test_fairq_keys_two_pools(void)
+{
+	static struct sim a, b;
+	u64 t, c[3], all;
+	int i;
+
+	kshim_now_ns = 0;
+	unit_serv_threads = 4;
+	unit_serv_pools = 2;
+	sim_init(&a, 2);
+	sim_init(&b, 2);
+	CHECK(fqp(&a.fp)->keys_shared && !fqp(&a.fp)->classes_shared,
+	      "a service of two pools shares its keys' time without classes");
+	/* 0-1: client 1 in a, 2-3 client 2; 4-5 client 1 in b, 6-7 client 3 */
+	for (i = 0; i < 8; i++) {
+		set_addr(&fx[i], i < 2 || i == 4 || i == 5 ? "10.5.0.1" :
+				 i < 4 ? "10.5.0.2" : "10.5.0.3", 1500 + i);
+		a.cost[i] = b.cost[i] = 1000000;
+		a.backlogged[i] = b.backlogged[i] = true;
+		fairq_sched_fq.enqueue(i < 4 ? &a.fp : &b.fp, &fx[i]);
+	}
+	for (t = 1000000; t <= 12ULL * 1000000000; t += 1000000) {
+		sim_run(&a, t);
+		sim_run(&b, t);
+		if (t == 2ULL * 1000000000) {
+			for (i = 0; i < 8; i++)
+				a.thread_ns[i] = b.thread_ns[i] = 0;
+		}
+	}
+	c[0] = thread_sum(&a, 0, 2) + thread_sum(&b, 4, 6);
+	c[1] = thread_sum(&a, 2, 4);
+	c[2] = thread_sum(&b, 6, 8);
+	all = c[0] + c[1] + c[2];
+	CHECK(share_near(c[0], all, 100.0 / 3, 1) && share_near(c[1], all, 100.0 / 3, 1) &&
+	      share_near(c[2], all, 100.0 / 3, 1),
+	      "the client in both pools and one in each: a third each (%.1f%%, %.1f%%, %.1f%%)",
+	      100.0 * c[0] / all, 100.0 * c[1] / all, 100.0 * c[2] / all);
+	CHECK(fqp(&a.fp)->keys_ahead > 0 && fqp(&b.fp)->keys_ahead > 0,
+	      "both pools passed the client over (%llu, %llu)",
+	      (unsigned long long)fqp(&a.fp)->keys_ahead, (unsigned long long)fqp(&b.fp)->keys_ahead);
+	sim_exit(&a);
+	sim_exit(&b);
+	CHECK(!unit_key_clocks()->nr, "no key clock left (%u)", unit_key_clocks()->nr);
+	memset(unit_shared, 0, sizeof(unit_shared));
+	unit_serv_threads = 0;
+	unit_serv_pools = 1;
+}
+
 /* per-key: each key of the class has the weight, as a weight rule gives it. */
 static void test_fairq_class_per_key(void)
 {
@@ -2679,6 +2741,7 @@ int main(void)
 	test_fairq_class_stale_starts();
 	test_fairq_class_weights();
 	test_fairq_class_keys_two_pools();
+	test_fairq_keys_two_pools();
 	test_fairq_class_per_key();
 	test_fairq_class_reserve();
 	test_fairq_class_reserve_many();
