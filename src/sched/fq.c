@@ -468,6 +468,23 @@ static void to_old(struct fairq_pool *fp, struct fq_pool *p, struct fq_key *k, b
 }
 
 /*
+ * A key's clock goes on by @vt, but never more than twice fq_lag() past its class's keys: a
+ * client that used threads no other client could (alone in its pools) owes nothing for it
+ * later, and one that is ahead is passed over for a few turns at a time, not for its past.
+ */
+static void key_pay(struct fairq_class_clock *clock, struct fairq_key_clock *kc, s64 vt)
+{
+	s64 cap = atomic64_read(&clock->key_vtime) + 2 * fq_lag();
+	s64 old = atomic64_read(&kc->vtime), new;
+
+	do {
+		new = old + vt;
+		if (vt > 0 && (s64)(new - cap) > 0)
+			new = (s64)(old - cap) > 0 ? old : cap;
+	} while (!atomic64_try_cmpxchg(&kc->vtime, &old, new));
+}
+
+/*
  * What @k's thread time costs its class: @thread_ns more (or less, negative) of its share,
  * and of its reservation.  A ceiling is paid at dispatch instead (ceiling_pay()).
  */
@@ -487,8 +504,8 @@ static void class_pay(struct fairq_pool *fp, struct fq_pool *p, struct fq_key *k
 			       max_t(s64, atomic64_read(&clock->active_weight), 1)),
 		     &clock->key_vtime);
 	if (k->key_clock)
-		atomic64_add(div64_s64(thread_ns * (1 << FQ_VTIME_SHIFT), k->weight),
-			     &k->key_clock->vtime);
+		key_pay(clock, k->key_clock,
+			div64_s64(thread_ns * (1 << FQ_VTIME_SHIFT), k->weight));
 	if (!k->cls.reserve_pct)
 		return;
 	now = ktime_get_ns();

@@ -2029,6 +2029,57 @@ static void test_fairq_keys_two_pools(void)
 	unit_serv_pools = 1;
 }
 
+/*
+ * A client that had a pool to itself (half of the threads, with nobody else there) owes
+ * nothing for it when another client joins it there: client 2 alone in pool a for 5 s, clients
+ * 1 and 3 in pool b; then client 1 moves to pool a, and clients 1 and 2 share it evenly.
+ */
+static void test_fairq_keys_no_debt(void)
+{
+	static struct sim a, b;
+	u64 t, c1, c2;
+	int i;
+
+	kshim_now_ns = 0;
+	unit_serv_threads = 4;
+	unit_serv_pools = 2;
+	sim_init(&a, 2);
+	sim_init(&b, 2);
+	/* 0-1: client 1 in b, then 6-7 in a; 2-3 client 2 in a; 4-5 client 3 in b */
+	for (i = 0; i < 8; i++) {
+		set_addr(&fx[i], i < 2 || i >= 6 ? "10.5.0.1" : i < 4 ? "10.5.0.2" : "10.5.0.3",
+			 1600 + i);
+		a.cost[i] = b.cost[i] = 1000000;
+		a.backlogged[i] = b.backlogged[i] = true;
+		if (i < 6)
+			fairq_sched_fq.enqueue(i == 2 || i == 3 ? &a.fp : &b.fp, &fx[i]);
+	}
+	for (t = 1000000; t <= 9ULL * 1000000000; t += 1000000) {
+		sim_run(&a, t);
+		sim_run(&b, t);
+		if (t == 5ULL * 1000000000) {
+			b.backlogged[0] = b.backlogged[1] = false;
+			fairq_sched_fq.enqueue(&a.fp, &fx[6]);
+			fairq_sched_fq.enqueue(&a.fp, &fx[7]);
+		}
+		/* from its first allowance on (200 ms of the pool's threads) */
+		if (t == 5500000000ULL) {
+			for (i = 0; i < 8; i++)
+				a.thread_ns[i] = b.thread_ns[i] = 0;
+		}
+	}
+	c1 = a.thread_ns[6] + a.thread_ns[7];
+	c2 = a.thread_ns[2] + a.thread_ns[3];
+	CHECK(share_near(c1, c1 + c2, 50, 2),
+	      "clients 1 and 2 in one pool share it evenly, whatever client 2 had before (%.1f%%, %.1f%%)",
+	      100.0 * c1 / (c1 + c2), 100.0 * c2 / (c1 + c2));
+	sim_exit(&a);
+	sim_exit(&b);
+	memset(unit_shared, 0, sizeof(unit_shared));
+	unit_serv_threads = 0;
+	unit_serv_pools = 1;
+}
+
 /* per-key: each key of the class has the weight, as a weight rule gives it. */
 static void test_fairq_class_per_key(void)
 {
@@ -2742,6 +2793,7 @@ int main(void)
 	test_fairq_class_weights();
 	test_fairq_class_keys_two_pools();
 	test_fairq_keys_two_pools();
+	test_fairq_keys_no_debt();
 	test_fairq_class_per_key();
 	test_fairq_class_reserve();
 	test_fairq_class_reserve_many();
