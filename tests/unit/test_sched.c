@@ -1976,6 +1976,27 @@ static void test_fairq_class_keys_two_pools(void)
 	      100.0 * c[0] / all, 100.0 * c[1] / all);
 }
 
+/* Two pools of 2 threads each, one service, from time 0. */
+static void two_pools(struct sim *a, struct sim *b)
+{
+	kshim_now_ns = 0;
+	unit_serv_threads = 4;
+	unit_serv_pools = 2;
+	sim_init(a, 2);
+	sim_init(b, 2);
+}
+
+/* ... which leave no key clock behind */
+static void two_pools_done(struct sim *a, struct sim *b)
+{
+	sim_exit(a);
+	sim_exit(b);
+	CHECK(!unit_key_clocks()->nr, "no key clock left (%u)", unit_key_clocks()->nr);
+	memset(unit_shared, 0, sizeof(unit_shared));
+	unit_serv_threads = 0;
+	unit_serv_pools = 1;
+}
+
 /*
  * Without classes too, a client's share is of the service, not of each pool it reaches: a
  * client with connections in both pools of a service against one other client in each got
@@ -1987,11 +2008,7 @@ static void test_fairq_keys_two_pools(void)
 	u64 t, c[3], all;
 	int i;
 
-	kshim_now_ns = 0;
-	unit_serv_threads = 4;
-	unit_serv_pools = 2;
-	sim_init(&a, 2);
-	sim_init(&b, 2);
+	two_pools(&a, &b);
 	CHECK(fqp(&a.fp)->keys_shared && !fqp(&a.fp)->classes_shared,
 	      "a service of two pools shares its keys' time without classes");
 	/* 0-1: client 1 in a, 2-3 client 2; 4-5 client 1 in b, 6-7 client 3 */
@@ -2021,12 +2038,7 @@ static void test_fairq_keys_two_pools(void)
 	CHECK(fqp(&a.fp)->keys_ahead > 0 && fqp(&b.fp)->keys_ahead > 0,
 	      "both pools passed the client over (%llu, %llu)",
 	      (unsigned long long)fqp(&a.fp)->keys_ahead, (unsigned long long)fqp(&b.fp)->keys_ahead);
-	sim_exit(&a);
-	sim_exit(&b);
-	CHECK(!unit_key_clocks()->nr, "no key clock left (%u)", unit_key_clocks()->nr);
-	memset(unit_shared, 0, sizeof(unit_shared));
-	unit_serv_threads = 0;
-	unit_serv_pools = 1;
+	two_pools_done(&a, &b);
 }
 
 /*
@@ -2040,11 +2052,7 @@ static void test_fairq_keys_no_debt(void)
 	u64 t, c1, c2;
 	int i;
 
-	kshim_now_ns = 0;
-	unit_serv_threads = 4;
-	unit_serv_pools = 2;
-	sim_init(&a, 2);
-	sim_init(&b, 2);
+	two_pools(&a, &b);
 	/* 0-1: client 1 in b, then 6-7 in a; 2-3 client 2 in a; 4-5 client 3 in b */
 	for (i = 0; i < 8; i++) {
 		set_addr(&fx[i], i < 2 || i >= 6 ? "10.5.0.1" : i < 4 ? "10.5.0.2" : "10.5.0.3",
@@ -2073,11 +2081,7 @@ static void test_fairq_keys_no_debt(void)
 	CHECK(share_near(c1, c1 + c2, 50, 2),
 	      "clients 1 and 2 in one pool share it evenly, whatever client 2 had before (%.1f%%, %.1f%%)",
 	      100.0 * c1 / (c1 + c2), 100.0 * c2 / (c1 + c2));
-	sim_exit(&a);
-	sim_exit(&b);
-	memset(unit_shared, 0, sizeof(unit_shared));
-	unit_serv_threads = 0;
-	unit_serv_pools = 1;
+	two_pools_done(&a, &b);
 }
 
 /* per-key: each key of the class has the weight, as a weight rule gives it. */
