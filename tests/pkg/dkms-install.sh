@@ -30,20 +30,6 @@ fi
 . "$top/tests/pkg/lib.sh"
 scratch_root "$img"
 
-n=0 pass=0 failed=0
-check() {
-	local name=$1
-	shift
-	n=$((n + 1))
-	if "$@" >"$tmp/why" 2>&1; then
-		pass=$((pass + 1))
-		echo "ok $n - $name"
-	else
-		failed=$((failed + 1))
-		echo "not ok $n - $name"
-		sed 's/^/# /' "$tmp/why"
-	fi
-}
 in_root() {
 	chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8 sh -c "$1"
 }

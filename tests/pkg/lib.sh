@@ -12,3 +12,20 @@ scratch_root() {
 	tar -xf "$1/base.tar" -C "$root"
 	mount -t proc proc "$root/proc"
 }
+
+# check NAME COMMAND...: one TAP line for COMMAND (its output as comments when it fails); the
+# counts in $n, $pass and $failed
+n=0 pass=0 failed=0
+check() {
+	local name=$1
+	shift
+	n=$((n + 1))
+	if "$@" >"$tmp/why" 2>&1; then
+		pass=$((pass + 1))
+		echo "ok $n - $name"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n - $name"
+		sed 's/^/# /' "$tmp/why"
+	fi
+}

@@ -60,20 +60,6 @@ img=$(bash "$top/tests/vm/image.sh" "$kernel")
 abi=$(cat "$img/abi")
 . "$top/tests/pkg/lib.sh"
 
-n=0 pass=0 failed=0
-check() {
-	local name=$1
-	shift
-	n=$((n + 1))
-	if "$@" >"$tmp/why" 2>&1; then
-		pass=$((pass + 1))
-		echo "ok $n - $name"
-	else
-		failed=$((failed + 1))
-		echo "not ok $n - $name"
-		sed 's/^/# /' "$tmp/why"
-	fi
-}
 in_root() {
 	chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8 \
 		DEBIAN_FRONTEND=noninteractive sh -c "$1"
