@@ -128,13 +128,13 @@ struct fairq_class_clock *fairq_class_clock(void *shared, const struct fairq_cla
 		atomic64_set(&clock->reserved, 0);
 		atomic64_set(&clock->below_ns, 0);
 		atomic64_set(&clock->below_mark, 0);
-		/* @keys_waiting, as @active_weight, is its keys' own count */
+		/* @keys_waiting, as @keys.active_weight, is its keys' own count */
 		atomic64_set(&clock->tat, 0);
 		atomic64_set(&clock->reserve_at, 0);
 		atomic64_set(&clock->ceiling_at, 0);
 		/*
 		 * @vtime is compared with the other classes': a new class starts where the
-		 * pool that first serves it is (fq clamps it); @active_weight is its keys'
+		 * pool that first serves it is (fq clamps it); @keys.active_weight is its keys'
 		 * own count, which they take back as they leave
 		 */
 		WRITE_ONCE(clock->gen, ref->gen);

@@ -47,6 +47,17 @@ struct fairq_class_ref {
 };
 
 /*
+ * How keys that take turns together share their thread time, service-wide: @key_vtime, their
+ * thread time over @active_weight, the weights of those with work, each counted once however
+ * many pools it has work in.  A key with work at its share keeps up with @key_vtime (its key
+ * clock's @vtime); one far ahead of it waits for the others in every pool.
+ */
+struct fairq_key_share {
+	atomic64_t key_vtime;
+	atomic64_t active_weight;
+};
+
+/*
  * One class's clock and counters in one service.  @tat is the generic cell rate algorithm's
  * theoretical arrival time: when the next start is on schedule; a start may be made up to the
  * tolerance before it.
@@ -62,18 +73,12 @@ struct fairq_class_clock {
 	atomic64_t reserved;
 	/*
 	 * Thread time as the classes share it: @vtime, thread time divided by the class's
-	 * weight (the class with work and the lowest goes first); @active_weight, the weights
-	 * of its keys with work, each key counted once however many pools it has work in: the
-	 * weight of a class that has none of its own.
+	 * weight (the class with work and the lowest goes first); @keys, as its keys share it
+	 * while classes share the threads as classes (its @active_weight is the weight of a
+	 * class that has none of its own).
 	 */
 	atomic64_t vtime;
-	atomic64_t active_weight;
-	/*
-	 * Thread time as the class's keys share it, service-wide: the class's thread time over
-	 * @active_weight, which a key with work at its share keeps up with (its key clock's
-	 * @vtime); a key far ahead of it waits for the class's other keys in every pool.
-	 */
-	atomic64_t key_vtime;
+	struct fairq_key_share keys;
 	/*
 	 * Thread time in real time at the class's rate (its percent of all threads):
 	 * @reserve_at, a class behind it (earlier than now) goes ahead of the others;
@@ -112,14 +117,18 @@ struct fairq_key_clock {
 	atomic64_t ceiling_at;		/* as a class's @ceiling_at, for this key alone */
 	atomic64_t paced;		/* times one of its keys waited for it */
 	atomic64_t paced_ns;		/* how long, in all */
-	atomic64_t vtime;		/* its thread time over its weight (class's @key_vtime) */
+	atomic64_t vtime;		/* its thread time over its weight (fairq_key_share) */
 	atomic64_t with_work;		/* its pools' keys with work, and its weight (fq) */
 };
 
-/* A service's shared state as the classes use it: each class's clock, then the key clocks. */
+/*
+ * A service's shared state as the classes use it: each class's clock, then the key clocks, and
+ * how all keys share the threads while they take turns in one rotation (fq, several pools).
+ */
 struct fairq_classes_shared {
 	struct fairq_class_clock clock[FAIRQ_CLASSES_MAX];
 	struct fairq_keytab key_clocks;	/* its pages are freed as its last clock goes */
+	struct fairq_key_share rotation;
 };
 
 struct fairq_key_clock *fairq_key_clock_get(void *shared, spinlock_t *lock,

@@ -428,7 +428,7 @@ static u64 below_slack_ns(void)
 /* The weight @k's class shares the threads with: its own, or its keys' with work. */
 static u64 class_weight(struct fairq_class_clock *clock, const struct fq_key *k)
 {
-	return k->cls.weight ?: max_t(s64, atomic64_read(&clock->active_weight), 1);
+	return k->cls.weight ?: max_t(s64, atomic64_read(&clock->keys.active_weight), 1);
 }
 
 /*
@@ -468,19 +468,31 @@ static void to_old(struct fairq_pool *fp, struct fq_pool *p, struct fq_key *k, b
 }
 
 /*
- * A key's clock goes on by @vt, but never more than twice fq_lag() past its class's keys: a
- * client that used threads no other client could (alone in its pools) owes nothing for it
+ * The keys @k takes turns with, service-wide: its class's while classes share the threads as
+ * classes, else all of the service's (one rotation).
+ */
+static struct fairq_key_share *key_share(struct fairq_pool *fp, struct fq_pool *p,
+					 const struct fq_key *k)
+{
+	if (p->classes_shared)
+		return &class_clock(fp, k)->keys;
+	return &((struct fairq_classes_shared *)fairq_pool_shared(fp))->rotation;
+}
+
+/*
+ * A key's clock goes on by @vt, but never past twice fq_lag() ahead of the keys it shares with:
+ * a client that used threads no other client could (alone in its pools) owes nothing for it
  * later, and one that is ahead is passed over for a few turns at a time, not for its past.
  */
-static void key_pay(struct fairq_class_clock *clock, struct fairq_key_clock *kc, s64 vt)
+static void key_pay(struct fairq_key_share *share, struct fairq_key_clock *kc, s64 vt)
 {
-	s64 cap = atomic64_read(&clock->key_vtime) + 2 * fq_lag();
+	s64 cap = atomic64_read(&share->key_vtime) + 2 * fq_lag();
 	s64 old = atomic64_read(&kc->vtime), new;
 
 	do {
 		new = old + vt;
-		if (vt > 0 && (s64)(new - cap) > 0)
-			new = (s64)(old - cap) > 0 ? old : cap;
+		if ((s64)(new - cap) > 0)
+			new = cap;
 	} while (!atomic64_try_cmpxchg(&kc->vtime, &old, new));
 }
 
@@ -491,6 +503,7 @@ static void key_pay(struct fairq_class_clock *clock, struct fairq_key_clock *kc,
 static void class_pay(struct fairq_pool *fp, struct fq_pool *p, struct fq_key *k, s64 thread_ns)
 {
 	struct fairq_class_clock *clock;
+	struct fairq_key_share *share;
 	u64 now;
 
 	if (!p->keys_shared)
@@ -499,12 +512,13 @@ static void class_pay(struct fairq_pool *fp, struct fq_pool *p, struct fq_key *k
 	if (p->classes_shared)
 		atomic64_add(div64_s64(thread_ns * (1 << FQ_VTIME_SHIFT), class_weight(clock, k)),
 			     &clock->vtime);
-	/* and as its keys share the class's time, service-wide (key_ahead()) */
+	/* and as the keys it takes turns with share the time, service-wide (key_ahead()) */
+	share = key_share(fp, p, k);
 	atomic64_add(div64_s64(thread_ns * (1 << FQ_VTIME_SHIFT),
-			       max_t(s64, atomic64_read(&clock->active_weight), 1)),
-		     &clock->key_vtime);
+			       max_t(s64, atomic64_read(&share->active_weight), 1)),
+		     &share->key_vtime);
 	if (k->key_clock)
-		key_pay(clock, k->key_clock,
+		key_pay(share, k->key_clock,
 			div64_s64(thread_ns * (1 << FQ_VTIME_SHIFT), k->weight));
 	if (!k->cls.reserve_pct)
 		return;
@@ -831,6 +845,7 @@ static void key_has_work(struct fairq_pool *fp, struct fq_pool *p, struct fq_key
 {
 	struct fairq_class_clock *clock;
 	struct fairq_key_clock *kc = k->key_clock;
+	struct fairq_key_share *share;
 	s64 old, new, vt, floor;
 
 	if (!p->keys_shared || k == &p->overflow)
@@ -843,8 +858,9 @@ static void key_has_work(struct fairq_pool *fp, struct fq_pool *p, struct fq_key
 			fairq_class_below_from(clock, ktime_get_ns());
 	}
 	k->active = true;
+	share = key_share(fp, p, k);
 	if (!kc) {
-		atomic64_add(k->weight, &clock->active_weight);
+		atomic64_add(k->weight, &share->active_weight);
 		return;
 	}
 	old = atomic64_read(&kc->with_work);
@@ -854,22 +870,22 @@ static void key_has_work(struct fairq_pool *fp, struct fq_pool *p, struct fq_key
 	} while (!atomic64_try_cmpxchg(&kc->with_work, &old, new));
 	if (old & FQ_WITH_WORK_MASK)
 		return;
-	atomic64_add(k->weight, &clock->active_weight);
-	floor = atomic64_read(&clock->key_vtime) - (busy ? fq_lag() : 0);
+	atomic64_add(k->weight, &share->active_weight);
+	floor = atomic64_read(&share->key_vtime) - (busy ? fq_lag() : 0);
 	vt = atomic64_read(&kc->vtime);
 	while ((s64)(vt - floor) < 0 && !atomic64_try_cmpxchg(&kc->vtime, &vt, floor))
 		;
 }
 
 /* @k has no work left here: its weight leaves its class's with its last pool's. */
-static void key_no_work(struct fairq_pool *fp, struct fq_key *k)
+static void key_no_work(struct fairq_pool *fp, struct fq_pool *p, struct fq_key *k)
 {
 	struct fairq_key_clock *kc = k->key_clock;
 	s64 old, new;
 
 	k->active = false;
 	if (!kc) {
-		atomic64_sub(k->weight, &class_clock(fp, k)->active_weight);
+		atomic64_sub(k->weight, &key_share(fp, p, k)->active_weight);
 		return;
 	}
 	old = atomic64_read(&kc->with_work);
@@ -877,7 +893,7 @@ static void key_no_work(struct fairq_pool *fp, struct fq_key *k)
 		new = (old & FQ_WITH_WORK_MASK) == FQ_WITH_WORK_ONE ? 0 : old - FQ_WITH_WORK_ONE;
 	} while (!atomic64_try_cmpxchg(&kc->with_work, &old, new));
 	if (!new)
-		atomic64_sub(old >> 32, &class_clock(fp, k)->active_weight);
+		atomic64_sub(old >> 32, &key_share(fp, p, k)->active_weight);
 }
 
 /*
@@ -886,10 +902,10 @@ static void key_no_work(struct fairq_pool *fp, struct fq_key *k)
  * would otherwise take the class's time in the pools they do not reach.  Its pool then serves
  * other classes first, and the class's time goes to its other keys where they are.
  */
-static bool key_ahead(struct fairq_class_clock *clock, const struct fq_key *k)
+static bool key_ahead(struct fairq_key_share *share, const struct fq_key *k)
 {
 	return k->key_clock &&
-	       (s64)(atomic64_read(&k->key_clock->vtime) - atomic64_read(&clock->key_vtime)) >
+	       (s64)(atomic64_read(&k->key_clock->vtime) - atomic64_read(&share->key_vtime)) >
 	       fq_lag();
 }
 
@@ -980,7 +996,7 @@ static void key_went_empty(struct fairq_pool *fp, struct fq_pool *p, struct fq_k
 		k->waiting = false;
 	}
 	if (k->active)
-		key_no_work(fp, k);
+		key_no_work(fp, p, k);
 	list_del(&k->link);
 	k->list = FQ_IDLE;
 	k->idle_since = jiffies;
@@ -1060,15 +1076,16 @@ static struct svc_xprt *dispatch(struct fairq_pool *fp, struct fq_pool *p, struc
  * turn then comes first, and pick finds it at the head where has_work did.  *@passed says
  * whether the head was passed over so.
  */
-static bool head_ahead(struct fairq_pool *fp, struct list_head *list, bool *passed)
+static bool head_ahead(struct fairq_pool *fp, struct fq_pool *p, struct list_head *list,
+		       bool *passed)
 {
 	struct fq_key *k = list_first_entry(list, struct fq_key, link);
 	struct fq_key *next = list_next_entry(k, link);
 
 	*passed = false;
-	if (!key_ahead(class_clock(fp, k), k))
+	if (!key_ahead(key_share(fp, p, k), k))
 		return false;
-	if (list_is_singular(list) || key_ahead(class_clock(fp, next), next))
+	if (list_is_singular(list) || key_ahead(key_share(fp, p, next), next))
 		return true;
 	list_rotate_left(list);
 	*passed = true;
@@ -1102,7 +1119,7 @@ static struct list_head *next_old(struct fairq_pool *fp, struct fq_pool *p)
 		if (list_empty(&p->old_keys[0]))
 			return NULL;
 		if (p->keys_shared) {
-			head_ahead(fp, &p->old_keys[0], &passed);
+			head_ahead(fp, p, &p->old_keys[0], &passed);
 			p->passed_ahead |= passed;
 		}
 		return &p->old_keys[0];
@@ -1115,7 +1132,7 @@ static struct list_head *next_old(struct fairq_pool *fp, struct fq_pool *p)
 			p->old_busy &= ~BIT(slot);
 			continue;
 		}
-		ahead = head_ahead(fp, &p->old_keys[slot], &passed);
+		ahead = head_ahead(fp, p, &p->old_keys[slot], &passed);
 		if (passed)
 			passed_in |= BIT(slot);
 		k = list_first_entry(&p->old_keys[slot], struct fq_key, link);

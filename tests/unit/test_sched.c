@@ -2001,13 +2001,17 @@ static void two_pools_done(struct sim *a, struct sim *b)
  * Without classes too, a client's share is of the service, not of each pool it reaches: a
  * client with connections in both pools of a service against one other client in each got
  * half of all the threads (a quarter in each pool), where a third is each client's.
+ * @limited: client 1 is alone in a class limited to 90% (far above what it gets), whose
+ * keys take turns with the default class's in one rotation.
  */
-static void test_fairq_keys_two_pools(void)
+static void keys_two_pools_alone(bool limited)
 {
 	static struct sim a, b;
 	u64 t, c[3], all;
 	int i;
 
+	if (limited)
+		class_make("lim", "10.5.0.1", 32, 0, 0, 90, false);
 	two_pools(&a, &b);
 	CHECK(fqp(&a.fp)->keys_shared && !fqp(&a.fp)->classes_shared,
 	      "a service of two pools shares its keys' time without classes");
@@ -2033,12 +2037,19 @@ static void test_fairq_keys_two_pools(void)
 	all = c[0] + c[1] + c[2];
 	CHECK(share_near(c[0], all, 100.0 / 3, 1) && share_near(c[1], all, 100.0 / 3, 1) &&
 	      share_near(c[2], all, 100.0 / 3, 1),
-	      "the client in both pools and one in each: a third each (%.1f%%, %.1f%%, %.1f%%)",
-	      100.0 * c[0] / all, 100.0 * c[1] / all, 100.0 * c[2] / all);
+	      "the client in both pools%s and one in each: a third each (%.1f%%, %.1f%%, %.1f%%)",
+	      limited ? ", alone in its class," : "", 100.0 * c[0] / all, 100.0 * c[1] / all, 100.0 * c[2] / all);
 	CHECK(fqp(&a.fp)->keys_ahead > 0 && fqp(&b.fp)->keys_ahead > 0,
 	      "both pools passed the client over (%llu, %llu)",
 	      (unsigned long long)fqp(&a.fp)->keys_ahead, (unsigned long long)fqp(&b.fp)->keys_ahead);
 	two_pools_done(&a, &b);
+	fairq_classes_clear(&fq_classes);
+}
+
+static void test_fairq_keys_two_pools(void)
+{
+	keys_two_pools_alone(false);
+	keys_two_pools_alone(true);
 }
 
 /*
