@@ -410,6 +410,9 @@ static atomic64_t *ceiling_clock(struct fairq_pool *fp, const struct fq_key *k)
 /* the most of its reservation a class that had no work keeps for when it has some */
 #define FQ_RESERVE_SAVED_NS	(100 * NSEC_PER_MSEC)
 
+/* The longest a pool passes over a key that is ahead (key_ahead()) */
+#define FQ_PASS_MAX_MS	200
+
 /* How far ahead in vtime a class, or a key within its class, may get: a few turns. */
 static s64 fq_lag(void)
 {
@@ -904,9 +907,15 @@ static void key_no_work(struct fairq_pool *fp, struct fq_pool *p, struct fq_key 
  */
 static bool key_ahead(struct fairq_key_share *share, const struct fq_key *k)
 {
+	/*
+	 * A client's share is of the service, but each pool has its own key of it: one served
+	 * in another pool must not leave its work here waiting for good (its connections here
+	 * would time out), so a key not served for FQ_PASS_MAX_MS is not passed over.
+	 */
 	return k->key_clock &&
 	       (s64)(atomic64_read(&k->key_clock->vtime) - atomic64_read(&share->key_vtime)) >
-	       fq_lag();
+	       fq_lag() &&
+	       time_before(jiffies, k->handed_at + FQ_PASS_MAX_MS * HZ / MSEC_PER_SEC);
 }
 
 /*

@@ -287,6 +287,7 @@ static inline bool atomic64_try_cmpxchg(atomic64_t *a, s64 *old, s64 new)
 	return true;
 }
 #define NSEC_PER_SEC 1000000000ULL
+#define MSEC_PER_SEC 1000L
 #define U64_MAX UINT64_MAX
 #define min(a, b) ((a) < (b) ? (a) : (b))
 #define max(a, b) ((a) > (b) ? (a) : (b))

@@ -2095,6 +2095,40 @@ static void test_fairq_keys_no_debt(void)
 	two_pools_done(&a, &b);
 }
 
+/*
+ * A client served in one pool is not left waiting for good in another: client 1 has pool a
+ * to itself (half of the threads, always ahead of its share) and also work in pool b, beside
+ * client 3.  Passed over there each time, its connections in pool b would get no reply at
+ * all (and time out); they are served at least every FQ_PASS_MAX_MS.
+ */
+static void test_fairq_keys_not_stranded(void)
+{
+	static struct sim a, b;
+	u64 t, before = 0;
+	int i;
+
+	two_pools(&a, &b);
+	/* 0-1: client 1 in a; 4-5 client 1 in b, 6-7 client 3 */
+	for (i = 0; i < 8; i++) {
+		if (i == 2 || i == 3)
+			continue;
+		set_addr(&fx[i], i < 6 ? "10.5.0.1" : "10.5.0.3", 1700 + i);
+		a.cost[i] = b.cost[i] = 1000000;
+		a.backlogged[i] = b.backlogged[i] = true;
+		fairq_sched_fq.enqueue(i < 4 ? &a.fp : &b.fp, &fx[i]);
+	}
+	for (t = 1000000; t <= 12ULL * 1000000000; t += 1000000) {
+		sim_run(&a, t);
+		sim_run(&b, t);
+		if (t == 2ULL * 1000000000)
+			before = b.served[4] + b.served[5];
+	}
+	CHECK(b.served[4] + b.served[5] - before >= 40,
+	      "client 1's connections in pool b were served %llu times in 10 s (at least every 200 ms)",
+	      (unsigned long long)(b.served[4] + b.served[5] - before));
+	two_pools_done(&a, &b);
+}
+
 /* per-key: each key of the class has the weight, as a weight rule gives it. */
 static void test_fairq_class_per_key(void)
 {
@@ -2809,6 +2843,7 @@ int main(void)
 	test_fairq_class_keys_two_pools();
 	test_fairq_keys_two_pools();
 	test_fairq_keys_no_debt();
+	test_fairq_keys_not_stranded();
 	test_fairq_class_per_key();
 	test_fairq_class_reserve();
 	test_fairq_class_reserve_many();
