@@ -1853,6 +1853,15 @@ static void test_fairq_class_weights(void)
 	classes_done(&sm);
 }
 
+/* Transport @i, from @ip (@port), backlogged at 1 ms a request in pool @sm. */
+static void backlog_in(struct sim *sm, int i, const char *ip, int port)
+{
+	set_addr(&fx[i], ip, port);
+	sm->cost[i] = 1000000;
+	sm->backlogged[i] = true;
+	fairq_sched_fq.enqueue(&sm->fp, &fx[i]);
+}
+
 /* As the core leaves a pool's policy state: drained in order into @out, freed. */
 static void sim_leave(struct sim *sm, struct fairq_xlist *out)
 {
@@ -1906,13 +1915,9 @@ static u64 keys_two_pools(bool stale, u64 rebuild_at, u64 end, u64 c[3])
 	sim_init(&a, 2);
 	sim_init(&b, 2);
 	/* 0-1: client 1 in a, 2-3 client 3 in a; 4 client 1 in b, 5 client 2, 6-7 client 3 */
-	for (i = 0; i < 8; i++) {
-		set_addr(&fx[i], i == 0 || i == 1 || i == 4 ? "10.5.0.1" :
+	for (i = 0; i < 8; i++)
+		backlog_in(i < 4 ? &a : &b, i, i == 0 || i == 1 || i == 4 ? "10.5.0.1" :
 				 i == 5 ? "10.5.0.2" : "10.6.0.1", 1400 + i);
-		a.cost[i] = b.cost[i] = 1000000;
-		a.backlogged[i] = b.backlogged[i] = true;
-		fairq_sched_fq.enqueue(i < 4 ? &a.fp : &b.fp, &fx[i]);
-	}
 	for (t = 1000000; t <= end; t += 1000000) {
 		sim_run(&a, t);
 		sim_run(&b, t);
@@ -2016,13 +2021,9 @@ static void keys_two_pools_alone(bool limited)
 	CHECK(fqp(&a.fp)->keys_shared && !fqp(&a.fp)->classes_shared,
 	      "a service of two pools shares its keys' time without classes");
 	/* 0-1: client 1 in a, 2-3 client 2; 4-5 client 1 in b, 6-7 client 3 */
-	for (i = 0; i < 8; i++) {
-		set_addr(&fx[i], i < 2 || i == 4 || i == 5 ? "10.5.0.1" :
+	for (i = 0; i < 8; i++)
+		backlog_in(i < 4 ? &a : &b, i, i < 2 || i == 4 || i == 5 ? "10.5.0.1" :
 				 i < 4 ? "10.5.0.2" : "10.5.0.3", 1500 + i);
-		a.cost[i] = b.cost[i] = 1000000;
-		a.backlogged[i] = b.backlogged[i] = true;
-		fairq_sched_fq.enqueue(i < 4 ? &a.fp : &b.fp, &fx[i]);
-	}
 	for (t = 1000000; t <= 12ULL * 1000000000; t += 1000000) {
 		sim_run(&a, t);
 		sim_run(&b, t);
@@ -2112,10 +2113,7 @@ static void test_fairq_keys_not_stranded(void)
 	for (i = 0; i < 8; i++) {
 		if (i == 2 || i == 3)
 			continue;
-		set_addr(&fx[i], i < 6 ? "10.5.0.1" : "10.5.0.3", 1700 + i);
-		a.cost[i] = b.cost[i] = 1000000;
-		a.backlogged[i] = b.backlogged[i] = true;
-		fairq_sched_fq.enqueue(i < 4 ? &a.fp : &b.fp, &fx[i]);
+		backlog_in(i < 4 ? &a : &b, i, i < 6 ? "10.5.0.1" : "10.5.0.3", 1700 + i);
 	}
 	for (t = 1000000; t <= 12ULL * 1000000000; t += 1000000) {
 		sim_run(&a, t);
