@@ -719,6 +719,7 @@ void fairq_request_start(struct svc_rqst *rqstp)
 	struct svc_xprt *xprt = rqstp->rq_xprt;
 	const struct fairq_sched_ops *ops;
 	struct fairq_pool *fp;
+	void *token;
 
 	if (!xprt)
 		return;
@@ -727,9 +728,9 @@ void fairq_request_start(struct svc_rqst *rqstp)
 	ops = request_hook_ops(fp);
 	if (ops && ops->start) {
 		spin_lock_bh(&fp->lock);
-		fairq_thread_seen_locked(fp, xprt, true);
+		token = fairq_thread_seen_locked(fp, xprt, true);
 		if (fp->ops && fp->ops->start && request_of_this_state(fp, rqstp))
-			fp->ops->start(fp, xprt);
+			fp->ops->start(fp, xprt, token);
 		spin_unlock_bh(&fp->lock);
 	}
 	rcu_read_unlock();
@@ -758,7 +759,7 @@ void fairq_request_done(struct svc_rqst *rqstp)
 	ns = ktime_to_ns(ktime_sub(ktime_get(), rqstp->rq_stime));
 	spin_lock_bh(&fp->lock);
 	if (fp->ops && fp->ops->complete && request_of_this_state(fp, rqstp))
-		fp->ops->complete(fp, xprt, ns > 0 ? ns : 0);
+		fp->ops->complete(fp, xprt, ns > 0 ? ns : 0, fairq_thread_token_locked(fp, xprt));
 	spin_unlock_bh(&fp->lock);
 out:
 	rcu_read_unlock();

@@ -60,6 +60,7 @@ struct fairq_thread {
 	struct hlist_node node;
 	const struct task_struct *task;
 	void *charge;
+	const struct svc_xprt *charged;	/* the transport @charge was given for */
 };
 
 #define FAIRQ_THREAD_HASH_BITS	5

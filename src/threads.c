@@ -102,14 +102,15 @@ EXPORT_SYMBOL_GPL(fairq_pool_untracked);
  * thread's first look for work or first charge (@may_create), never for sightings that may
  * come from any task: so on 6.1 the svc_xprt_received() of a thread's very first transport,
  * which yields no request when the record is still partial, finds the record.
+ * Returns the thread's token for @xprt, as fairq_thread_token_locked().
  */
-void fairq_thread_seen_locked(struct fairq_pool *fp, struct svc_xprt *xprt, bool may_create)
+void *fairq_thread_seen_locked(struct fairq_pool *fp, struct svc_xprt *xprt, bool may_create)
 	__must_hold(&fp->lock)
 {
 	struct fairq_thread *t;
 
 	if (!fp->track_threads || !fp->ops)
-		return;
+		return NULL;
 	t = thread_find(fp, current);
 	if (!xprt && t && t->charge) {
 		fp->ops->uncharge(fp, t->charge);
@@ -117,18 +118,38 @@ void fairq_thread_seen_locked(struct fairq_pool *fp, struct svc_xprt *xprt, bool
 	}
 	if (!t) {
 		if (!may_create)
-			return;
+			return NULL;
 		t = fairq_test_fail(FAIRQ_TEST_FAIL_THREAD) ? NULL :
 		    kzalloc(sizeof(*t), GFP_ATOMIC | __GFP_NOWARN);
 		if (!t) {
 			WRITE_ONCE(fp->untracked, fp->untracked + 1);	/* read unlocked */
-			return;
+			return NULL;
 		}
 		t->task = current;
 		hlist_add_head(&t->node, thread_bucket(fp, current));
 	}
-	if (xprt && !t->charge)
+	if (xprt && !t->charge) {
 		t->charge = fp->ops->charge(fp, xprt);
+		t->charged = xprt;
+	}
+	return xprt && t->charged == xprt ? t->charge : NULL;
+}
+
+/*
+ * What the current thread of @fp was charged for taking @xprt, NULL if it holds no charge for
+ * that very transport: the policy then finds what @xprt's work counts against itself.  Saves
+ * the request hooks a policy's own lookup, and they count against what the thread took even
+ * if the transport's key changes while the request runs (an NFSv4.1 binding).
+ */
+void *fairq_thread_token_locked(struct fairq_pool *fp, const struct svc_xprt *xprt)
+	__must_hold(&fp->lock)
+{
+	struct fairq_thread *t;
+
+	if (!fp->track_threads)
+		return NULL;
+	t = thread_find(fp, current);
+	return t && t->charge && t->charged == xprt ? t->charge : NULL;
 }
 
 /*

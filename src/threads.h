@@ -16,7 +16,8 @@ static inline bool fairq_threads_tracked(void)
 
 void fairq_threads_untrack(struct fairq_pool *fp);
 void fairq_threads_free(struct fairq_pool *fp);
-void fairq_thread_seen_locked(struct fairq_pool *fp, struct svc_xprt *xprt, bool may_create);
+void *fairq_thread_seen_locked(struct fairq_pool *fp, struct svc_xprt *xprt, bool may_create);
+void *fairq_thread_token_locked(struct fairq_pool *fp, const struct svc_xprt *xprt);
 void fairq_thread_seen_any(struct fairq_serv *fs, struct fairq_pool *near, struct svc_xprt *xprt);
 bool fairq_thread_forget(struct fairq_pool *fp, const struct task_struct *task);
 

@@ -310,9 +310,13 @@ struct fairq_own_ops {
  * @remove: unlink @xprt if it is queued here (a transport closed while queued); return whether
  *	it was.  May be O(queued): closes are rare.  Mandatory.
  * @tunables: the policy's settings, terminated by an entry with a NULL name.  Optional.
- * @start: a thread starts processing a request read from @xprt.  Optional.
+ * @start: a thread starts processing a request read from @xprt.  @token is what @charge
+ *	returned for that thread's take of @xprt, NULL if it has none (the pool tracks no
+ *	threads, @charge returned NULL, the thread's charge is for another transport, or its
+ *	record could not be made).  Optional.
  * @complete: a thread finished a request of @xprt that used @thread_ns of thread time (for
- *	policies that charge measured cost), with a reply or by dropping it.  Optional.
+ *	policies that charge measured cost), with a reply or by dropping it.  @token as for
+ *	@start, and the same one (a request read before a rebuild gets neither).  Optional.
  * @charge: a thread of @fp has taken @xprt (to read from it, then to run what it read): return
  *	what the thread's work is to be counted against (the policy's own token, NULL for
  *	nothing).  The core keeps the token for that thread and gives it back with @uncharge when
@@ -353,8 +357,9 @@ struct fairq_sched_ops {
 	void (*drain)(struct fairq_pool *fp, struct fairq_xlist *out);
 	bool (*remove)(struct fairq_pool *fp, struct svc_xprt *xprt);
 	const struct fairq_tunable *tunables;
-	void (*start)(struct fairq_pool *fp, struct svc_xprt *xprt);
-	void (*complete)(struct fairq_pool *fp, struct svc_xprt *xprt, u64 thread_ns);
+	void (*start)(struct fairq_pool *fp, struct svc_xprt *xprt, void *token);
+	void (*complete)(struct fairq_pool *fp, struct svc_xprt *xprt, u64 thread_ns,
+			 void *token);
 	void *(*charge)(struct fairq_pool *fp, struct svc_xprt *xprt);
 	void (*uncharge)(struct fairq_pool *fp, void *token);
 	void (*counters)(struct fairq_pool *fp, struct fairq_counters *out);

@@ -1359,11 +1359,22 @@ static struct fq_key *fq_key_lookup(struct fq_pool *p, struct svc_xprt *xprt)
 	return fq_key_find(p, &id, fq_key_hash(&id));
 }
 
+/*
+ * The key a request of @xprt counts against: the one its thread was charged for (@token,
+ * under a cap, when the core tracks threads), so that its start and its end settle on one key
+ * even if @xprt's key changes meanwhile (an NFSv4.1 binding); else the key @xprt belongs to
+ * now, looked up.
+ */
+static struct fq_key *fq_request_key(struct fq_pool *p, struct svc_xprt *xprt, void *token)
+{
+	return token ?: fq_key_lookup(p, xprt);
+}
+
 /* A request starts: the key pays its average now, so a busy key yields its turn in time. */
-static void fq_start(struct fairq_pool *fp, struct svc_xprt *xprt)
+static void fq_start(struct fairq_pool *fp, struct svc_xprt *xprt, void *token)
 {
 	struct fq_pool *p = fqp(fp);
-	struct fq_key *k = fq_key_lookup(p, xprt);
+	struct fq_key *k = fq_request_key(p, xprt, token);
 
 	if (!k)
 		return;
@@ -1379,10 +1390,11 @@ static void fq_start(struct fairq_pool *fp, struct svc_xprt *xprt)
 		hold(p, k);
 }
 
-static void fq_complete(struct fairq_pool *fp, struct svc_xprt *xprt, u64 thread_ns)
+static void fq_complete(struct fairq_pool *fp, struct svc_xprt *xprt, u64 thread_ns,
+			void *token)
 {
 	struct fq_pool *p = fqp(fp);
-	struct fq_key *k = fq_key_lookup(p, xprt);
+	struct fq_key *k = fq_request_key(p, xprt, token);
 
 	if (!k)
 		return;		/* the overflow key, or keyed differently since: not charged */

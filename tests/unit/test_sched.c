@@ -479,7 +479,7 @@ static void sim_run(struct sim *sm, u64 end)
 				continue;
 			if (sm->running[t]) {
 				x = sm->running[t];
-				ops->complete(&sm->fp, x, sm->run_cost[t]);
+				ops->complete(&sm->fp, x, sm->run_cost[t], sm->charge[t]);
 				sm->thread_ns[x->id] += sm->run_cost[t];
 				sm->served[x->id]++;
 				sm->last_done[x->id] = sm->now;
@@ -508,7 +508,7 @@ static void sim_run(struct sim *sm, u64 end)
 			/* as svc_xprt_received does: the transport is back before the request starts */
 			if (sm->backlogged[x->id] || (sm->calls[x->id] && --sm->calls[x->id]))
 				ops->enqueue(&sm->fp, x);
-			ops->start(&sm->fp, x);
+			ops->start(&sm->fp, x, sm->charge[t]);
 			sm->running[t] = x;
 			sm->run_cost[t] = sm->cost[x->id];
 			if (sm->jitter[x->id])
@@ -798,16 +798,16 @@ static void test_fairq_new_keys(void)
 	}
 	for (i = 0; i < 20; i++) {	/* the backlog is served past its first allowance */
 		x = fairq_sched_fq.pick(&sm.fp);
-		fairq_sched_fq.start(&sm.fp, x);
-		fairq_sched_fq.complete(&sm.fp, x, 1000000);
+		fairq_sched_fq.start(&sm.fp, x, NULL);
+		fairq_sched_fq.complete(&sm.fp, x, 1000000, NULL);
 		fairq_sched_fq.enqueue(&sm.fp, x);
 	}
 	set_addr(&fx[100], "10.0.0.9", 1);
 	fairq_sched_fq.enqueue(&sm.fp, &fx[100]);
 	x = fairq_sched_fq.pick(&sm.fp);
 	CHECK(x == &fx[100], "a newly active client is served next (got %d)", x ? x->id : -1);
-	fairq_sched_fq.start(&sm.fp, x);
-	fairq_sched_fq.complete(&sm.fp, x, 1000000);
+	fairq_sched_fq.start(&sm.fp, x, NULL);
+	fairq_sched_fq.complete(&sm.fp, x, 1000000, NULL);
 
 	/* 100 light clients keep arriving; the backlogged one still gets its turns */
 	bool queued[NX] = { false };
@@ -831,8 +831,8 @@ static void test_fairq_new_keys(void)
 			old++;
 			fairq_sched_fq.enqueue(&sm.fp, x);
 		}
-		fairq_sched_fq.start(&sm.fp, x);
-		fairq_sched_fq.complete(&sm.fp, x, 1000000);
+		fairq_sched_fq.start(&sm.fp, x, NULL);
+		fairq_sched_fq.complete(&sm.fp, x, 1000000, NULL);
 	}
 	/* at most new_burst newcomers in a row while it waits: at least 1/(new_burst + 1) */
 	CHECK(old * (int)(fq_new_burst + 1) >= n - (int)fq_new_burst,
@@ -1321,7 +1321,7 @@ static void test_fairq_inflight_cap(void)
 	a = fairq_sched_fq.charge(&sm.fp, &fx[0]);
 	b = fairq_sched_fq.charge(&sm.fp, &fx[1]);
 	CHECK(a == k && b == k && k->occupied == 2 && !k->handed, "both seen on threads");
-	fairq_sched_fq.start(&sm.fp, &fx[0]);	/* a request that is dropped unseen */
+	fairq_sched_fq.start(&sm.fp, &fx[0], a);	/* a request that is dropped unseen */
 	CHECK(!fairq_sched_fq.has_work(&sm.fp), "still held while both threads work");
 	fairq_sched_fq.uncharge(&sm.fp, b);		/* a partial record: no request */
 	CHECK(fairq_sched_fq.has_work(&sm.fp) && k->occupied == 1,
@@ -1386,6 +1386,41 @@ static void test_fairq_inflight_cap(void)
 	sim_init(&sm, 4);
 	CHECK(!sm.fp.track_threads, "no cap: no thread tracking");
 	sim_exit(&sm);
+}
+
+/*
+ * A request whose connection is bound to an NFSv4.1 client while it runs (by its SEQUENCE)
+ * ends on the key it started on, the one its thread was charged for: that key's requests in
+ * flight come back to none and it pays the thread time, however the connection is keyed now.
+ */
+static void test_fairq_request_token(void)
+{
+	static struct sim sm;
+	struct fq_key *k;
+	void *a;
+
+	CHECK(fq_set_key(FAIRQ_KEY_TYPE_V4CLIENT) == 0, "client keys");
+	fq_max_inflight = 2;
+	sim_init(&sm, 4);
+	set_addr(&fx[0], "10.0.0.1", 1);
+	v4owner[0] = 0;
+	fairq_sched_fq.enqueue(&sm.fp, &fx[0]);
+	CHECK(fairq_sched_fq.pick(&sm.fp) == &fx[0], "the connection is dispatched");
+	a = fairq_sched_fq.charge(&sm.fp, &fx[0]);
+	k = a;
+	CHECK(k && k->id.type == FAIRQ_KEY_TYPE_ADDR, "unbound, its thread is charged to its address");
+	fairq_sched_fq.start(&sm.fp, &fx[0], a);
+	CHECK(k->in_flight == 1, "one request in flight");
+	v4owner[0] = 0x0102030405060708ULL;
+	fairq_sched_fq.complete(&sm.fp, &fx[0], 3000000, a);
+	CHECK(!k->in_flight && k->thread_ns == 3000000,
+	      "bound meanwhile, the request ends on its address key: %u in flight, %llu ns", k->in_flight,
+	      (unsigned long long)k->thread_ns);
+	fairq_sched_fq.uncharge(&sm.fp, a);
+	v4owner[0] = 0;
+	fq_max_inflight = 0;
+	sim_exit(&sm);
+	CHECK(fq_set_key(FAIRQ_KEY_TYPE_ADDR) == 0, "address keys again");
 }
 
 /*
@@ -1869,6 +1904,7 @@ static void sim_leave(struct sim *sm, struct fairq_xlist *out)
 	fairq_sched_fq.drain(&sm->fp, out);
 	fairq_sched_fq.exit_pool(&sm->fp);
 	memset(sm->fp.priv, 0, sizeof(sm->fp.priv));
+	memset(sm->charge, 0, sizeof(sm->charge));	/* as the core: tokens forgotten */
 	sm->fp.wake_at = 0;
 }
 
@@ -2825,6 +2861,7 @@ int main(void)
 	test_fairq_anticipation();
 	test_fairq_nothing_lost();
 	test_fairq_v4client();
+	test_fairq_request_token();
 	test_fairq_inflight_cap();
 	test_fairq_trace_wait();
 	test_class_clock();
