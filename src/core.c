@@ -201,11 +201,13 @@ static bool feed_one_locked(struct fairq_pool *fp, bool only_if_empty, u64 *coun
 {
 	struct svc_xprt *xprt = NULL;
 
-	/* queued work may wait on purpose (a key at its in-flight cap): ask the policy */
-	if (fp->ops && fp->nr_queued && fp->ops->has_work(fp) &&
-	    (!only_if_empty || fairq_kq_empty(fp->pool))) {
+	/*
+	 * Queued work may wait on purpose (a key at its in-flight cap): the policy's pick says,
+	 * without a has_work before it that would find the same transport twice.
+	 */
+	if (fp->ops && fp->nr_queued && (!only_if_empty || fairq_kq_empty(fp->pool))) {
 		xprt = fp->ops->pick(fp);
-		if (!WARN_ON_ONCE(!xprt)) {
+		if (xprt) {
 			fairq_xprt_unmark(xprt);
 			WRITE_ONCE(fp->nr_queued, fp->nr_queued - 1);
 			if (trace_fairq_dispatch_enabled())

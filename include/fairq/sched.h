@@ -302,7 +302,8 @@ struct fairq_own_ops {
  * @exit_pool: release what @init_pool and later ops set up; the pool holds no transport then.
  *	Optional.
  * @enqueue: take ownership of a ready transport (XPT_BUSY already set by the core).  Mandatory.
- * @pick: remove and return the transport that should run next, or NULL.  Mandatory.
+ * @pick: remove and return the transport that should run next, or NULL if none may run now
+ *	(the core calls it without asking @has_work first).  Mandatory.
  * @has_work: whether @pick would return a transport.  Mandatory.
  * @drain: move every queued transport to @out in the order @pick would return them.  Used
  *	when switching policy and on unload, so that nothing is lost, duplicated or reordered.

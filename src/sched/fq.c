@@ -656,24 +656,22 @@ static void admit_or_pace(struct fairq_pool *fp, struct fq_pool *p, struct fq_ke
 		pace(fp, p, k, clock, now);
 }
 
-/* Whether @k's class is above its ceiling @slack from now (pick's: as in start_stale()). */
-static bool above_ceiling(struct fairq_pool *fp, const struct fq_key *k, u64 slack)
+/* Whether @k's class is above its ceiling now. */
+static bool above_ceiling(struct fairq_pool *fp, const struct fq_key *k)
 {
-	return k->cls.limit_pct &&
-	       atomic64_read(ceiling_clock(fp, k)) > (s64)(ktime_get_ns() + slack);
+	return k->cls.limit_pct && atomic64_read(ceiling_clock(fp, k)) > (s64)ktime_get_ns();
 }
 
 /*
  * A start that fell due while its key waited for its turn (a busy pool) is not spent later:
  * a key whose start is more than an interval and the burst's tolerance past books again.
  * Otherwise keys that waited together would start together when their turns come, past the
- * class's burst.  @slack: how much later still counts (pick's, so that it serves the key
- * has_work found ready a moment before).
+ * class's burst.
  */
-static bool start_stale(const struct fq_key *k, u64 slack)
+static bool start_stale(const struct fq_key *k)
 {
 	return k->token && k->cls.interval_ns &&
-	       ktime_get_ns() > k->start_ns + k->cls.interval_ns + k->cls.tolerance_ns + slack;
+	       ktime_get_ns() > k->start_ns + k->cls.interval_ns + k->cls.tolerance_ns;
 }
 
 /*
@@ -740,11 +738,10 @@ static void next_turn(struct fairq_pool *fp, struct fq_pool *p, struct fq_key *k
 /*
  * The key to serve next, at the head of the list to serve next (*@list), or NULL: turns
  * that are over before they began move on, and keys whose start went stale book again (and
- * may be paced).  has_work and pick both ask it, under the same lock hold, so that has_work
- * is exact: pick, with @slack, finds the key has_work found.
+ * may be paced).  has_work and pick both ask it, so that has_work says exactly whether pick,
+ * at that moment, would serve a key.
  */
-static struct fq_key *next_key(struct fairq_pool *fp, struct fq_pool *p, u64 slack,
-			       struct list_head **list)
+static struct fq_key *next_key(struct fairq_pool *fp, struct fq_pool *p, struct list_head **list)
 {
 	struct fq_key *k;
 
@@ -759,14 +756,14 @@ static struct fq_key *next_key(struct fairq_pool *fp, struct fq_pool *p, u64 sla
 			next_turn(fp, p, k);
 			continue;
 		}
-		if (unlikely(start_stale(k, slack))) {
+		if (unlikely(start_stale(k))) {
 			k->token = false;
 			admit_or_pace(fp, p, k);
 			if (!in_rotation(k))
 				continue;
 		}
 		/* another key of its class, here or in another pool, took it to its ceiling */
-		if (unlikely(above_ceiling(fp, k, slack))) {
+		if (unlikely(above_ceiling(fp, k))) {
 			admit_or_pace(fp, p, k);
 			if (!in_rotation(k))
 				continue;
@@ -780,7 +777,7 @@ static bool fq_has_work(struct fairq_pool *fp)
 {
 	struct list_head *list;
 
-	return next_key(fp, fqp(fp), 0, &list);
+	return next_key(fp, fqp(fp), &list);
 }
 
 /*
@@ -1213,7 +1210,7 @@ static struct svc_xprt *fq_pick(struct fairq_pool *fp)
 {
 	struct fq_pool *p = fqp(fp);
 	struct list_head *list;
-	struct fq_key *k = next_key(fp, p, NSEC_PER_MSEC, &list);
+	struct fq_key *k = next_key(fp, p, &list);
 
 	if (!k)
 		return NULL;
