@@ -632,12 +632,12 @@ static void pace(struct fairq_pool *fp, struct fq_pool *p, struct fq_key *k,
  * holds only keys that can be served, has_work stays exact, and the starts of the class,
  * shared with the service's other pools, go to its keys in the order they booked them.
  */
-static void admit_or_pace(struct fairq_pool *fp, struct fq_pool *p, struct fq_key *k)
+static void limited_admit_or_pace(struct fairq_pool *fp, struct fq_pool *p, struct fq_key *k)
 {
 	struct fairq_class_clock *clock;
 	u64 now;
 
-	if ((!k->cls.interval_ns && !k->cls.limit_pct) || !in_rotation(k))
+	if (!in_rotation(k))
 		return;
 	clock = class_clock(fp, k);
 	now = ktime_get_ns();
@@ -654,6 +654,13 @@ static void admit_or_pace(struct fairq_pool *fp, struct fq_pool *p, struct fq_ke
 		k->due_ns = max_t(s64, k->due_ns, atomic64_read(ceiling_clock(fp, k)));
 	if (k->due_ns > now)
 		pace(fp, p, k, clock, now);
+}
+
+/* Called on every enqueue and dispatch: a key of no limited class costs a test here. */
+static inline void admit_or_pace(struct fairq_pool *fp, struct fq_pool *p, struct fq_key *k)
+{
+	if (k->cls.interval_ns || k->cls.limit_pct)
+		limited_admit_or_pace(fp, p, k);
 }
 
 /* Whether @k's class is above its ceiling now. */
