@@ -622,7 +622,10 @@ def s6_keys(data):
             freed = c["keys_before_free"] - c["keys_after_free"]
             s["keys_freed"] = freed
             s["slab_bytes_per_key"] = c["slab_bytes_freed"] / freed if freed > 0 else None
-            s["kmalloc192_per_key"] = c["kmalloc192_freed"] / freed if freed > 0 else None
+            # runs before the cache was found by its fall counted kmalloc-192's alone
+            s["kmalloc_key_size"] = c.get("kmalloc_key_size", 192)
+            fell = c.get("kmalloc_key_freed", c.get("kmalloc192_freed", 0))
+            s["kmalloc_per_key"] = fell / freed if freed > 0 else None
             s["slab_kb_per_key"] = c["slab_kb_freed"] / freed if freed > 0 else None
             s["mem_kb_per_conn"] = (c["mem_available_kb_before"] - c["mem_available_kb"]) / c["connections"]
             if "mem_available_kb_stopped" in c:
@@ -776,9 +779,9 @@ def scenario6(data, md, res):
                   "kernel's netlink dump). Complete: every dump's JSON has one key for each established "
                   "connection (`ss` on the server), no duplicates. Slab per key: with the clients stopped, "
                   "changing the key tunable (to 1 and back) rebuilds the pools and frees every key while every socket "
-                  "stays; the fall of the slab caches' active bytes (/proc/slabinfo), of kmalloc-192's "
-                  "active objects (where a struct fq_key lives) and of /proc/meminfo Slab, over the keys "
-                  "freed. Memory per connection: the fall of MemAvailable since before the first step, "
+                  "stays; the fall of the slab caches' active bytes (/proc/slabinfo), of the active objects of "
+                  "the kmalloc size that fell most (where a struct fq_key lives) and of /proc/meminfo Slab, "
+                  "over the keys freed. Memory per connection: the fall of MemAvailable since before the first step, "
                   "over the connections open, when the step's keys were all there and again with the "
                   "clients stopped after the dumps (both TCP ends, nfsd's and fairq-load's state); a "
                   "step that the memory left would not hold at the larger figure is skipped. The target for a dump of 10,000 keys is "
@@ -804,9 +807,9 @@ def scenario6(data, md, res):
                          ("yes (%d keys, %.1f MB)" % (s["busy"]["json_keys"] or s["idle"]["json_keys"],
                                                       (s["busy"]["json_bytes"] or s["idle"]["json_bytes"]) / 1e6)
                           if s["json_complete"] else "**no**"),
-                         "%s B (kmalloc-192 %.2f objects, Slab %.0f B)" % (
+                         "%s B (kmalloc-%d %.2f objects, Slab %.0f B)" % (
                              "%.0f" % s["slab_bytes_per_key"] if s["slab_bytes_per_key"] is not None else "–",
-                             s["kmalloc192_per_key"] or 0, 1024 * (s["slab_kb_per_key"] or 0)),
+                             s["kmalloc_key_size"], s["kmalloc_per_key"] or 0, 1024 * (s["slab_kb_per_key"] or 0)),
                          "%.0f kB%s" % (s["mem_kb_per_conn"], ", %.0f kB after the dumps" % s["mem_kb_per_conn_stopped"]
                                         if "mem_kb_per_conn_stopped" in s else "")])
         table(md, ["connections", "opened", "keys", "setup s", "dump busy, median", "dump idle, median",

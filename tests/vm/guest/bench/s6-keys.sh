@@ -54,12 +54,23 @@ has_part() { case " $B6_PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 has_fairq() { bench_scheds | grep -qx fq; }
 elapsed() { awk -v a="$1" -v b="${2:-$EPOCHREALTIME}" 'BEGIN { printf "%.3f", b - a }'; }
 ns_of() { echo $((($1 - 1) % FAIRQ_CLIENTS + 1)); }	# client I's namespace
-# slab: active objects times object size over every cache, and the active objects of the
-# kmalloc-192 caches, where a struct fq_key (152 bytes) lives (one cache, or with
-# CONFIG_RANDOM_KMALLOC_CACHES one of kmalloc-rnd-NN-192)
+# slab: active objects times object size over every cache, then the active objects of each
+# kmalloc size as SIZE:N,SIZE:N,... (kmalloc-SIZE and CONFIG_RANDOM_KMALLOC_CACHES's
+# kmalloc-rnd-NN-SIZE summed)
 slab_snap() {
-	awk 'NR > 2 { b += $2 * $4 } $1 ~ /^kmalloc(-rnd-[0-9]+)?-192$/ { k += $2 }
-	     END { printf "%d %d\n", b, k }' /proc/slabinfo
+	awk 'NR > 2 { b += $2 * $4 }
+	     $1 ~ /^kmalloc-(rnd-[0-9]+-)?[0-9]+$/ { n = split($1, f, "-"); k[f[n]] += $2 }
+	     END { printf "%d ", b; sep = ""; for (s in k) { printf "%s%s:%d", sep, s, k[s]; sep = "," } print "" }' \
+		/proc/slabinfo
+}
+# kmalloc_fall BEFORE AFTER: the kmalloc size whose active objects fell most between two
+# slab_snap lists, and by how many: "SIZE N" (where a struct fq_key lives, whatever its size)
+kmalloc_fall() {
+	awk -v a="$1" -v b="$2" 'BEGIN {
+		n = split(a, x, ","); for (i = 1; i <= n; i++) { split(x[i], y, ":"); c[y[1]] = y[2] }
+		n = split(b, x, ","); for (i = 1; i <= n; i++) { split(x[i], y, ":"); c[y[1]] -= y[2] }
+		best = 0; size = 0; for (s in c) if (c[s] > best) { best = c[s]; size = s }
+		print size, best }'
 }
 meminfo() { awk -v f="$1:" '$1 == f { print $2 }' /proc/meminfo; }
 
@@ -386,10 +397,11 @@ if has_part c && has_fairq; then
 		k1=$(fairq_pool_sum keys)
 		echo 3 >"$FQ_TUNABLES/key"
 		freed=$((k0 - k1))
+		read -r kcache kfell <<<"$(kmalloc_fall "$kc0" "$kc1")"
 		[ "$k0" -gt 0 ] && [ "$freed" = 0 ] && error=${error:-"changing the key freed no key"}
-		echo "{\"kind\":\"keys\",\"sched\":\"fq\",\"target\":$target,\"connections\":$opened,\"processes\":$proc,\"keys\":$keys,\"key_buckets\":$buckets,\"setup_s\":$setup,\"error\":\"$error\",\"mem_available_kb_before\":$mem0,\"mem_available_kb\":$avail1,\"mem_available_kb_stopped\":$avail2,\"slab_bytes_at_start\":${slab0% *},\"slab_bytes_at_keys\":${slab1% *},\"keys_before_free\":$k0,\"keys_after_free\":$k1,\"slab_bytes_freed\":$((sb0 - sb1)),\"kmalloc192_freed\":$((kc0 - kc1)),\"slab_kb_freed\":$((slabkb0 - slabkb1))}" >>"$B_OUT/cells.jsonl"
+		echo "{\"kind\":\"keys\",\"sched\":\"fq\",\"target\":$target,\"connections\":$opened,\"processes\":$proc,\"keys\":$keys,\"key_buckets\":$buckets,\"setup_s\":$setup,\"error\":\"$error\",\"mem_available_kb_before\":$mem0,\"mem_available_kb\":$avail1,\"mem_available_kb_stopped\":$avail2,\"slab_bytes_at_start\":${slab0% *},\"slab_bytes_at_keys\":${slab1% *},\"keys_before_free\":$k0,\"keys_after_free\":$k1,\"slab_bytes_freed\":$((sb0 - sb1)),\"kmalloc_key_size\":$kcache,\"kmalloc_key_freed\":$kfell,\"slab_kb_freed\":$((slabkb0 - slabkb1))}" >>"$B_OUT/cells.jsonl"
 		ncells=$((ncells + 1))
-		log "(c) $target: freeing $freed keys freed $((sb0 - sb1)) slab bytes ($((freed ? (sb0 - sb1) / freed : 0)) per key), kmalloc-192 objects $((kc0 - kc1))"
+		log "(c) $target: freeing $freed keys freed $((sb0 - sb1)) slab bytes ($((freed ? (sb0 - sb1) / freed : 0)) per key), kmalloc-$kcache objects $kfell"
 		echo $D_US >/sys/module/fairq_svctime/parameters/delay_us
 	done
 	# the end: calls in flight served at D=0, then every client closes its connections
