@@ -175,10 +175,57 @@ int fc_key_parse(const char *text, struct fc_key_id *id)
 	return ok ? 0 : -EINVAL;
 }
 
+/* @v in decimal at @p; returns the end. */
+static char *put_decimal(char *p, unsigned int v)
+{
+	char digits[10];
+	unsigned int n = 0;
+
+	do {
+		digits[n++] = '0' + v % 10;
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = digits[--n];
+	return p;
+}
+
+/*
+ * An IPv4 key of address, subnet or connection into @buf (room for "255.255.255.255:65535"),
+ * written by hand: inet_ntop and snprintf were a third of a 10,000-key dump's user time.
+ * Return: false for any other key (fc_key_format's general path).
+ */
+static bool format_v4(const struct fc_key_id *id, char *buf)
+{
+	char *p = buf;
+	unsigned int i;
+
+	if (id->family != AF_INET || (id->type != FAIRQ_KEY_TYPE_ADDR &&
+				      id->type != FAIRQ_KEY_TYPE_SUBNET &&
+				      id->type != FAIRQ_KEY_TYPE_CONN))
+		return false;
+	for (i = 0; i < 4; i++) {
+		if (i)
+			*p++ = '.';
+		p = put_decimal(p, id->addr[i]);
+	}
+	if (id->type == FAIRQ_KEY_TYPE_SUBNET) {
+		*p++ = '/';
+		p = put_decimal(p, id->prefix_len);
+	} else if (id->type == FAIRQ_KEY_TYPE_CONN) {
+		*p++ = ':';
+		p = put_decimal(p, ntohs(id->port));
+	}
+	*p = '\0';
+	return true;
+}
+
 const char *fc_key_format(const struct fc_key_id *id, char *buf, size_t len)
 {
 	char a[INET6_ADDRSTRLEN] = "?";
 
+	if (len >= sizeof("255.255.255.255:65535") && format_v4(id, buf))
+		return buf;
 	if (id->family == AF_INET || id->family == AF_INET6)
 		inet_ntop(id->family, id->addr, a, sizeof(a));
 	switch (id->type) {

@@ -110,9 +110,12 @@ static void indent(void)
 		emit_str("  ");
 }
 
+/* the characters a JSON string cannot hold as they are */
+static const bool json_special[256] = { [0 ... 0x1f] = true, ['"'] = true, ['\\'] = true };
+
 static bool json_plain(unsigned char c)
 {
-	return c >= 0x20 && c != '"' && c != '\\';
+	return !json_special[c];
 }
 
 static void json_escaped(const char *s)
@@ -144,6 +147,37 @@ static void json_escaped(const char *s)
 	emit_char('"');
 }
 
+/*
+ * @s as a JSON string.  Nearly every string is plain (names are this program's identifiers,
+ * values are keys and names): copied while checked, in one pass over local pointers, and
+ * escaped by json_escaped() only when a character needs it.  A dump of 10,000 keys writes
+ * 180,000 strings.
+ */
+static void json_string(const char *s)
+{
+	size_t n = strlen(s);
+	const char *src = s;
+	char *dst, *end;
+
+	if (olen + n + 2 > sizeof(obuf))
+		out_flush();
+	if (n + 2 > sizeof(obuf)) {
+		json_escaped(s);
+		return;
+	}
+	dst = obuf + olen;
+	*dst++ = '"';
+	for (end = dst + n; dst < end; dst++, src++) {
+		if (json_special[(unsigned char)*src]) {
+			json_escaped(s);	/* writes over the partial copy */
+			return;
+		}
+		*dst = *src;
+	}
+	*dst++ = '"';
+	olen = dst - obuf;
+}
+
 /* Start a member of the current container: separator, indentation, and the key if any. */
 static void member(const char *key)
 {
@@ -153,8 +187,10 @@ static void member(const char *key)
 	if (depth)
 		indent();
 	if (key) {
-		json_escaped(key);
-		emit_str(fc_out_opts.pretty ? ": " : ":");
+		json_string(key);
+		emit_char(':');
+		if (fc_out_opts.pretty)
+			emit_char(' ');
 	}
 }
 
@@ -247,7 +283,7 @@ void out_str(enum fc_out w, const char *key, const char *fmt, const char *val)
 {
 	if (json_side(w)) {
 		member(key);
-		json_escaped(val);
+		json_string(val);
 	} else if (text_side(w)) {
 		printf(fmt, val);
 	}

@@ -66,7 +66,12 @@ const struct fc_module_num_def fc_module_nums[FC_MODULE_NUMS] = {
 /* An attribute's value, or @missing (strings) or 0 when the kernel did not send it. */
 void fc_attr_str(char *dst, size_t len, struct nlattr *a, const char *missing)
 {
-	snprintf(dst, len, "%s", a ? nla_get_string(a) : missing);
+	const char *src = a ? nla_get_string(a) : missing;
+	size_t n = strnlen(src, len - 1);
+
+	/* as snprintf("%s") would, without its cost in a dump's every key */
+	memcpy(dst, src, n);
+	dst[n] = '\0';
 }
 
 uint64_t fc_attr_u64(struct nlattr *a)

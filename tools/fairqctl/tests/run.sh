@@ -413,6 +413,20 @@ else
 	not_ok "test_class builds: $(head -n 5 "$tmp/cc")"
 fi
 
+# --- the output's fast paths (keys as text, JSON strings): tests/test_output.c ---
+# shellcheck disable=SC2046
+if tc_cc -c -o "$tmp/cmd_class.o" "$top/cmd_class.c" >>"$tmp/cc" 2>&1 &&
+	tc_cc -o "$tmp/test_output" "$here/test_output.c" "${tc_objs[@]}" "$tmp/cmd_class.o" \
+		$(pkg-config --libs libnl-3.0 libnl-genl-3.0) -lm >>"$tmp/cc" 2>&1; then
+	if "$tmp/test_output" >"$tmp/out" 2>&1; then
+		ok "test_output: $(tail -n 1 "$tmp/out")"
+	else
+		not_ok "test_output: $(grep -E 'FAIL|failed|not' "$tmp/out" | head -n 5)"
+	fi
+else
+	not_ok "test_output builds: $(tail -n 5 "$tmp/cc")"
+fi
+
 # --- the JSON schema: a valid draft-07 schema that takes the good samples and refuses the bad ---
 if python3 -c 'import jsonschema' 2>/dev/null; then
 	if [ -n "$test_class_ok" ]; then

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Host-side tests of the output's fast paths, no kernel needed: keys as text (IPv4 written by
+ * hand, against inet_ntop and printf, which it replaces) and JSON strings (copied when plain,
+ * escaped otherwise, names and values alike).  Prints "N passed, N failed".
+ *
+ * usage: tests/test_output
+ */
+#include <arpa/inet.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include "../fairqctl.h"
+#include "../output.h"
+#include "../../../tests/unit/check.h"
+
+/* The text of an IPv4 key as fc_key_format wrote it before its own path. */
+static void reference(const struct fc_key_id *id, char *buf, size_t len)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	inet_ntop(AF_INET, id->addr, a, sizeof(a));
+	if (id->type == FAIRQ_KEY_TYPE_SUBNET)
+		snprintf(buf, len, "%s/%u", a, id->prefix_len);
+	else if (id->type == FAIRQ_KEY_TYPE_CONN)
+		snprintf(buf, len, "%s:%u", a, ntohs(id->port));
+	else
+		snprintf(buf, len, "%s", a);
+}
+
+static void test_key_format(void)
+{
+	static const uint8_t bytes[] = { 0, 1, 9, 10, 99, 100, 199, 255 };
+	static const uint16_t ports[] = { 0, 1, 812, 2049, 9999, 10000, 65535 };
+	static const uint8_t type[] = { FAIRQ_KEY_TYPE_ADDR, FAIRQ_KEY_TYPE_SUBNET,
+					 FAIRQ_KEY_TYPE_CONN };
+	struct fc_key_id id = { .family = AF_INET };
+	char got[64], want[64], small[8];
+	unsigned int i, t, mismatches = 0, n = 0;
+
+	srandom(1);
+	for (i = 0; i < 20000; i++) {
+		unsigned int j;
+
+		for (j = 0; j < 4; j++)
+			id.addr[j] = i < 4096 ? bytes[(i >> (3 * j)) & 7] : random() & 0xff;
+		id.port = htons(ports[i % 7] + (i >= 4096 ? random() % 10 : 0));
+		id.prefix_len = i % 33;
+		for (t = 0; t < 3; t++) {
+			id.type = type[t];
+			fc_key_format(&id, got, sizeof(got));
+			reference(&id, want, sizeof(want));
+			n++;
+			if (strcmp(got, want) && mismatches++ < 5)
+				printf("key type %u: '%s', not '%s'\n", id.type, got, want);
+		}
+	}
+	CHECK(!mismatches, "%u of %u IPv4 keys written unlike inet_ntop and printf", mismatches, n);
+
+	/* a buffer too small for the longest IPv4 key takes the general path, cut short */
+	id.type = FAIRQ_KEY_TYPE_CONN;
+	memcpy(id.addr, (uint8_t[]){ 255, 255, 255, 255 }, 4);
+	id.port = htons(65535);
+	fc_key_format(&id, small, sizeof(small));
+	CHECK(!strcmp(small, "255.255"), "a key cut to 8 bytes is '%s'", small);
+	/* other families and types are unchanged */
+	memset(&id, 0, sizeof(id));
+	id.type = FAIRQ_KEY_TYPE_CONN;
+	id.family = AF_INET6;
+	id.addr[15] = 7;
+	id.port = htons(812);
+	fc_key_format(&id, got, sizeof(got));
+	CHECK(!strcmp(got, "[::7]:812"), "an IPv6 connection is '%s'", got);
+	id.family = 0;
+	fc_key_format(&id, got, sizeof(got));
+	CHECK(!strcmp(got, "conn:shared"), "the shared UDP key is '%s'", got);
+}
+
+/* stdout while @fn runs with @arg, in @buf, without the separator of members after the first */
+static const char *captured(void (*fn)(const char *arg), const char *arg, char *buf, size_t len)
+{
+	FILE *f = tmpfile();
+	int saved;
+	size_t n;
+
+	if (!f)
+		return "(no tmpfile)";
+	fflush(stdout);
+	saved = dup(STDOUT_FILENO);
+	dup2(fileno(f), STDOUT_FILENO);
+	fn(arg);
+	out_flush();
+	fflush(stdout);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	rewind(f);
+	n = fread(buf, 1, len - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	if (buf[0] == ',')
+		memmove(buf, buf + 1, n);
+	return buf;
+}
+
+static void value(const char *s)
+{
+	out_str(FC_JSON, "key", NULL, s);
+}
+
+static void name(const char *s)
+{
+	out_num(FC_JSON, s, NULL, 7);
+}
+
+static void test_json_strings(void)
+{
+	static const struct {
+		const char *in, *value, *name;
+	} cases[] = {
+		{ "10.99.0.1:812", "\"key\":\"10.99.0.1:812\"", "\"10.99.0.1:812\":7" },
+		{ "", "\"key\":\"\"", "\"\":7" },
+		{ "a\"b", "\"key\":\"a\\\"b\"", "\"a\\\"b\":7" },
+		{ "back\\slash", "\"key\":\"back\\\\slash\"", "\"back\\\\slash\":7" },
+		{ "tab\there\n", "\"key\":\"tab\\there\\n\"", "\"tab\\there\\n\":7" },
+		{ "bell\a", "\"key\":\"bell\\u0007\"", "\"bell\\u0007\":7" },
+		{ "caf\xc3\xa9", "\"key\":\"caf\xc3\xa9\"", "\"caf\xc3\xa9\":7" },
+	};
+	char buf[256], *big;
+	unsigned int i;
+	size_t n;
+
+	fc_out_opts.json = true;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		captured(value, cases[i].in, buf, sizeof(buf));
+		CHECK(!strcmp(buf, cases[i].value), "value '%s' written as %s, not %s", cases[i].in,
+		      buf, cases[i].value);
+		captured(name, cases[i].in, buf, sizeof(buf));
+		CHECK(!strcmp(buf, cases[i].name), "name '%s' written as %s, not %s", cases[i].in,
+		      buf, cases[i].name);
+	}
+	/* a string longer than the output buffer (64 KiB) arrives whole */
+	n = 200000;
+	big = malloc(n + 1);
+	if (big) {
+		char *out = malloc(n + 64);
+
+		memset(big, 'x', n);
+		big[n] = '\0';
+		big[n / 2] = '"';
+		if (out) {
+			captured(value, big, out, n + 64);
+			CHECK(strlen(out) == n + 9 && !strncmp(out, "\"key\":\"x", 8) &&
+			      out[7 + n / 2] == '\\' && out[8 + n / 2] == '"',
+			      "a string of %zu bytes with a quote was written as %zu bytes", n,
+			      strlen(out));
+			free(out);
+		}
+		free(big);
+	}
+	fc_out_opts.json = false;
+}
+
+int main(void)
+{
+	test_key_format();
+	test_json_strings();
+	return check_summary();
+}
