@@ -52,54 +52,15 @@ spread=""
 for try in 1 2 3 4 5; do
 	run 12
 	# the clients' shares of the replies, their max-min fair shares given the pools their
-	# work went to, and a verdict: spread (as meant), even, moved (a client's work moved
-	# between pools during the run: no fair share to compare with) or UNFAIR
-	out=$(python3 - <<'PY'
-import itertools, json
-rate = [json.load(open("/tmp/ps-load%d.json" % i))["client"]["ops_per_s"] for i in range(4)]
-c = [rate[0] + rate[1], rate[2], rate[3]]
-got = [x / sum(c) for x in c]
-before = {(k["key"], k["pool"]): k["dispatches"] for k in json.load(open("/tmp/ps-keys0.json"))["keys"]}
-per = {}
-for k in json.load(open("/tmp/ps-keys1.json"))["keys"]:
-    per.setdefault(k["key"], {})[k["pool"]] = k["dispatches"] - before.get((k["key"], k["pool"]), 0)
-pools, moved = [], False
-for n in (11, 12, 13):
-    d = per.get("10.99.0.%d" % n, {})
-    total = sum(d.values()) or 1
-    pools.append({p for p, x in d.items() if x >= 0.25 * total})
-    moved |= any(0.05 * total < x < 0.25 * total for x in d.values()) or not pools[-1]
-# max-min fair shares, pools of capacity 1/2: raise the level of every client not yet held
-# while some demand set fits (a set of clients needs no more than its pools hold)
-fair, held = [0.0] * 3, [False] * 3
-subsets = [s for r in range(1, 4) for s in itertools.combinations(range(3), r)]
-while not moved and not all(held):
-    def room(s):
-        cap = 0.5 * len(set().union(*(pools[i] for i in s)))
-        free = [i for i in s if not held[i]]
-        return (cap - sum(fair[i] for i in s if held[i])) / len(free) if free else None
-    levels = [(room(s), s) for s in subsets if room(s) is not None]
-    level = min(l for l, _ in levels)
-    for l, s in levels:
-        if l <= level + 1e-9:
-            for i in s:
-                if not held[i]:
-                    fair[i], held[i] = level, True
-    for i in range(3):
-        if not held[i]:
-            fair[i] = level
-# as parts of all the replies (a pool no client reached adds none)
-fair = [f / sum(fair) for f in fair] if not moved else fair
-spread = len(pools[0]) == 2 and len(pools[1]) == 1 and len(pools[2]) == 1 and pools[1] != pools[2]
-verdict = "moved" if moved else \
-    "UNFAIR" if any(abs(g - f) > 0.06 for g, f in zip(got, fair)) else "spread" if spread else "even"
-print(" ".join("%.3f" % g for g in got), "fair", " ".join("%.3f" % f for f in fair),
-      "%.1f/s" % sum(c), "pools", [sorted(p) for p in pools], verdict)
-PY
+	# work went to, and a verdict (fair-share.py)
+	out=$(python3 /fairq/fair-share.py --pools 2 --before /tmp/ps-keys0.json --after /tmp/ps-keys1.json \
+		10.99.0.11=/tmp/ps-load0.json,/tmp/ps-load1.json 10.99.0.12=/tmp/ps-load2.json \
+		10.99.0.13=/tmp/ps-load3.json
 	) || fail "could not read the loads' results: $(cat /tmp/ps-load*.err)"
 	log "run $try: shares of the replies (client 1, 2, 3) $out"
 	[[ $out == *UNFAIR ]] && fail "run $try: the clients' shares are not their fair shares for the pools their work went to: $out"
-	if [[ $out == *spread ]]; then
+	# spread, as meant: client 1's work in both pools, clients 2 and 3 one each, apart
+	if [[ $out == *"pools [[0, 1], [0], [1]] fair" || $out == *"pools [[0, 1], [1], [0]] fair" ]]; then
 		spread=$try
 		break
 	fi
