@@ -785,7 +785,9 @@ def scenario6(data, md, res):
                   "over the connections open, when the step's keys were all there and again with the "
                   "clients stopped after the dumps (both TCP ends, nfsd's and fairq-load's state); a "
                   "step that the memory left would not hold at the larger figure is skipped. The target for a dump of 10,000 keys is "
-                  "50 ms on hardware; TCG is much slower.\n" % (m["delay_us"] / 1000, m["dumps"]))
+                  "50 ms%s.\n" % (m["delay_us"] / 1000, m["dumps"],
+                                  " of guest time: on this clock, 50 million guest instructions (fairqctl's and the "
+                                  "kernel's together)" if on_icount(m) else " on hardware; TCG on a wall clock is much slower"))
         rows = []
         for s in steps:
             if s.get("skipped"):
@@ -1486,15 +1488,20 @@ def unload_note(tl):
     def mean(a, b):
         v = [x for t, x in zip(tl["t"], totals) if a <= t < b]
         return sum(v) / len(v) if v else float("nan")
-    fq, rm, mp = ev.get("fq", ev["rmmod"])["wall"], ev["rmmod"], ev["modprobe"]["wall"]
-    low = min((x for t, x in zip(tl["t"], totals) if rm["wall"] - tl["step_s"] <= t <= rm["wall_end"] + tl["step_s"]),
-              default=float("nan"))
+    def lowest(e, after):
+        # the lowest step from one step before the event to one after its end (or @after s)
+        end = e.get("wall_end", e["wall"] + after)
+        return min((x for t, x in zip(tl["t"], totals) if e["wall"] - tl["step_s"] <= t <= end + tl["step_s"]),
+                   default=float("nan"))
+    fq, rm, mp = ev.get("fq", ev["rmmod"])["wall"], ev["rmmod"], ev["modprobe"]
+    took = " (it took %.2f s)" % (mp["wall_end"] - mp["wall"]) if "wall_end" in mp else ""
     return (" Last, under the same load: fq, then `rmmod fairq` (it took %.2f s, shaded grey) and `modprobe "
-            "fairq` (dotted lines). The pool's total was %.0f RPC/s under fq before the unload, %.0f RPC/s in the "
-            "%g s steps around it at the lowest, %.0f RPC/s between unload and load (the kernel's own "
-            "dispatch) and %.0f RPC/s after the load (fifo)." %
-            (rm["wall_end"] - rm["wall"], mean(fq + 1, rm["wall"]), low, tl["step_s"],
-             mean(rm["wall_end"] + 1, mp), mean(mp + 1, tl["t"][-1] + 1)))
+            "fairq`%s (dotted lines). The pool's total was %.0f RPC/s under fq before the unload, %.0f RPC/s "
+            "at the lowest in the %g s steps around it, %.0f RPC/s between unload and load (the kernel's own "
+            "dispatch), %.0f RPC/s at the lowest around the load, and %.0f RPC/s after it (fifo)." %
+            (rm["wall_end"] - rm["wall"], took, mean(fq + 1, rm["wall"]), lowest(rm, 0), tl["step_s"],
+             mean(rm["wall_end"] + 1, mp["wall"]), lowest(mp, 1), mean(mp.get("wall_end", mp["wall"]) + 1,
+                                                                        tl["t"][-1] + 1)))
 
 
 def plot_s6_timeline(r):

@@ -174,11 +174,12 @@ if has_part a; then
 		sleep "$B6_SECS"
 		t_modprobe=$EPOCHREALTIME
 		modprobe fairq || fail "modprobe fairq under (a)'s load failed"
+		t_modprobe_done=$EPOCHREALTIME
 		bench_tune	# a new module starts from the defaults: (b) to (d) measure B_TUNE too
 		sleep "$B6_SECS"
-		printf '[{"what":"fq","wall":%s},{"what":"rmmod","wall":%s,"wall_end":%s},{"what":"modprobe","wall":%s}]\n' \
-			"$t_fq" "$t_rmmod" "$t_rmmod_done" "$t_modprobe" >"$B_OUT/fair-events.json"
-		log "(a) rmmod under load took $(elapsed "$t_rmmod" "$t_rmmod_done") s"
+		printf '[{"what":"fq","wall":%s},{"what":"rmmod","wall":%s,"wall_end":%s},{"what":"modprobe","wall":%s,"wall_end":%s}]\n' \
+			"$t_fq" "$t_rmmod" "$t_rmmod_done" "$t_modprobe" "$t_modprobe_done" >"$B_OUT/fair-events.json"
+		log "(a) rmmod under load took $(elapsed "$t_rmmod" "$t_rmmod_done") s, modprobe $(elapsed "$t_modprobe" "$t_modprobe_done") s"
 	fi
 	fairq_set_sched fifo
 	load_stop
