@@ -113,7 +113,7 @@ nl-check: quick-prereqs
 	bash tools/ynl-regen.sh --check
 
 # The load generator, and the benchmarks that drive it in the VM (docs/benchmarks.md).
-.PHONY: fairq-load load-test bench bench-prereqs budget
+.PHONY: fairq-load load-test bench bench-prereqs budget dump-profile
 fairq-load:
 	$(MAKE) -C tools/fairq-load VERSION=$(VERSION)
 
@@ -128,6 +128,10 @@ bench: bench-prereqs
 
 budget: prereqs
 	bash tests/bench/budget.sh
+
+# fairqctl's own instructions for a dump of DUMP_KEYS keys (callgrind on the host)
+dump-profile:
+	bash tests/bench/dump-profile.sh
 
 # Packages (docs/packaging.md), built from a clean copy of the tree into build/pkg/.
 pkg-prereqs:
