@@ -75,6 +75,10 @@ style: quick-prereqs
 	@# a policy is built against its API (include/fairq/) only, never the core's own headers
 	@if grep -n '#include "\.\./' src/sched/*.[ch]; then \
 		echo "a policy includes the core's own headers: only <fairq/...> is its API" >&2; exit 1; fi
+	@# hook points are filtered by address: a filter by name makes ftrace look up the symbol of
+	@# every traceable function (most of a CPU-second of modprobe; src/hook.c)
+	@if grep -n 'ftrace_set_filter(' src/*.c src/*/*.c; then \
+		echo "an ftrace filter by name: filter by address (ftrace_set_filter_ip)" >&2; exit 1; fi
 
 build-check: prereqs
 	bash tests/build-check.sh $(filter-out all,$(KERNELS))

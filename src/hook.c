@@ -6,7 +6,7 @@
  *  - svc_xprt_enqueue (exported): an IPMODIFY redirect to fairq_enqueue() for nfsd transports.
  *    Calls made from fairq itself are left alone, which is how fairq reaches the original.
  *  - the thread-side pull point (svc_thread_should_sleep on 6.7+, svc_xprt_dequeue on 6.1;
- *    static, attached by name within sunrpc): an entry callback that feeds the pool.
+ *    static, found by a kprobe lookup at load): an entry callback that feeds the pool.
  *  - svc_exit_thread (exported): entry callback, to move work off a pool losing its last thread.
  *  - svc_destroy (exported): redirected to a wrapper that drops fairq's state and waits for
  *    an RCU grace period before the real function frees the service's pools.
@@ -168,10 +168,11 @@ static void notrace pull_entry(unsigned long ip, unsigned long parent_ip,
  */
 /*
  * svc_process, svc_send and svc_drop (where a request starts, and where it ends: with a
- * reply, or dropped) are global but not exported on every kernel: their addresses come from
- * a kprobe lookup at load.  They are compared against, never called.
+ * reply, or dropped) are global but not exported on every kernel, and the pull point is
+ * static: their addresses come from a kprobe lookup at load.  They are compared against,
+ * never called.
  */
-static unsigned long process_addr, send_addr, drop_addr;
+static unsigned long process_addr, send_addr, drop_addr, pull_addr;
 
 static void notrace thread_hook(unsigned long ip, unsigned long parent_ip,
 				struct ftrace_ops *op, struct ftrace_regs *fregs)
@@ -220,8 +221,8 @@ static struct ftrace_ops request_ops = { .func = request_hook, .flags = FAIRQ_HO
 struct fairq_hook_point {
 	const char *what;
 	struct ftrace_ops *ops;
-	unsigned long addr;		/* exported function, or 0 to match static @what by name */
-	unsigned long *resolved;	/* or: look @what up at load and keep its address here */
+	unsigned long addr;		/* exported function, or 0 and: */
+	unsigned long *resolved;	/* look @what up at load and keep its address here */
 	bool optional;			/* a kernel without it loses only some accounting */
 };
 
@@ -238,7 +239,7 @@ static struct fairq_hook_point points[] = {
 	 */
 	{ "svc_drop", &request_ops, 0, &drop_addr, true },
 	{ "svc_exit_thread", &thread_ops, (unsigned long)svc_exit_thread },
-	{ FAIRQ_PULL_SYMBOL, &thread_ops, 0 },	/* static: matched by name */
+	{ FAIRQ_PULL_SYMBOL, &thread_ops, 0, &pull_addr },
 	{ "svc_xprt_enqueue", &enqueue_ops, (unsigned long)svc_xprt_enqueue },
 };
 
@@ -318,20 +319,21 @@ static unsigned long resolve(const char *name)
 	return addr;
 }
 
+/*
+ * Every point is filtered by its address.  A filter by name makes ftrace look up the symbol
+ * of every traceable function of the kernel and of each loaded module, the modules' by a walk
+ * of their symbol tables: one name cost a modprobe 560 million of its 630 million guest
+ * instructions on 6.12, most of a CPU for most of a second on a server already busy.
+ */
 static int point_set_filter(struct fairq_hook_point *p)
 {
-	char buf[64];
-
 	if (p->resolved) {
 		*p->resolved = resolve(p->what);
 		if (!*p->resolved)
 			return -ENOENT;
 		p->addr = *p->resolved;
 	}
-	if (p->addr)
-		return ftrace_set_filter_ip(p->ops, p->addr, 0, 0);
-	strscpy(buf, p->what, sizeof(buf));
-	return ftrace_set_filter(p->ops, buf, strlen(buf), 0);
+	return ftrace_set_filter_ip(p->ops, p->addr, 0, 0);
 }
 
 /**
