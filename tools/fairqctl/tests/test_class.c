@@ -13,6 +13,7 @@
 #include <netlink/genl/genl.h>
 #include "../cmd_class.c"
 #include "../../../tests/unit/check.h"
+#include "capture.h"
 
 static FILE *json_docs;
 
@@ -20,25 +21,10 @@ static FILE *json_docs;
 static const char *printed(void (*print)(const void *arg), const void *arg, char *buf,
 			   size_t len)
 {
-	FILE *f = tmpfile();
 	char *t;
 	size_t n;
-	int saved;
 
-	if (!f)
-		return "(no tmpfile)";
-	fflush(stdout);
-	saved = dup(STDOUT_FILENO);
-	dup2(fileno(f), STDOUT_FILENO);
-	print(arg);
-	out_flush();
-	fflush(stdout);
-	dup2(saved, STDOUT_FILENO);
-	close(saved);
-	rewind(f);
-	n = fread(buf, 1, len - 1, f);
-	buf[n] = '\0';
-	fclose(f);
+	captured(print, arg, buf, len);
 	if (fc_out_opts.json && json_docs)
 		fputs(buf, json_docs);
 	t = strstr(buf, "\"time\":");

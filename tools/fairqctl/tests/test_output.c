@@ -14,6 +14,7 @@
 #include "../fairqctl.h"
 #include "../output.h"
 #include "../../../tests/unit/check.h"
+#include "capture.h"
 
 /* The text of an IPv4 key as fc_key_format wrote it before its own path. */
 static void reference(const struct fc_key_id *id, char *buf, size_t len)
@@ -77,38 +78,21 @@ static void test_key_format(void)
 	CHECK(!strcmp(got, "conn:shared"), "the shared UDP key is '%s'", got);
 }
 
-/* stdout while @fn runs with @arg, in @buf, without the separator of members after the first */
-static const char *captured(void (*fn)(const char *arg), const char *arg, char *buf, size_t len)
+/* what @fn prints for @s, without the separator of the members after the first */
+static const char *printed(void (*fn)(const void *s), const char *s, char *buf, size_t len)
 {
-	FILE *f = tmpfile();
-	int saved;
-	size_t n;
-
-	if (!f)
-		return "(no tmpfile)";
-	fflush(stdout);
-	saved = dup(STDOUT_FILENO);
-	dup2(fileno(f), STDOUT_FILENO);
-	fn(arg);
-	out_flush();
-	fflush(stdout);
-	dup2(saved, STDOUT_FILENO);
-	close(saved);
-	rewind(f);
-	n = fread(buf, 1, len - 1, f);
-	buf[n] = '\0';
-	fclose(f);
+	captured(fn, s, buf, len);
 	if (buf[0] == ',')
-		memmove(buf, buf + 1, n);
+		memmove(buf, buf + 1, strlen(buf));
 	return buf;
 }
 
-static void value(const char *s)
+static void value(const void *s)
 {
 	out_str(FC_JSON, "key", NULL, s);
 }
 
-static void name(const char *s)
+static void name(const void *s)
 {
 	out_num(FC_JSON, s, NULL, 7);
 }
@@ -132,10 +116,10 @@ static void test_json_strings(void)
 
 	fc_out_opts.json = true;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		captured(value, cases[i].in, buf, sizeof(buf));
+		printed(value, cases[i].in, buf, sizeof(buf));
 		CHECK(!strcmp(buf, cases[i].value), "value '%s' written as %s, not %s", cases[i].in,
 		      buf, cases[i].value);
-		captured(name, cases[i].in, buf, sizeof(buf));
+		printed(name, cases[i].in, buf, sizeof(buf));
 		CHECK(!strcmp(buf, cases[i].name), "name '%s' written as %s, not %s", cases[i].in,
 		      buf, cases[i].name);
 	}
@@ -149,7 +133,7 @@ static void test_json_strings(void)
 		big[n] = '\0';
 		big[n / 2] = '"';
 		if (out) {
-			captured(value, big, out, n + 64);
+			printed(value, big, out, n + 64);
 			CHECK(strlen(out) == n + 9 && !strncmp(out, "\"key\":\"x", 8) &&
 			      out[7 + n / 2] == '\\' && out[8 + n / 2] == '"',
 			      "a string of %zu bytes with a quote was written as %zu bytes", n,
