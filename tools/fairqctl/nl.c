@@ -71,9 +71,12 @@ int fc_nl_open(struct fc_nl **nlp)
 	set_opt(nl->sk, NETLINK_EXT_ACK);
 	set_opt(nl->sk, NETLINK_CAP_ACK);
 	/*
-	 * Read dumps in 32 KiB: the kernel sizes a dump's messages by the reader's buffer (up to
-	 * 32 KiB), and libnl's default of a page made a dump of 10,000 keys some 500 rounds of
-	 * the module's dump callback and two system calls each, instead of about 60.
+	 * Read in 32 KiB, the most the kernel puts in one dump message (it sizes them by the
+	 * reader's buffer): libnl's default of 16 KiB, each read after a peek at its size, made
+	 * a dump of 10,000 keys about 140 rounds of the module's dump callback and two system
+	 * calls each, instead of about 70 and one.  A set size ends libnl's peek-and-grow, so no
+	 * reply on this socket may be larger: the module's replies are of NLMSG_GOODSIZE, and
+	 * its events come on nl->ev, which keeps libnl's defaults.
 	 */
 	nl_socket_set_msg_buf_size(nl->sk, 32768);
 	nl->family = genl_ctrl_resolve(nl->sk, FAIRQ_FAMILY_NAME);
