@@ -37,6 +37,7 @@ static size_t len, cap, skb_start;
 static size_t *skb_end;		/* where each skb ends in @reply */
 static unsigned int nr_skbs, skb_cap, next_skb;
 static size_t reader_max = SKB_MIN;	/* the largest buffer recvmsg() was given */
+static int netlink_fd = -1;		/* the socket the requests came on */
 
 static void *room(size_t n)
 {
@@ -244,15 +245,21 @@ ssize_t sendmsg(int fd, const struct msghdr *m, int flags)
 			real = dlsym(RTLD_NEXT, "sendmsg");
 		return real(fd, m, flags);
 	}
+	netlink_fd = fd;
 	answer(m->msg_iov[0].iov_base);
 	return m->msg_iov[0].iov_len;
 }
 
 ssize_t recvmsg(int fd, struct msghdr *m, int flags)
 {
+	static ssize_t (*real)(int fd, struct msghdr *m, int flags);
 	size_t start, n, offered = m->msg_iov[0].iov_len;
 
-	(void)fd;
+	if (fd != netlink_fd) {
+		if (!real)
+			real = dlsym(RTLD_NEXT, "recvmsg");
+		return real(fd, m, flags);
+	}
 	if (next_skb == nr_skbs) {
 		errno = EAGAIN;
 		return -1;

@@ -786,8 +786,9 @@ def scenario6(data, md, res):
                   "clients stopped after the dumps (both TCP ends, nfsd's and fairq-load's state); a "
                   "step that the memory left would not hold at the larger figure is skipped. The target for a dump of 10,000 keys is "
                   "50 ms%s.\n" % (m["delay_us"] / 1000, m["dumps"],
-                                  " of guest time: on this clock, 50 million guest instructions (fairqctl's and the "
-                                  "kernel's together)" if on_icount(m) else " on hardware; TCG on a wall clock is much slower"))
+                                  " of guest time, which on this clock counts the instructions the guest's CPUs "
+                                  "execute, 2^%s ns each" % (m.get("clock", "").partition("shift=")[2] or "0")
+                                  if on_icount(m) else " on hardware; TCG on a wall clock is much slower"))
         rows = []
         for s in steps:
             if s.get("skipped"):
@@ -1495,8 +1496,8 @@ def unload_note(tl):
                    default=float("nan"))
     fq, rm, mp = ev.get("fq", ev["rmmod"])["wall"], ev["rmmod"], ev["modprobe"]
     took = " (it took %.2f s)" % (mp["wall_end"] - mp["wall"]) if "wall_end" in mp else ""
-    return (" Last, under the same load: fq, then `rmmod fairq` (it took %.2f s, shaded grey) and `modprobe "
-            "fairq`%s (dotted lines). The pool's total was %.0f RPC/s under fq before the unload, %.0f RPC/s "
+    return (" Last, under the same load: fq, then `rmmod fairq` (it took %.2f s) and `modprobe "
+            "fairq`%s (dotted lines; shaded grey, each one's time where longer than a step). The pool's total was %.0f RPC/s under fq before the unload, %.0f RPC/s "
             "at the lowest in the %g s steps around it, %.0f RPC/s between unload and load (the kernel's own "
             "dispatch), %.0f RPC/s at the lowest around the load, and %.0f RPC/s after it (fifo)." %
             (rm["wall_end"] - rm["wall"], took, mean(fq + 1, rm["wall"]), lowest(rm, 0), tl["step_s"],
