@@ -6,9 +6,10 @@ Which pool a connection's work is queued in follows the CPU its data is taken in
 neither a test nor an admin controls; with several pools a client whose work reached a pool
 no other client reached is owed all of it.  So a test of shares first finds each client's
 pools (from fq's keys: dispatches per pool between two `fairqctl -j shares`), then the fair
-share given those pools, each pool holding an equal part of the threads.
+share given those pools, each pool holding an equal part of the threads (nfsd spreads its
+threads evenly over its pools).
 
-usage: fair-share.py --pools N --before KEYS0.json --after KEYS1.json [--tolerance T]
+usage: fair-share.py --before KEYS0.json --after KEYS1.json [--tolerance T]
                      KEY[:WEIGHT]=LOAD.json[,LOAD.json...] ...
 
 Prints one line: the clients' shares, "fair" and their fair shares, the replies per second,
@@ -24,7 +25,6 @@ import sys
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--pools", type=int, required=True)
     ap.add_argument("--before", required=True)
     ap.add_argument("--after", required=True)
     ap.add_argument("--tolerance", type=float, default=0.06)
@@ -37,6 +37,8 @@ def main():
         key, _, weight = who.partition(":")
         keys.append(key)
         weights.append(float(weight or 1))
+        if weights[-1] <= 0:
+            raise ValueError("%s: a weight is positive" % spec)
         rates.append(sum(json.load(open(f))["client"]["ops_per_s"] for f in loads.split(",")))
     total = sum(rates)
     got = [r / total if total else 0.0 for r in rates]
@@ -66,7 +68,7 @@ def main():
             free = [i for i in s if not held[i]]
             if not free:
                 return None
-            cap = len(set().union(*(pools[i] for i in s))) / a.pools
+            cap = len(set().union(*(pools[i] for i in s)))  # in pools
             return (cap - sum(fair[i] for i in s if held[i])) / sum(weights[i] for i in free)
 
         while not all(held):

@@ -78,34 +78,39 @@ loads() {
 # fair WEIGHT...: the last loads' shares against their weighted max-min fair shares given the
 # pools their work went to (client N's weight the Nth), in FAIR[0..] (in percent); the
 # verdict in VERDICT (fair, UNFAIR or moved); the whole line in JUDGED
-NPOOLS=$(fairq_nr_pools)
 fair() {
 	local i=0 w clients=()
 	for w in "$@"; do
 		clients+=("10.99.0.$((11 + i)):$w=/tmp/load$i.json")
 		i=$((i + 1))
 	done
-	JUDGED=$(python3 /fairq/fair-share.py --pools "$NPOOLS" --tolerance 0.07 --before /tmp/keys0.json \
+	JUDGED=$(python3 /fairq/fair-share.py --tolerance 0.07 --before /tmp/keys0.json \
 		--after /tmp/keys1.json "${clients[@]}") || fail "fair-share.py: could not judge the loads"
 	VERDICT=${JUDGED##* }
 	read -r -a FAIR <<<"$(echo "$JUDGED" | awk '{ for (i = 1; i <= NF; i++) if ($i == "fair") f = 1; else if ($i ~ /\/s$/) f = 0; else if (f) printf "%.1f ", 100 * $i }')"
 }
-# weighted SECS TITLE WEIGHT...: loads from c1.. (one per weight) until their work stays in
-# its pools for a whole run (at most 3 runs; always the first with one pool), each share
-# within 7 points of its fair one
-weighted() {
-	local secs=$1 title=$2 try ns=() i
+# judged SECS TITLE WEIGHT...: loads from c1.. (one per weight), their shares judged by fair
+# WEIGHT..., run again (at most 3 runs; always once with one pool) while a client's work moved
+# between pools during the run; RESENT summed over the runs
+judged() {
+	local secs=$1 title=$2 try ns=() i resent=0
 	shift 2
 	for i in $(seq 1 $#); do
 		ns+=("c$i")
 	done
 	for try in 1 2 3; do
 		loads "$secs" "${ns[@]}"
+		resent=$((resent + RESENT))
 		fair "$@"
 		log "$title: ${R[*]} requests/s; shares, fair shares, pools: $JUDGED"
 		[ "$VERDICT" = moved ] || break
 	done
-	[ "$VERDICT" = fair ] || fail "$title gave shares of ${P[*]}% (${FAIR[*]}% owed): $JUDGED"
+	RESENT=$resent
+}
+# weighted SECS TITLE WEIGHT...: judged, each share within 7 points of its fair one
+weighted() {
+	judged "$@"
+	[ "$VERDICT" = fair ] || fail "$2 gave shares of ${P[*]}% (${FAIR[*]}% owed): $JUDGED"
 }
 
 # ctl ARGS...: fairqctl ARGS, which must succeed
@@ -133,9 +138,7 @@ ctl class change one reserve 30%
 ctl class change three weight 50
 # owed: 30% of the service's 200 requests a second (the reservation is of all its threads,
 # whichever pools the work went to), or more where its weighted share given the pools is more
-loads 12 c1 c2
-fair 1 50
-log "reserve 30% at weight 1 against weight 50: ${R[*]} requests/s; shares, weighted shares, pools: ${JUDGED% *}"
+judged 12 "reserve 30% at weight 1 against weight 50 (shares by weight alone)" 1 50
 owed=$(awk -v f="${FAIR[0]}" -v r="${R[0]}" -v s="${R[1]}" 'BEGIN { w = f * (r + s) / 100; printf "%.1f", (w > 60 ? w : 60) }')
 [ "$VERDICT" = moved ] || within "$(awk -v o="$owed" 'BEGIN { print o - 6 }')" "$(awk -v o="$owed" 'BEGIN { print o + 20 }')" "${R[0]}" ||
 	fail "a class reserving 30% got ${R[0]} of its clients' ${R[*]} requests/s ($owed owed)"

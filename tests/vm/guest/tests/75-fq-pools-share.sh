@@ -53,7 +53,7 @@ for try in 1 2 3 4 5; do
 	run 12
 	# the clients' shares of the replies, their max-min fair shares given the pools their
 	# work went to, and a verdict (fair-share.py)
-	out=$(python3 /fairq/fair-share.py --pools 2 --before /tmp/ps-keys0.json --after /tmp/ps-keys1.json \
+	out=$(python3 /fairq/fair-share.py --before /tmp/ps-keys0.json --after /tmp/ps-keys1.json \
 		10.99.0.11=/tmp/ps-load0.json,/tmp/ps-load1.json 10.99.0.12=/tmp/ps-load2.json \
 		10.99.0.13=/tmp/ps-load3.json
 	) || fail "could not read the loads' results: $(cat /tmp/ps-load*.err)"
