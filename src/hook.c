@@ -307,11 +307,21 @@ static void ops_disable(unsigned int i)
 	hook_enabled[i] = false;
 }
 
+/*
+ * sunrpc's own @name.  A bare name is looked up in vmlinux, then in each module, the newest
+ * first: a kpatch-style live patch module, which carries its copies of the functions it
+ * replaces under their names, would be found before sunrpc.  "sunrpc:NAME" is looked up in
+ * sunrpc's symbols alone.  Built into vmlinux, sunrpc comes first anyway.
+ */
 static unsigned long resolve(const char *name)
 {
-	struct kprobe kp = { .symbol_name = name };
+	char qualified[64];	/* "sunrpc:" and one of our own names */
+	struct kprobe kp = { .symbol_name = qualified };
 	unsigned long addr;
 
+	if (snprintf(qualified, sizeof(qualified), "%s%s",
+		     IS_MODULE(CONFIG_SUNRPC) ? "sunrpc:" : "", name) >= (int)sizeof(qualified))
+		return 0;
 	if (register_kprobe(&kp))
 		return 0;
 	addr = (unsigned long)kp.addr;

@@ -122,9 +122,10 @@ chroot "$merged" sh -c "rm -rf /tmp/races && cp -a /usr/src/fairq-$ver /tmp/race
 }
 cp "$merged/tmp/races/fairq.ko" "$merged/fairq/extra/fairq-races.ko"
 # The test-only helpers: fixed service time (tests/helpers/svctime), for fairness tests and
-# benchmarks, queue-to-pickup time (tests/helpers/qtime), for benchmarks, and a stand-in for
-# a live patch of svc_xprt_enqueue (tests/helpers/ipmodify), for the conflict test.
-for helper in svctime qtime ipmodify; do
+# benchmarks, queue-to-pickup time (tests/helpers/qtime), for benchmarks, a stand-in for a
+# live patch of svc_xprt_enqueue (tests/helpers/ipmodify), for the conflict test, and copies of
+# sunrpc's hook points under their names (tests/helpers/decoy), for the lookup test.
+for helper in svctime qtime ipmodify decoy; do
 	rm -rf "$merged/tmp/$helper"
 	mkdir -p "$merged/tmp/$helper/tests/helpers"
 	cp -a "$FAIRQ_TOP/tests/helpers/$helper" "$merged/tmp/$helper/tests/helpers/"

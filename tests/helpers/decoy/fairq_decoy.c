@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * fairq_decoy: a test-only module that carries functions under the names of the sunrpc
+ * functions fairq finds by symbol lookup at load (where requests start and end, and where a
+ * thread looks for work), as a kpatch-style live patch module carries its replacement copies
+ * under the original names.  A lookup by bare name finds the copy of the module loaded last,
+ * this one; fairq must hook sunrpc's own functions whatever else is loaded.
+ *
+ * Nothing calls these functions.  Each is global and not inlined, so that it has a symbol and
+ * an ftrace record, as a live patch's copy has.
+ */
+#include <linux/compiler.h>
+#include <linux/module.h>
+
+#define DECOY(name)				\
+	noinline int name(void *arg);		\
+	noinline int name(void *arg)		\
+	{					\
+		return arg != NULL;		\
+	}
+
+DECOY(svc_process)
+DECOY(svc_send)
+DECOY(svc_drop)
+DECOY(svc_xprt_dequeue)
+DECOY(svc_thread_should_sleep)
+
+MODULE_DESCRIPTION("fairq test helper: functions named as sunrpc's, for the hook lookup test");
+MODULE_LICENSE("GPL");
