@@ -97,6 +97,70 @@ static void name(const void *s)
 	out_num(FC_JSON, s, NULL, 7);
 }
 
+/* @in as JSON: the escapes the output must use, byte by byte */
+static void json_expected(const char *in, char *out)
+{
+	*out++ = '"';
+	for (; *in; in++) {
+		unsigned char c = *in;
+
+		if (c == '"' || c == '\\')
+			out += sprintf(out, "\\%c", c);
+		else if (c == '\n')
+			out += sprintf(out, "\\n");
+		else if (c == '\t')
+			out += sprintf(out, "\\t");
+		else if (c < 0x20)
+			out += sprintf(out, "\\u%04x", c);
+		else
+			*out++ = c;
+	}
+	strcpy(out, "\"");
+}
+
+/*
+ * Strings are checked 8 bytes at a time, then byte by byte: each character that needs an
+ * escape, at each place of three words and of a tail, among plain bytes of every kind (the
+ * lowest and highest plain ones, DEL, UTF-8).
+ */
+static void test_json_string_sweep(void)
+{
+	static const char specials[] = { 0x01, 0x1f, '\n', '"', '\\' };
+	static const char filler[] = " ~\x7f\xc3\xa9\x80\xff!#/09AZaz[]{}:";
+	char in[32], want[256], buf[256];
+	unsigned int s, len, at, i, bad = 0, runs = 0;
+
+	fc_out_opts.json = true;
+	for (len = 1; len < sizeof(in); len++) {
+		for (i = 0; i < len; i++)
+			in[i] = filler[(i * 7 + len) % (sizeof(filler) - 1)];
+		in[len] = '\0';
+		json_expected(in, want);
+		memmove(want + 6, want, strlen(want) + 1);
+		memcpy(want, "\"key\":", 6);
+		printed(value, in, buf, sizeof(buf));
+		bad += !!strcmp(buf, want);
+		runs++;
+		for (s = 0; s < sizeof(specials); s++) {
+			for (at = 0; at < len; at++) {
+				char was = in[at];
+
+				in[at] = specials[s];
+				json_expected(in, want);
+				memmove(want + 6, want, strlen(want) + 1);
+				memcpy(want, "\"key\":", 6);
+				printed(value, in, buf, sizeof(buf));
+				if (strcmp(buf, want) && !bad++)
+					fprintf(stderr, "  first wrong: %s for %s\n", buf, want);
+				runs++;
+				in[at] = was;
+			}
+		}
+	}
+	fc_out_opts.json = false;
+	CHECK(!bad, "%u of %u strings with and without escapes written wrongly", bad, runs);
+}
+
 static void test_json_strings(void)
 {
 	static const struct {
@@ -149,5 +213,6 @@ int main(void)
 {
 	test_key_format();
 	test_json_strings();
+	test_json_string_sweep();
 	return check_summary();
 }
