@@ -25,7 +25,8 @@
 # make budget [KERNEL=6.12] [INSNS=1]   calls per RPC of each dispatch path (kprobe hit counts),
 #                   one guest; INSNS=1 also instructions per RPC by function (a TCG plugin)
 # make dump-profile [DUMP_KEYS=10000]   fairqctl's own instructions for a dump of that many
-#                   keys, by function (callgrind on the host, against a stand-in for the module)
+#                   keys, by function (callgrind on the host, against a stand-in for the module);
+#                   GUEST=1 [KERNEL=6.12]: the whole dump in the guest, kernel included
 #
 # The kernel module itself is described in Kbuild (kbuild reads it in preference to this file).
 

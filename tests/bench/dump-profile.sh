@@ -9,10 +9,37 @@
 # the kernel's included, in the guest).  Prints the instructions per key (a run of N keys
 # less a run of none, over N) and fairqctl's costliest functions, by their own instructions.
 # Host instructions, not guest ones: the same binary code, but the host's glibc and libnl.
+#
+# make dump-profile GUEST=1 [KERNEL=6.12] [DUMP_KEYS=10000]
+#
+# The whole dump in the guest instead, on the instruction clock: DUMP_KEYS real connections
+# keyed by fq, then three `fairqctl -j shares` in windows of the instruction profile
+# (tests/vm/guest/bench/dump.sh).  Prints each dump's guest time and its instructions per key:
+# fairqctl's (user space) and the kernel's (its system calls, the module's netlink dump, its
+# page faults), with the kernel functions that execute the most (tests/bench/insns.py).
 set -euo pipefail
 . "$(dirname "$0")/../vm/lib.sh"
 keys=${DUMP_KEYS:-10000}
 case "$keys" in '' | *[!0-9]* | 0) die "DUMP_KEYS is a positive count, not '$keys'" ;; esac
+if [ "${GUEST:-0}" = 1 ]; then
+	kernel=${KERNEL:-6.12}
+	kernel_valid "$kernel" || die "unknown kernel '$kernel' (known: $KERNELS_ALL)"
+	work=$(mktemp -d)
+	trap 'rm -rf "$work"' EXIT
+	printf '%s\n' '#!/bin/bash' "export B_SCALE=1 B_REPS=1 DUMP_KEYS=$keys" '. /fairq/lib.sh' \
+		'. /fairq/bench/lib.sh' 'cd /tmp && . /fairq/bench/dump.sh' >"$work/dump.sh"
+	rc=0
+	bash "$FAIRQ_TOP/tests/vm/run" -k "$kernel" --script "$work/dump.sh" --clients 3 --threads 8 \
+		--icount --profile "$work/prof" >"$work/out" || rc=$?
+	sed '/^BENCH-TGZ-BEGIN/,/^BENCH-TGZ-END/d' "$work/out"
+	[ "$rc" = 0 ] || die "the guest run failed (exit $rc)"
+	mkdir "$work/raw"
+	sed -n '/^BENCH-TGZ-BEGIN/,/^BENCH-TGZ-END/p' "$work/out" | sed '1d;$d' | base64 -d |
+		tar xzf - -C "$work/raw" || die "no profile results in the guest's output"
+	echo
+	python3 "$FAIRQ_TOP/tests/bench/insns.py" "$work/raw" "$work/prof" key
+	exit
+fi
 command -v valgrind >/dev/null || die "dump-profile needs valgrind (apt install valgrind)"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

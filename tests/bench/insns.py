@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The instructions each RPC executes, by function, on each dispatch path (make budget INSNS=1).
 
-insns.py RAW PROFILE
+insns.py RAW PROFILE [UNIT]
 
 RAW holds the guest's files: insns.txt ("SCHEDULER RPCS" per profiled window, in order),
 kallsyms (text symbols of /proc/kallsyms), kallsyms.dynamic (ftrace's trampolines, named
@@ -13,6 +13,9 @@ block); window i (from 0) of insns.txt is snapshot 2i+2, the one its closing mar
 Prints, for each scheduler, the instructions per RPC in all (the whole guest: server,
 clients and network), in the kernel, and in user space, then the functions whose
 instructions per RPC differ most from fifo's, and fairq's own functions in full.
+
+Without a fifo window (make dump-profile GUEST=1: windows "dump KEYS"), the instructions
+per UNIT (default RPC) of each window, and the kernel functions that execute the most.
 """
 import bisect
 import os
@@ -34,8 +37,41 @@ def load_symbols(*paths):
     return [a for a, _ in syms], [n for _, n in syms]
 
 
+def alone(labels, units, prof_by, unit):
+    """Windows with nothing to compare with: each one's instructions per unit, and where."""
+    def per(i, f):
+        return prof_by[i].get(f, 0) / units[i] if units[i] else 0.0
+
+    total = [sum(p.values()) / n if n else 0 for p, n in zip(prof_by, units)]
+    user = [per(i, "[user space]") for i in range(len(labels))]
+    heads = ["%s %d" % (label, i + 1) for i, label in enumerate(labels)]
+    print("Instructions per %s (the whole guest), instruction clock:" % unit)
+    print()
+    print("| | " + " | ".join(heads) + " |")
+    print("|---|" + "---|" * len(heads))
+    print("| all | " + " | ".join("%.0f" % t for t in total) + " |")
+    print("| kernel | " + " | ".join("%.0f" % (t - u) for t, u in zip(total, user)) + " |")
+    print("| user space | " + " | ".join("%.0f" % u for u in user) + " |")
+    print("| %ss in the window | " % unit + " | ".join(str(n) for n in units) + " |")
+    print()
+    funcs = set()
+    for p in prof_by:
+        funcs |= set(p)
+    funcs.discard("[user space]")
+    print("The %d kernel functions that execute the most instructions per %s:" % (ROWS, unit))
+    print()
+    print("| function | " + " | ".join(heads) + " |")
+    print("|---|" + "---|" * len(heads))
+    for f in sorted(funcs, key=lambda f: -max(per(i, f) for i in range(len(labels))))[:ROWS]:
+        print("| `%s` | " % f + " | ".join("%.0f" % per(i, f) for i in range(len(labels))) + " |")
+    own = [f for f in funcs if f.endswith("[fairq]")]
+    print("| all of fairq's own | " + " | ".join(
+        "%.0f" % sum(per(i, f) for f in own) for i in range(len(labels))) + " |")
+
+
 def main():
     raw, prof = sys.argv[1], sys.argv[2]
+    unit = sys.argv[3] if len(sys.argv) > 3 else "RPC"
     addrs, names = load_symbols(os.path.join(raw, "kallsyms"), os.path.join(raw, "kallsyms.dynamic"))
     if not addrs:
         sys.exit("insns.py: no symbols in kallsyms (was it read as root?)")
@@ -64,7 +100,8 @@ def main():
         rpcs.append(int(n))
         prof_by.append(by_function(2 * i + 2))
     if "fifo" not in scheds:
-        sys.exit("insns.py: no fifo window to compare with")
+        alone(scheds, rpcs, prof_by, unit)
+        return
     base = scheds.index("fifo")
 
     def per_rpc(i, f):

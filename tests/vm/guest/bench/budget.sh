@@ -34,31 +34,10 @@ rpcs() { awk '$1 == "rpc" { print $2 }' /proc/net/rpc/nfsd; }
 hits() { awk '{ print $1, $2 }' $TR/kprobe_profile | sed 's|^budget/||'; }
 
 profiling=false
-grep -qw fairq_profile=1 /proc/cmdline && profiling=true
-if $profiling; then
-	# The mark: one process, started before the windows, executes "xchg %bx,%bx" (which
-	# the profiling plugin watches for) each time it reads a line, and answers; starting a
-	# process for each mark would count its start-up in the window it closes.
-	mkfifo /tmp/budget.mark /tmp/budget.marked
-	python3 -c '
-import ctypes, mmap, sys
-code = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
-code.write(b"\x66\x87\xdb\xc3")	# xchg %bx,%bx; ret
-run = ctypes.CFUNCTYPE(None)(ctypes.addressof(ctypes.c_char.from_buffer(code)))
-with open("/tmp/budget.mark") as cmd, open("/tmp/budget.marked", "w") as ack:
-    for line in cmd:
-        run()
-        ack.write("marked\n")
-        ack.flush()
-' &
-	exec 7>/tmp/budget.mark 8</tmp/budget.marked
+if profile_marks; then
+	profiling=true
 	: >"$B_OUT/insns.txt"
 fi
-mark() {
-	local answer
-	echo mark >&7
-	read -r answer <&8 || fail "the mark process is gone"
-}
 
 load_start load 3 16 2
 out=$B_OUT/budget.txt
@@ -107,7 +86,6 @@ for f in funcs:
 print("| RPCs in the window | " + " | ".join(str(n) for _, n, _ in rows) + " |")
 PY
 if $profiling; then
-	exec 7>&- 8<&-
-	awk '$2 == "t" || $2 == "T"' /proc/kallsyms >"$B_OUT/kallsyms"
+	profile_marks_end
 	bench_finish
 fi

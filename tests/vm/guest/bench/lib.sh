@@ -290,6 +290,42 @@ bench_expect() {
 	[ "$got" = "$1" ] || fail "$got cells measured, $1 expected"
 }
 
+# profile_marks: booted with an instruction profile (tests/vm/run --profile: fairq_profile=1
+# on the command line), start the mark process and say so (else false).  Each `mark` then
+# closes a window of the profile (the plugin writes a snapshot of its counts).  One process,
+# started before the windows, executes "xchg %bx,%bx" (which the plugin watches for) each
+# time it reads a line, and answers: starting a process for each mark would count its
+# start-up in the window it closes.
+profile_marks() {
+	grep -qw fairq_profile=1 /proc/cmdline || return 1
+	mkfifo /tmp/profile.mark /tmp/profile.marked
+	python3 -c '
+import ctypes, mmap, sys
+code = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+code.write(b"\x66\x87\xdb\xc3")	# xchg %bx,%bx; ret
+run = ctypes.CFUNCTYPE(None)(ctypes.addressof(ctypes.c_char.from_buffer(code)))
+with open("/tmp/profile.mark") as cmd, open("/tmp/profile.marked", "w") as ack:
+    for line in cmd:
+        run()
+        ack.write("marked\n")
+        ack.flush()
+' &
+	exec 7>/tmp/profile.mark 8</tmp/profile.marked
+}
+
+mark() {
+	local answer
+	echo mark >&7
+	read -r answer <&8 || fail "the mark process is gone"
+}
+
+# profile_marks_end: stop the mark process; the guest's text symbols go with the results,
+# for mapping the profile (tests/bench/insns.py)
+profile_marks_end() {
+	exec 7>&- 8<&-
+	awk '$2 == "t" || $2 == "T"' /proc/kallsyms >"$B_OUT/kallsyms"
+}
+
 bench_finish() {
 	greedy_stop
 	[ ${#LOAD_PIDS[@]} = 0 ] || load_stop
