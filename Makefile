@@ -137,7 +137,7 @@ budget: prereqs
 	bash tests/bench/budget.sh
 
 # fairqctl's own instructions for a dump of DUMP_KEYS keys (callgrind on the host)
-dump-profile:
+dump-profile: $(if $(filter 1,$(GUEST)),prereqs)
 	bash tests/bench/dump-profile.sh
 
 # Packages (docs/packaging.md), built from a clean copy of the tree into build/pkg/.

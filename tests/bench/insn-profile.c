@@ -6,7 +6,7 @@
  *   -plugin insn-profile.so,out=PREFIX
  *
  * Each time a guest process runs the mark, the instruction "xchg %bx,%bx" (66 87 db, which no
- * compiler emits; tests/vm/guest/bench/budget.sh runs it from python), the counts since the
+ * compiler emits; tests/vm/guest/bench/lib.sh runs it from python), the counts since the
  * previous mark are written to PREFIX.N (N = 1, 2, ...; lines "start-address instructions",
  * nonzero only) and start again from zero; at exit too.  A block's instructions are all put to its start address: a block ends at every
  * branch and call, so it lies within one function.

@@ -12,18 +12,35 @@
 #include <linux/compiler.h>
 #include <linux/module.h>
 
-#define DECOY(name)				\
-	noinline int name(void *arg);		\
-	noinline int name(void *arg)		\
-	{					\
-		return arg != NULL;		\
-	}
+noinline int svc_process(void *arg);
+noinline int svc_process(void *arg)
+{
+	return !!arg;
+}
 
-DECOY(svc_process)
-DECOY(svc_send)
-DECOY(svc_drop)
-DECOY(svc_xprt_dequeue)
-DECOY(svc_thread_should_sleep)
+noinline int svc_send(void *arg);
+noinline int svc_send(void *arg)
+{
+	return !!arg;
+}
+
+noinline int svc_drop(void *arg);
+noinline int svc_drop(void *arg)
+{
+	return !!arg;
+}
+
+noinline int svc_xprt_dequeue(void *arg);
+noinline int svc_xprt_dequeue(void *arg)
+{
+	return !!arg;
+}
+
+noinline int svc_thread_should_sleep(void *arg);
+noinline int svc_thread_should_sleep(void *arg)
+{
+	return !!arg;
+}
 
 MODULE_DESCRIPTION("fairq test helper: functions named as sunrpc's, for the hook lookup test");
 MODULE_LICENSE("GPL");

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The instructions of a dump of many keys (tests/bench/dump-profile.sh GUEST=1;
-# docs/benchmarks.md): fq keyed by connection, DUMP_KEYS connections of NULL calls (window 1,
-# from the load clients' namespaces), the clients stopped once every key exists and nothing is
+# docs/benchmarks.md): fq keyed by connection, DUMP_KEYS connections of NULL calls (one call
+# in flight each, from the load clients' namespaces), the clients stopped once every key exists and nothing is
 # queued; then DUMP_RUNS timed `fairqctl -j shares` in windows of the instruction profile of
 # their own: fairqctl's instructions (user space), and the kernel's for it (its system calls,
 # the module's netlink dump, its page faults).  Nothing else runs: the guest is idle between
@@ -22,6 +22,8 @@ ulimit -n $((PER_PROC + 64))
 echo 3 >"$FAIRQ_SYSFS/fq/key"
 echo 3600 >"$FAIRQ_SYSFS/fq/idle_secs"
 fairq_set_sched fq || fail "fq refused"
+# ftrace's trampolines for fq's hooks exist now: named for the profile's mapping
+grep -F '[__builtin__' /proc/kallsyms >"$B_OUT/kallsyms.dynamic" || true
 pids=()
 opened=0 proc=0
 while [ "$opened" -lt "$DUMP_KEYS" ]; do
@@ -35,6 +37,10 @@ while [ "$opened" -lt "$DUMP_KEYS" ]; do
 done
 for n in $(seq 1 1200); do
 	[ "$(fairq_pool_sum keys)" -ge "$DUMP_KEYS" ] && break
+	for p in "${pids[@]}"; do
+		kill -0 "$p" 2>/dev/null ||
+			fail "a load client exited: $(cat /tmp/dump-*.err | sort | uniq -c | head -n 3 | xargs)"
+	done
 	sleep 0.5
 done
 keys=$(fairq_pool_sum keys)
@@ -44,6 +50,7 @@ for n in $(seq 1 600); do
 	[ "$(fairq_pool_sum queued)" = 0 ] && break
 	sleep 0.1
 done
+[ "$(fairq_pool_sum queued)" = 0 ] || fail "$(fairq_pool_sum queued) transports still queued 60 s after the clients stopped"
 sleep 1
 # one dump outside the windows: its files are cached from here, and its output is checked
 fairqctl -j shares >/tmp/dump.json || fail "fairqctl shares failed"
@@ -52,7 +59,7 @@ python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert len(d["ke
 for i in $(seq 1 "$DUMP_RUNS"); do
 	mark
 	t0=$EPOCHREALTIME
-	fairqctl -j shares >/dev/null
+	fairqctl -j shares >/dev/null || fail "dump $i failed"
 	t1=$EPOCHREALTIME
 	mark
 	echo "dump $keys" >>"$B_OUT/insns.txt"
