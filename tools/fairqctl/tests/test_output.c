@@ -118,6 +118,19 @@ static void json_expected(const char *in, char *out)
 	strcpy(out, "\"");
 }
 
+/* @in written as the member "key": counted in @bad unless with the escapes of json_expected(),
+ * the first wrong one shown */
+static void sweep_one(const char *in, unsigned int *bad)
+{
+	char want[256], buf[256];
+
+	memcpy(want, "\"key\":", 6);
+	json_expected(in, want + 6);
+	printed(value, in, buf, sizeof(buf));
+	if (strcmp(buf, want) && !(*bad)++)
+		fprintf(stderr, "  first wrong: %s for %s\n", buf, want);
+}
+
 /*
  * Each character that needs an escape, at each place of strings of 1 to 31 bytes, among plain
  * bytes of every kind (the lowest and highest plain ones, DEL, UTF-8), and the plain strings
@@ -128,7 +141,7 @@ static void test_json_string_sweep(void)
 {
 	static const char specials[] = { 0x01, 0x1f, '\n', '\t', '"', '\\' };
 	static const char filler[] = " ~\x7f\xc3\xa9\x80\xff!#/09AZaz[]{}:";
-	char in[32], want[256], buf[256];
+	char in[32];
 	unsigned int s, len, at, i, bad = 0, runs = 0;
 
 	fc_out_opts.json = true;
@@ -136,24 +149,14 @@ static void test_json_string_sweep(void)
 		for (i = 0; i < len; i++)
 			in[i] = filler[(i * 5 + len) % (sizeof(filler) - 1)];
 		in[len] = '\0';
-		json_expected(in, want);
-		memmove(want + 6, want, strlen(want) + 1);
-		memcpy(want, "\"key\":", 6);
-		printed(value, in, buf, sizeof(buf));
-		if (strcmp(buf, want) && !bad++)
-			fprintf(stderr, "  first wrong: %s for %s\n", buf, want);
+		sweep_one(in, &bad);
 		runs++;
 		for (s = 0; s < sizeof(specials); s++) {
 			for (at = 0; at < len; at++) {
 				char was = in[at];
 
 				in[at] = specials[s];
-				json_expected(in, want);
-				memmove(want + 6, want, strlen(want) + 1);
-				memcpy(want, "\"key\":", 6);
-				printed(value, in, buf, sizeof(buf));
-				if (strcmp(buf, want) && !bad++)
-					fprintf(stderr, "  first wrong: %s for %s\n", buf, want);
+				sweep_one(in, &bad);
 				runs++;
 				in[at] = was;
 			}
