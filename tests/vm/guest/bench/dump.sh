@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The instructions of a dump of many keys (tests/bench/dump-profile.sh GUEST=1;
 # docs/benchmarks.md): fq keyed by connection, DUMP_KEYS connections of NULL calls (one call
-# in flight each, from the load clients' namespaces), the clients stopped once every key exists and nothing is
-# queued; then DUMP_RUNS timed `fairqctl -j shares` in windows of the instruction profile of
-# their own: fairqctl's instructions (user space), and the kernel's for it (its system calls,
-# the module's netlink dump, its page faults).  Nothing else runs: the guest is idle between
-# dumps.
+# in flight each, from the load clients' namespaces), the clients stopped once every key
+# exists and nothing is queued; then DUMP_RUNS timed `fairqctl -j shares` in windows of the
+# instruction profile of their own: fairqctl's instructions (user space), and the kernel's for
+# it (its system calls, the module's netlink dump, its page faults).  Nothing else runs: the
+# guest is idle between dumps.
 DUMP_KEYS=${DUMP_KEYS:-10000}
 DUMP_RUNS=${DUMP_RUNS:-3}
 PER_PROC=4000	# connections per fairq-load (its limit is 4096, with its other descriptors)
