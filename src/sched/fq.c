@@ -64,14 +64,15 @@ struct fq_key {
 	struct fairq_xlist queue;
 	struct fairq_key_id id;
 	u8 list;			/* enum fq_list */
-	bool token;			/* holds a start of its limited class (admit_or_pace()) */
-	bool active;			/* its weight is in its class's weight with work */
-	bool waiting;			/* counted in its class's keys with work (reservation) */
-	u32 weight;
+	bool token:1;			/* holds a start of its limited class (admit_or_pace()) */
+	bool active:1;			/* its weight is in its class's weight with work */
+	bool waiting:1;			/* counted in its class's keys with work (reservation) */
+	u16 weight;			/* at most FAIRQ_WEIGHT_MAX */
 	u32 in_flight;
 	u32 handed;			/* dispatched, not yet seen on a thread (cap) or started */
 	u32 occupied;			/* threads working for it, while the pool has a cap */
 	u32 think_us;			/* moving average: last reply to next request */
+	u32 handed_xprt;		/* the transport of the last dispatch (handed_id()) */
 	unsigned long handed_at;	/* jiffies of the last dispatch */
 	s64 deficit;			/* ns of thread time it may still use this round */
 	s64 burst_left;			/* ns it may still use ahead of the rotation */
@@ -166,6 +167,7 @@ static struct fq_pool *fqp(struct fairq_pool *fp)
 {
 	BUILD_BUG_ON(sizeof(struct fq_pool) > FAIRQ_SCHED_PRIV_BYTES);
 	BUILD_BUG_ON(sizeof(struct fq_key) > 256);	/* the per-key budget */
+	BUILD_BUG_ON(FAIRQ_WEIGHT_MAX > U16_MAX);
 	return fairq_pool_priv(fp);
 }
 
@@ -347,7 +349,8 @@ static void fq_exit_pool(struct fairq_pool *fp)
 /*
  * Without a cap, a hand-off only tells that a key is busy (its transport comes back as soon as
  * a request is read, before that request starts): it counts until the request starts, or for
- * 20 ms when it yields none (part of a record).
+ * 20 ms when it yields none (part of a record), or until key_busy() finds that its read
+ * yielded nothing.
  */
 static u32 handed_recently(const struct fq_key *k)
 {
@@ -725,6 +728,16 @@ static unsigned int release_paced(struct fairq_pool *fp, struct fq_pool *p)
 }
 
 /*
+ * Which transport a key last handed out, in the 4 bytes its budget leaves: the pointer's low
+ * bits.  Two of a key's transports alike there (4 GiB apart) can only make key_busy() take
+ * the key for idle when a hand-off of the other one is under way.
+ */
+static u32 handed_id(const struct svc_xprt *xprt)
+{
+	return (u32)(uintptr_t)xprt;
+}
+
+/*
  * Whether @k, about to queue @xprt, is busy rather than back from idle.  A transport comes
  * back as soon as a thread has read a request from it, before that request starts: a hand-off
  * still outstanding means busy too.  Where fq has no history (a key just created), it
@@ -734,8 +747,23 @@ static unsigned int release_paced(struct fairq_pool *fp, struct fq_pool *p)
 static bool key_busy(struct fairq_pool *fp, struct fq_key *k, struct svc_xprt *xprt,
 		     bool created)
 {
-	if (k->in_flight || k->occupied || handed_out(fqp(fp), k) || fairq_pool_adopting(fp))
+	if (k->in_flight || k->occupied || fairq_pool_adopting(fp))
 		return true;
+	if (handed_out(fqp(fp), k)) {
+		/*
+		 * Unless the one hand-off outstanding was of @xprt, and no thread holds a slot of
+		 * it (one does from before its read until the request ends): that read yielded no
+		 * request.  6.1 queues a connection again after the read of each call (its data
+		 * flag was set again meanwhile), and the thread that takes it reads nothing:
+		 * counting that read would keep a client of one call at a time busy for good, never
+		 * back from idle.  With a cap, hand-offs count exactly.
+		 */
+		if (fqp(fp)->cap || k->handed != 1 || k->handed_xprt != handed_id(xprt) ||
+		    atomic_read(&xprt->xpt_nr_rqsts))
+			return true;
+		k->handed = 0;
+		return false;
+	}
 	return created && atomic_read(&xprt->xpt_nr_rqsts);
 }
 
@@ -1073,6 +1101,7 @@ static struct svc_xprt *dispatch(struct fairq_pool *fp, struct fq_pool *p, struc
 	}
 	k->handed = handed_out(p, k) + 1;
 	k->handed_at = jiffies;
+	k->handed_xprt = handed_id(xprt);
 	if (fairq_xlist_empty(&k->queue))
 		key_went_empty(fp, p, k);
 	else if (capped_now(p, k))

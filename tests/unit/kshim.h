@@ -37,6 +37,7 @@ typedef uint64_t __be64;
 #define max_t(t, a, b) ((t)(a) > (t)(b) ? (t)(a) : (t)(b))
 #define min_t(t, a, b) ((t)(a) < (t)(b) ? (t)(a) : (t)(b))
 #define U32_MAX 0xffffffffU
+#define U16_MAX 0xffffU
 #define div_u64(a, b) ((u64)(a) / (b))
 #define div64_s64(a, b) ((s64)(a) / (s64)(b))
 #define for_each_set_bit(bit, addr, size) \
@@ -234,6 +235,8 @@ struct svc_rqst { int unused; };
 /* xpt_ready is two words on 6.1 and one on 6.7+: the tests use the smaller. */
 typedef struct { int counter; } atomic_t;
 #define atomic_read(a) ((a)->counter)
+#define atomic_inc(a) ((a)->counter++)
+#define atomic_dec(a) ((a)->counter--)
 
 /* a module's parameter table, as sunrpc's per-connection limit is found in it */
 struct kernel_param {

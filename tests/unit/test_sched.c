@@ -404,12 +404,19 @@ struct sim {
 	u64 served[NX];
 	u64 think[NX];		/* a window-1 client: its next call this long after a reply */
 	u64 back_at[NX];	/* when that call arrives (0: none pending) */
+	bool empty_reads[NX];	/* as on 6.1: queued again after each read, then read empty */
+	bool unread[NX];	/* so queued, and no call has arrived since */
 	void *charge[64];	/* what each thread's work is charged to, as the core keeps it */
 	u32 max_occupied;	/* the most threads one key had at once (key of transport 0) */
 };
 
 static void sim_init(struct sim *sm, int threads)
 {
+	int i;
+
+	/* requests a previous run left running never gave their slots back */
+	for (i = 0; i < NX; i++)
+		fx[i].xpt_nr_rqsts.counter = 0;
 	memset(sm, 0, sizeof(*sm));
 	sm->threads = threads;
 	fairq_sched_fq.init_pool(&sm->fp);
@@ -468,7 +475,11 @@ static void sim_run(struct sim *sm, u64 end)
 		for (i = 0; i < NX; i++) {
 			if (sm->back_at[i] && sm->back_at[i] <= sm->now) {
 				sm->back_at[i] = 0;
-				ops->enqueue(&sm->fp, &fx[i]);
+				/* already queued (XPT_BUSY): whoever takes it reads the call */
+				if (sm->unread[i])
+					sm->unread[i] = false;
+				else
+					ops->enqueue(&sm->fp, &fx[i]);
 			}
 		}
 		for (t = 0; t < sm->threads; t++) {
@@ -480,6 +491,7 @@ static void sim_run(struct sim *sm, u64 end)
 			if (sm->running[t]) {
 				x = sm->running[t];
 				ops->complete(&sm->fp, x, sm->run_cost[t], sm->charge[t]);
+				atomic_dec(&x->xpt_nr_rqsts);	/* its slot, until svc_xprt_release */
 				sm->thread_ns[x->id] += sm->run_cost[t];
 				sm->served[x->id]++;
 				sm->last_done[x->id] = sm->now;
@@ -505,9 +517,20 @@ static void sim_run(struct sim *sm, u64 end)
 			if (!x)
 				continue;
 			sim_thread_took(sm, t, x);
+			if (sm->unread[x->id]) {
+				/* nothing to read: the thread looks for work again at once */
+				sm->unread[x->id] = false;
+				t--;
+				continue;
+			}
+			atomic_inc(&x->xpt_nr_rqsts);	/* as svc_xprt_reserve_slot(), before the read */
 			/* as svc_xprt_received does: the transport is back before the request starts */
-			if (sm->backlogged[x->id] || (sm->calls[x->id] && --sm->calls[x->id]))
+			if (sm->backlogged[x->id] || (sm->calls[x->id] && --sm->calls[x->id])) {
 				ops->enqueue(&sm->fp, x);
+			} else if (sm->empty_reads[x->id]) {
+				sm->unread[x->id] = true;
+				ops->enqueue(&sm->fp, x);
+			}
 			ops->start(&sm->fp, x, sm->charge[t]);
 			sm->running[t] = x;
 			sm->run_cost[t] = sm->cost[x->id];
@@ -943,10 +966,11 @@ static void test_fairq_busy_on_arrival(void)
 /*
  * A window-1 client (10 ms requests, @think between a reply and its next call) against 16
  * backlogged connections on 8 threads, over 20 s: its rate as a fraction of its rate alone,
- * and the backlog's use of the threads.
+ * and the backlog's use of the threads.  With @empty_reads its connection is queued again
+ * after each read, and the thread that takes it reads nothing, as 6.1 does.
  */
-static double window1_rate(u32 anticipate_us, u64 think, double *backlog_use, u64 *antic,
-			   u64 *hits)
+static double window1_rate(u32 anticipate_us, u64 think, bool empty_reads, double *backlog_use,
+			   u64 *antic, u64 *hits)
 {
 	static struct sim sm;
 	u64 t0, served0, backlog0 = 0, backlog1 = 0;
@@ -959,6 +983,7 @@ static double window1_rate(u32 anticipate_us, u64 think, double *backlog_use, u6
 	set_addr(&fx[20], "10.0.0.9", 1);
 	sm.cost[20] = 10000000;
 	sm.think[20] = think;
+	sm.empty_reads[20] = empty_reads;
 	fairq_sched_fq.enqueue(&sm.fp, &fx[20]);
 	sim_run(&sm, 5ULL * 1000000000);
 	t0 = sm.now;
@@ -987,9 +1012,9 @@ static void test_fairq_anticipation(void)
 	double use0, use1, r0, r1;
 	u64 antic, hits;
 
-	r0 = window1_rate(0, 2000000, &use0, &antic, &hits);
+	r0 = window1_rate(0, 2000000, false, &use0, &antic, &hits);
 	CHECK(antic == 0, "no thread held with anticipation off (%llu)", (unsigned long long)antic);
-	r1 = window1_rate(5000, 2000000, &use1, &antic, &hits);
+	r1 = window1_rate(5000, 2000000, false, &use1, &antic, &hits);
 	CHECK(r1 >= 0.95 && r1 > r0, "window-1 client: %.3f of its rate alone anticipated, %.3f not",
 	      r1, r0);
 	CHECK(antic > 1000 && hits * 100 >= antic * 95,
@@ -998,10 +1023,20 @@ static void test_fairq_anticipation(void)
 	/* each hold idles a thread for the client's 2 ms: 2/12 of its calls' share of one thread */
 	CHECK(use1 >= use0 - 0.03, "backlog's use of the threads: %.3f anticipated, %.3f not", use1,
 	      use0);
-	r1 = window1_rate(5000, 20000000, &use1, &antic, &hits);
+	r1 = window1_rate(5000, 20000000, false, &use1, &antic, &hits);
 	CHECK(antic <= 3, "a client 20 ms from reply to call was waited for %llu times",
 	      (unsigned long long)antic);
 	CHECK(r1 > 0.8, "and keeps its rate (%.3f)", r1);
+	/*
+	 * A read that yields nothing is no sign of a busy client: it comes back idle, earns its
+	 * allowance again and is anticipated for the whole run, not only its first allowance.
+	 */
+	r1 = window1_rate(5000, 2000000, true, &use1, &antic, &hits);
+	CHECK(r1 >= 0.95, "window-1 client read empty after each call: %.3f of its rate alone "
+	      "anticipated", r1);
+	CHECK(antic > 1000 && hits * 100 >= antic * 95,
+	      "read empty after each call: threads held %llu times, %llu of them used",
+	      (unsigned long long)antic, (unsigned long long)hits);
 }
 
 /* Keys: subnets group, connections split, v4-mapped IPv6 is the IPv4 client. */
