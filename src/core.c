@@ -411,6 +411,7 @@ static void thread_gave_back(struct svc_xprt *xprt)
 {
 	struct fairq_serv *fs;
 
+	fairq_test_delay(FAIRQ_TEST_DELAY_GIVE_BACK);
 	rcu_read_lock();
 	fs = fairq_serv_lookup(xprt->xpt_server);
 	if (fs)

@@ -13,7 +13,7 @@
 static unsigned int test_delay_us[FAIRQ_TEST_DELAYS];
 module_param_array(test_delay_us, uint, NULL, 0644);
 MODULE_PARM_DESC(test_delay_us,
-		 "test build: sleep or busy-wait (us) at: select, wrapper, wrapper exit, reader, wq start, wq manage, service unlist, wq run, last thread");
+		 "test build: sleep or busy-wait (us) at: select, wrapper, wrapper exit, reader, wq start, wq manage, service unlist, wq run, last thread, request hook, give back");
 
 static unsigned int test_fail_every[FAIRQ_TEST_FAILS];
 module_param_array(test_fail_every, uint, NULL, 0644);

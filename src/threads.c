@@ -6,6 +6,7 @@
  * given back with @uncharge when the thread next looks for work or leaves.
  */
 #include <linux/hash.h>
+#include <linux/kthread.h>
 #include <linux/slab.h>
 #include <linux/sched.h>
 #include "threads.h"
@@ -153,6 +154,19 @@ void *fairq_thread_token_locked(struct fairq_pool *fp, const struct svc_xprt *xp
 }
 
 /*
+ * Whether the current task, a thread with a record (an nfsd thread, whose kthread data is its
+ * rqstp), took @xprt.  The thread that accepts a connection gives the new transport its first
+ * enqueue from svc_xprt_received() too: it was handed the listener, not that transport, and
+ * charging it would spend a hand-off that is on its way to another thread.
+ */
+static bool current_took(const struct svc_xprt *xprt)
+{
+	const struct svc_rqst *rqstp = kthread_data(current);
+
+	return rqstp && rqstp->rq_xprt == xprt;
+}
+
+/*
  * 6.1's svc_xprt_received() sighting: the current task is one of @fs's threads, of a pool not
  * known here.  Its record is in its own pool: first @near, the one it runs near (its threads
  * are bound there in the percpu and pernode modes), then the others.
@@ -169,7 +183,7 @@ void fairq_thread_seen_any(struct fairq_serv *fs, struct fairq_pool *near, struc
 			continue;
 		spin_lock_bh(&fp->lock);
 		found = thread_find(fp, current);
-		if (found)
+		if (found && current_took(xprt))
 			fairq_thread_seen_locked(fp, xprt, false);
 		spin_unlock_bh(&fp->lock);
 		if (found)

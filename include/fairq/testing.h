@@ -26,6 +26,9 @@ enum fairq_test_delay {
 	FAIRQ_TEST_DELAY_REQUEST_HOOK,	/* a request hook, from reading the pool's policy to
 					 * using it
 					 */
+	FAIRQ_TEST_DELAY_GIVE_BACK,	/* 6.1: a thread's svc_xprt_received(), before it is
+					 * seen with the transport (a dispatch stays on its way)
+					 */
 	FAIRQ_TEST_DELAYS
 };
 

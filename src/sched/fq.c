@@ -120,6 +120,7 @@ struct fq_pool {
 	u64 holds;			/* turns skipped because a key was at its cap */
 	u64 paced;			/* turns deferred because a key's class was at its limit */
 	u64 lost_handoffs;		/* hand-offs never seen on a thread, let go after 1 s */
+	u64 cap_overruns;		/* requests started with their key past its cap */
 	u64 turns_overspent;		/* turns over before they began: the key was in debt */
 	u64 keys_ahead;			/* dispatches to another class: the key was ahead */
 	u32 cap;			/* max_inflight when the pool state was built (0: none) */
@@ -1417,6 +1418,9 @@ static void fq_start(struct fairq_pool *fp, struct svc_xprt *xprt, void *token)
 	if (k->handed && !p->cap)
 		k->handed--;
 	k->in_flight++;
+	/* only work under way before the cap was set or the pool rebuilt, or untracked threads */
+	if (unlikely(p->cap && k->in_flight > p->cap))
+		p->cap_overruns++;
 	k->dispatches++;	/* requests, as the clients count them; not hand-offs */
 	k->last_busy = jiffies;
 	if (in_rotation(k) && capped_now(p, k))
@@ -1501,6 +1505,7 @@ static void fq_counters(struct fairq_pool *fp, struct fairq_counters *out)
 	fairq_counter_add(out, "paced", p->paced);
 	fairq_counter_add(out, "lost_handoffs", p->lost_handoffs);
 	fairq_counter_add(out, "untracked_threads", fairq_pool_untracked(fp));
+	fairq_counter_add(out, "cap_overruns", p->cap_overruns);
 	fairq_counter_add(out, "bursts", p->bursts);
 	fairq_counter_add(out, "anticipations", p->anticipations);
 	fairq_counter_add(out, "anticipation_hits", p->anticipation_hits);

@@ -64,7 +64,7 @@ trap cleanup EXIT
 
 # races DELAYS [FAILS]: the race build in place of the real module, with test_delay_us=DELAYS
 # (select, wrapper, wrapper exit, reader, wq start, wq manage, service unlist, wq run, last
-# thread, request hook) and
+# thread, request hook, give back) and
 # test_fail_every=FAILS (service, thread, v4 binding, wq worker)
 races() {
 	grep -q '^fairq ' /proc/modules && unload "loading the race build"
