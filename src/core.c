@@ -607,6 +607,12 @@ static void own_pull(struct fairq_pool *fp, struct svc_rqst *rqstp)
 		fairq_pool_push(fp);
 }
 
+/* @xprt, if a thread that takes it works for its key: NULL for a control event */
+static struct svc_xprt *key_work(struct svc_xprt *xprt)
+{
+	return xprt && !fairq_xprt_is_control(xprt) ? xprt : NULL;
+}
+
 /**
  * fairq_thread_pull - a thread of @pool is about to look at its pool queue
  * @rqstp: the thread (on 6.1, whose hook point only sees the pool: the current kthread's data)
@@ -635,9 +641,13 @@ void fairq_thread_pull(struct svc_rqst *rqstp, struct svc_pool *pool)
 	/* where this pool's threads run: enqueues on this CPU wait here (fairq_home_pool()) */
 	if (fs->cpu_pool && READ_ONCE(fs->cpu_pool[raw_smp_processor_id()]) != idx)
 		WRITE_ONCE(fs->cpu_pool[raw_smp_processor_id()], idx);
-	/* with a transport: just dequeued (6.7+); without: whatever it had is over */
+	/*
+	 * With a transport: just dequeued (6.7+); without: whatever it had is over.  A listener
+	 * or a closing transport (a control event, the kernel's own path) is no work of a key:
+	 * charging it would spend a dispatch on its way to another thread of the key.
+	 */
 	if (rqstp->rq_task == current)
-		fairq_thread_seen(fp, rqstp->rq_xprt, true);
+		fairq_thread_seen(fp, key_work(rqstp->rq_xprt), true);
 	/*
 	 * A thread that has just dequeued (6.7+ asks again to wake a helper) only needs another
 	 * transport fed if an idle thread can take it now.  Otherwise the next thread to finish

@@ -120,7 +120,7 @@ struct fq_pool {
 	u64 holds;			/* turns skipped because a key was at its cap */
 	u64 paced;			/* turns deferred because a key's class was at its limit */
 	u64 lost_handoffs;		/* hand-offs never seen on a thread, let go after 1 s */
-	u64 cap_overruns;		/* requests started with their key past its cap */
+	u64 cap_overruns;		/* threads that took work of a key past its cap */
 	u64 turns_overspent;		/* turns over before they began: the key was in debt */
 	u64 keys_ahead;			/* dispatches to another class: the key was ahead */
 	u32 cap;			/* max_inflight when the pool state was built (0: none) */
@@ -1418,9 +1418,6 @@ static void fq_start(struct fairq_pool *fp, struct svc_xprt *xprt, void *token)
 	if (k->handed && !p->cap)
 		k->handed--;
 	k->in_flight++;
-	/* only work under way before the cap was set or the pool rebuilt, or untracked threads */
-	if (unlikely(p->cap && k->in_flight > p->cap))
-		p->cap_overruns++;
 	k->dispatches++;	/* requests, as the clients count them; not hand-offs */
 	k->last_busy = jiffies;
 	if (in_rotation(k) && capped_now(p, k))
@@ -1468,6 +1465,9 @@ static void *fq_charge(struct fairq_pool *fp, struct svc_xprt *xprt)
 	if (k->handed)
 		k->handed--;
 	k->occupied++;
+	/* only work under way before the cap was set or the pool rebuilt, or untracked threads */
+	if (unlikely(p->cap && k->occupied > p->cap))
+		p->cap_overruns++;
 	k->last_busy = jiffies;
 	/* work that did not come through a dispatch (a rebuild under way, a bypass) counts too */
 	if (in_rotation(k) && capped_now(p, k))
