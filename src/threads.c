@@ -154,16 +154,20 @@ void *fairq_thread_token_locked(struct fairq_pool *fp, const struct svc_xprt *xp
 }
 
 /*
- * Whether the current task, a thread with a record (an nfsd thread, whose kthread data is its
- * rqstp), took @xprt.  The thread that accepts a connection gives the new transport its first
- * enqueue from svc_xprt_received() too: it was handed the listener, not that transport, and
- * charging it would spend a hand-off that is on its way to another thread.
+ * Whether the current task, a thread with a record, took @xprt.  The thread that accepts a
+ * connection gives the new transport its first enqueue from svc_xprt_received() too: it was
+ * handed the listener, not that transport, and charging it would spend a hand-off that is on
+ * its way to another thread.  A record names a task only, so the task is checked to be the
+ * service thread its kthread data says (as the 6.1 pull hook does).
  */
 static bool current_took(const struct svc_xprt *xprt)
 {
-	const struct svc_rqst *rqstp = kthread_data(current);
+	const struct svc_rqst *rqstp;
 
-	return rqstp && rqstp->rq_xprt == xprt;
+	if (!(current->flags & PF_KTHREAD))
+		return false;
+	rqstp = kthread_data(current);
+	return rqstp && rqstp->rq_task == current && rqstp->rq_xprt == xprt;
 }
 
 /*

@@ -67,7 +67,7 @@ struct fq_key {
 	bool token:1;			/* holds a start of its limited class (admit_or_pace()) */
 	bool active:1;			/* its weight is in its class's weight with work */
 	bool waiting:1;			/* counted in its class's keys with work (reservation) */
-	u16 weight;			/* at most FAIRQ_WEIGHT_MAX */
+	u16 weight;			/* at most FAIRQ_CLASS_WEIGHT_MAX */
 	u32 in_flight;
 	u32 handed;			/* dispatched, not yet seen on a thread (cap) or started */
 	u32 occupied;			/* threads working for it, while the pool has a cap */
@@ -168,7 +168,7 @@ static struct fq_pool *fqp(struct fairq_pool *fp)
 {
 	BUILD_BUG_ON(sizeof(struct fq_pool) > FAIRQ_SCHED_PRIV_BYTES);
 	BUILD_BUG_ON(sizeof(struct fq_key) > 256);	/* the per-key budget */
-	BUILD_BUG_ON(FAIRQ_WEIGHT_MAX > U16_MAX);
+	BUILD_BUG_ON(FAIRQ_WEIGHT_MAX > U16_MAX || FAIRQ_CLASS_WEIGHT_MAX > U16_MAX);
 	return fairq_pool_priv(fp);
 }
 
@@ -730,8 +730,11 @@ static unsigned int release_paced(struct fairq_pool *fp, struct fq_pool *p)
 
 /*
  * Which transport a key last handed out, in the 4 bytes its budget leaves: the pointer's low
- * bits.  Two of a key's transports alike there (4 GiB apart) can only make key_busy() take
- * the key for idle when a hand-off of the other one is under way.
+ * bits.  A start ends whichever hand-off is outstanding, so with several connections the one
+ * left may be of another transport than the last: key_busy() may then take a key with nothing
+ * in flight for idle while a thread is on its way to it (it earns a burst allowance early).
+ * The empty read it is for comes right after the last dispatch of a key's one connection,
+ * before or after the start of the request read.
  */
 static u32 handed_id(const struct svc_xprt *xprt)
 {

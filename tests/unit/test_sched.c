@@ -964,6 +964,36 @@ static void test_fairq_busy_on_arrival(void)
 }
 
 /*
+ * A connection queued again while a thread reads from it (the thread holds a slot of it) is
+ * busy, not back from idle; queued again once that read yielded nothing and no thread holds a
+ * slot, it is back from idle.
+ */
+static void test_fairq_requeue_during_read(void)
+{
+	static struct sim sm;
+	struct fq_pool *p;
+	u64 bursts;
+
+	sim_init(&sm, 8);
+	p = fqp(&sm.fp);
+	set_addr(&fx[0], "10.0.0.1", 1);
+	fairq_sched_fq.enqueue(&sm.fp, &fx[0]);
+	CHECK(fairq_sched_fq.pick(&sm.fp) == &fx[0], "the connection was not dispatched");
+	bursts = p->bursts;
+	fx[0].xpt_nr_rqsts.counter = 1;
+	fairq_sched_fq.enqueue(&sm.fp, &fx[0]);
+	CHECK(p->bursts == bursts, "queued again during its read, it got a burst allowance");
+	CHECK(fairq_sched_fq.pick(&sm.fp) == &fx[0], "queued again, it was not dispatched");
+	/* the first read's request runs and ends; the second read yields nothing */
+	fairq_sched_fq.start(&sm.fp, &fx[0], NULL);
+	fairq_sched_fq.complete(&sm.fp, &fx[0], 1000000, NULL);
+	fx[0].xpt_nr_rqsts.counter = 0;
+	fairq_sched_fq.enqueue(&sm.fp, &fx[0]);
+	CHECK(p->bursts == bursts + 1, "after a read that yielded nothing, it was not back from idle");
+	sim_exit(&sm);
+}
+
+/*
  * A window-1 client (10 ms requests, @think between a reply and its next call) against 16
  * backlogged connections on 8 threads, over 20 s: its rate as a fraction of its rate alone,
  * and the backlog's use of the threads.  With @empty_reads its connection is queued again
@@ -2893,6 +2923,7 @@ int main(void)
 	test_fairq_new_keys();
 	test_fairq_bursts();
 	test_fairq_busy_on_arrival();
+	test_fairq_requeue_during_read();
 	test_fairq_anticipation();
 	test_fairq_nothing_lost();
 	test_fairq_v4client();
