@@ -105,7 +105,7 @@ fairq_fio_stop() {
 		done
 		dmesg | grep -E 'nfs|NFS|lockd|rpc' | tail -n 12
 		fairq_stall_report
-		fail "client(s)$left: fio and its mount did not end within 180 s of SIGINT"
+		fail "client(s)$left: fio and its mount did not end within 180 s of SIGINT ($(fairq_stall_summary))"
 	fi
 	# shellcheck disable=SC2086
 	wait $FAIRQ_FIO_PIDS
@@ -305,6 +305,20 @@ fairq_stall_report() {
 	echo "== fairq: scheduler $(cat "$FAIRQ_SYSFS/scheduler" 2>/dev/null), rescues $(cat "$FAIRQ_SYSFS/rescues" 2>/dev/null)"
 	cat "$FAIRQ_DEBUGFS/pools" 2>/dev/null
 	fairq_nfsd_stacks | head -n 200
+}
+
+# fairq_stall_summary: the stall report in one line, for the verdict that is all a CI log's tail
+# may show: each client's RPCs in flight (the first one's action and queue say where it waits)
+# and its connection's state (sunrpc's XPRT_* bits), then what fairq's pools hold queued.
+fairq_stall_summary() {
+	local d=/sys/kernel/debug/sunrpc f n out="" state
+	for f in "$d"/rpc_clnt/*/tasks; do
+		[ -s "$f" ] || continue
+		n=$(wc -l <"$f")
+		state=$(awk '$1 == "state:" { print $2 }' "${f%/tasks}/xprt/info" 2>/dev/null)
+		out="$out clnt $(basename "${f%/tasks}"): $n RPCs (first: $(head -n 1 "$f" | awk '{ $1 = ""; print }' | tr -s ' ')), xprt state ${state:-?};"
+	done
+	echo "${out:- no RPC in flight;} fairq $(fairq_sched 2>/dev/null), queued: $(awk '/ queued / { for (i = 1; i < NF; i++) if ($i == "queued") q += $(i + 1) } END { print q + 0 }' "$FAIRQ_DEBUGFS/pools" 2>/dev/null), rescues $(cat "$FAIRQ_SYSFS/rescues" 2>/dev/null)"
 }
 
 # A CPU that stays busy after a test has ended is a context that spins: an nfsd thread looping
