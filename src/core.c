@@ -208,7 +208,8 @@ static bool feed_one_locked(struct fairq_pool *fp, bool only_if_empty, u64 *coun
 	if (fp->ops && fp->nr_queued && (!only_if_empty || fairq_kq_empty(fp->pool))) {
 		xprt = fp->ops->pick(fp);
 		if (xprt) {
-			fairq_xprt_unmark(xprt);
+			/* where threads are counted, the first seen with it ends the dispatch */
+			fairq_xprt_dispatch(xprt, fp->track_threads);
 			WRITE_ONCE(fp->nr_queued, fp->nr_queued - 1);
 			if (trace_fairq_dispatch_enabled())
 				trace_dispatch(fp, xprt, counter == &fp->stats.fed_pull);
@@ -395,12 +396,64 @@ static bool enqueue_feeds(struct fairq_pool *fp)
 	return !fp->ops->own && !fairq_pool_holding(fp) && fairq_kq_feeds_then_wakes(fp->pool);
 }
 
+/**
+ * fairq_pool_undispatch_locked - dispatches of @xprt end with no thread seen with them
+ * @fp: the pool that made them
+ * @xprt: a transport that closed, or that leaves the kernel queue of a pool without threads
+ * @n: how many, already taken off its count (fairq_xprt_end_dispatch[es]())
+ *
+ * A thread that takes a closed transport only deletes it: its key would otherwise wait one
+ * thread short of its cap for each.  Returns whether held work may be servable now.
+ */
+bool fairq_pool_undispatch_locked(struct fairq_pool *fp, struct svc_xprt *xprt, unsigned int n)
+	__must_hold(&fp->lock)
+{
+	bool freed = false;
+
+	if (!fp->track_threads || !fp->ops || !fp->ops->undispatch)
+		return false;	/* counts of a state that counted before: stale, and gone */
+	while (n--)
+		freed |= fp->ops->undispatch(fp, xprt);
+	return freed;
+}
+
+/*
+ * A transport closes with dispatches on their way: they end here, before the connection's
+ * key is forgotten, in the pool the mark names.  (On 6.7+ a thread that dequeues it first
+ * ends them itself, at its look for work.)
+ */
+static void close_undispatch(struct svc_xprt *xprt)
+{
+	struct fairq_serv *fs;
+	struct fairq_pool *fp;
+	unsigned int idx;
+	bool freed;
+
+	/* the common case: seen on a thread already, or never counted */
+	if (!(READ_ONCE(xprt->xpt_flags) & FAIRQ_XPT_DISPATCH_MASK))
+		return;
+	fs = fairq_serv_lookup(xprt->xpt_server);
+	idx = fairq_xprt_mark_pool(xprt);
+	if (!fs || idx >= fs->nr_pools)
+		return;
+	fp = fs->pools[idx];
+	spin_lock_bh(&fp->lock);
+	freed = fairq_pool_undispatch_locked(fp, xprt, fairq_xprt_end_dispatches(xprt));
+	spin_unlock_bh(&fp->lock);
+	if (freed) {
+		/* publish before looking for an idle thread, as an enqueue does */
+		smp_mb();
+		fairq_pool_push(fp);
+	}
+}
+
 /* A new connection, a close or a TLS handshake: the kernel's path, once fairq let go of it. */
 static void enqueue_control(struct svc_xprt *xprt)
 {
 	if (test_bit(XPT_CLOSE, &xprt->xpt_flags)) {
 		rcu_read_lock();
 		close_flush(xprt);
+		close_undispatch(xprt);
 		fairq_v4client_forget(xprt);
 		rcu_read_unlock();
 	}
@@ -478,7 +531,8 @@ void fairq_enqueue(struct svc_xprt *xprt)
 	 * then sees the mark (close_flush() searches under this lock), and one before is seen
 	 * here.  The bypass clears the mark again.
 	 */
-	fairq_xprt_mark(xprt, fp->id);	/* a full barrier: pairs with close_flush() */
+	/* a full barrier: pairs with close_flush() */
+	fairq_xprt_mark(xprt, fp->id, FAIRQ_PULL_SEES_DEQUEUE);
 	if (unlikely(!fp->ops || test_bit(XPT_CLOSE, &xprt->xpt_flags))) {
 		/* switching to native, or closed since the test above: no policy for it */
 		fairq_pool_feed_bypass(fp, xprt);
@@ -607,12 +661,6 @@ static void own_pull(struct fairq_pool *fp, struct svc_rqst *rqstp)
 		fairq_pool_push(fp);
 }
 
-/* @xprt, if a thread that takes it works for its key: NULL for a control event */
-static struct svc_xprt *key_work(struct svc_xprt *xprt)
-{
-	return xprt && !fairq_xprt_is_control(xprt) ? xprt : NULL;
-}
-
 /**
  * fairq_thread_pull - a thread of @pool is about to look at its pool queue
  * @rqstp: the thread (on 6.1, whose hook point only sees the pool: the current kthread's data)
@@ -641,13 +689,9 @@ void fairq_thread_pull(struct svc_rqst *rqstp, struct svc_pool *pool)
 	/* where this pool's threads run: enqueues on this CPU wait here (fairq_home_pool()) */
 	if (fs->cpu_pool && READ_ONCE(fs->cpu_pool[raw_smp_processor_id()]) != idx)
 		WRITE_ONCE(fs->cpu_pool[raw_smp_processor_id()], idx);
-	/*
-	 * With a transport: just dequeued (6.7+); without: whatever it had is over.  A listener
-	 * or a closing transport (a control event, the kernel's own path) is no work of a key:
-	 * charging it would spend a dispatch on its way to another thread of the key.
-	 */
+	/* with a transport: just dequeued (6.7+); without: whatever it had is over */
 	if (rqstp->rq_task == current)
-		fairq_thread_seen(fp, key_work(rqstp->rq_xprt), true);
+		fairq_thread_seen(fp, rqstp->rq_xprt, FAIRQ_SEEN_LOOK);
 	/*
 	 * A thread that has just dequeued (6.7+ asks again to wake a helper) only needs another
 	 * transport fed if an idle thread can take it now.  Otherwise the next thread to finish
@@ -741,7 +785,7 @@ void fairq_request_start(struct svc_rqst *rqstp)
 	ops = request_hook_ops(fp);
 	if (ops && ops->start) {
 		spin_lock_bh(&fp->lock);
-		token = fairq_thread_seen_locked(fp, xprt, true);
+		token = fairq_thread_seen_locked(fp, xprt, FAIRQ_SEEN_START);
 		if (fp->ops && fp->ops->start && request_of_this_state(fp, rqstp))
 			fp->ops->start(fp, xprt, token);
 		spin_unlock_bh(&fp->lock);

@@ -28,6 +28,7 @@ bool fairq_pool_has_work(struct fairq_pool *fp);
 bool fairq_pool_ask_own(struct fairq_pool *fp, bool kick, bool *answer);
 void fairq_pool_push_all(struct fairq_pool *fp);
 void fairq_pool_feed_bypass(struct fairq_pool *fp, struct svc_xprt *xprt);
+bool fairq_pool_undispatch_locked(struct fairq_pool *fp, struct svc_xprt *xprt, unsigned int n);
 unsigned int fairq_pool_flush(struct fairq_pool *fp);
 struct fairq_pool *fairq_home_pool(struct fairq_serv *fs);
 bool fairq_xprt_is_control(const struct svc_xprt *xprt);

@@ -81,7 +81,7 @@ EXPORT_SYMBOL_GPL(fairq_requeue_all);
 static void adopt(struct fairq_pool *fp, struct svc_xprt *xprt)
 	__must_hold(&fp->lock)
 {
-	fairq_xprt_mark(xprt, fp->id);
+	fairq_xprt_mark(xprt, fp->id, FAIRQ_PULL_SEES_DEQUEUE);
 	fp->adopting = true;
 	fp->ops->enqueue(fp, xprt);
 	fp->adopting = false;
@@ -101,7 +101,8 @@ static void requeue_list(struct fairq_serv *fs, struct fairq_pool *from, struct 
 		fp = fairq_home_pool(fs);
 		spin_lock_bh(&fp->lock);
 		/* marked before the control flags are read, as in fairq_enqueue() */
-		fairq_xprt_mark(xprt, fp->id);	/* a full barrier: pairs with close_flush() */
+		/* a full barrier: pairs with close_flush() */
+		fairq_xprt_mark(xprt, fp->id, FAIRQ_PULL_SEES_DEQUEUE);
 		/*
 		 * Control events (from the kernel queue) are the kernel's, as in fairq_enqueue();
 		 * and a pool without threads (all are going) keeps nothing in a policy's queue.
@@ -176,6 +177,21 @@ void fairq_thread_exiting(struct svc_rqst *rqstp)
 	 * before.  Those were dispatched first, so they go first.
 	 */
 	fairq_kq_take_all(fp->pool, &list);
+	if (list.len) {
+		struct fairq_xnode *node;
+		struct svc_xprt *xprt;
+
+		/*
+		 * Each was dispatched here once, and no thread of this pool will be seen with it
+		 * (a further count, 6.1, is another pool's thread's, about to be seen)
+		 */
+		spin_lock_bh(&fp->lock);
+		for (node = list.head; node; node = node->next) {
+			xprt = fairq_xprt_of(node);
+			fairq_pool_undispatch_locked(fp, xprt, fairq_xprt_end_dispatch(xprt));
+		}
+		spin_unlock_bh(&fp->lock);
+	}
 	fairq_xlist_splice(&list, &policy);
 	requeue_list(fs, fp, &list);
 out:

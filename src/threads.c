@@ -9,6 +9,7 @@
 #include <linux/kthread.h>
 #include <linux/slab.h>
 #include <linux/sched.h>
+#include "mark.h"
 #include "threads.h"
 #include "testing.h"
 
@@ -100,25 +101,39 @@ EXPORT_SYMBOL_GPL(fairq_pool_untracked);
  * whatever it took before is over.  The first sighting of a transport charges it; a thread is
  * seen taking it at its look for work right after the dequeue (6.7+), or else at the first of
  * its svc_xprt_received() and the start of the request (6.1).  A record is created at a
- * thread's first look for work or first charge (@may_create), never for sightings that may
- * come from any task: so on 6.1 the svc_xprt_received() of a thread's very first transport,
- * which yields no request when the record is still partial, finds the record.
+ * thread's first look for work or first charge, never at a sighting that may come from any
+ * task (FAIRQ_SEEN_GAVE_BACK): so on 6.1 the svc_xprt_received() of a thread's very first
+ * transport, which yields no request when the record is still partial, finds the record.
+ *
+ * A thread seen with a transport that has dispatches on their way (mark.h), at its look for
+ * work (6.7+) or its give-back (6.1), ends one of them.  Other work counts its thread from
+ * that sighting, or from its request's start, but ends none: work fed around the policy
+ * while it switched, or whose dispatch a close ended.  A connection to accept or to close that
+ * a thread dequeues (6.7+) is the kernel's own path, no work of a key: dispatches it carried
+ * end with no charge.  On 6.1 a give-back charges only if it ends a dispatch: a thread whose
+ * dispatch a close ended is charged at its request's start, if one starts.
  * Returns the thread's token for @xprt, as fairq_thread_token_locked().
  */
-void *fairq_thread_seen_locked(struct fairq_pool *fp, struct svc_xprt *xprt, bool may_create)
+void *fairq_thread_seen_locked(struct fairq_pool *fp, struct svc_xprt *xprt,
+			       enum fairq_sighting where)
 	__must_hold(&fp->lock)
 {
 	struct fairq_thread *t;
+	bool dispatched;
 
 	if (!fp->track_threads || !fp->ops)
 		return NULL;
+	if (where == FAIRQ_SEEN_LOOK && xprt && fairq_xprt_is_control(xprt)) {
+		fairq_pool_undispatch_locked(fp, xprt, fairq_xprt_end_dispatches(xprt));
+		xprt = NULL;
+	}
 	t = thread_find(fp, current);
 	if (!xprt && t && t->charge) {
 		fp->ops->uncharge(fp, t->charge);
 		t->charge = NULL;
 	}
 	if (!t) {
-		if (!may_create)
+		if (where == FAIRQ_SEEN_GAVE_BACK)
 			return NULL;
 		t = fairq_test_fail(FAIRQ_TEST_FAIL_THREAD) ? NULL :
 		    kzalloc(sizeof(*t), GFP_ATOMIC | __GFP_NOWARN);
@@ -130,8 +145,15 @@ void *fairq_thread_seen_locked(struct fairq_pool *fp, struct svc_xprt *xprt, boo
 		hlist_add_head(&t->node, thread_bucket(fp, current));
 	}
 	if (xprt && !t->charge) {
-		t->charge = fp->ops->charge(fp, xprt);
-		t->charged = xprt;
+		/*
+		 * A start comes after the thread gave its transport back: a count then is of a
+		 * later dispatch, on its way to another thread.
+		 */
+		dispatched = where != FAIRQ_SEEN_START && fairq_xprt_end_dispatch(xprt);
+		if (dispatched || where != FAIRQ_SEEN_GAVE_BACK) {
+			t->charge = fp->ops->charge(fp, xprt, dispatched);
+			t->charged = xprt;
+		}
 	}
 	return xprt && t->charged == xprt ? t->charge : NULL;
 }
@@ -188,7 +210,7 @@ void fairq_thread_seen_any(struct fairq_serv *fs, struct fairq_pool *near, struc
 		spin_lock_bh(&fp->lock);
 		found = thread_find(fp, current);
 		if (found && current_took(xprt))
-			fairq_thread_seen_locked(fp, xprt, false);
+			fairq_thread_seen_locked(fp, xprt, FAIRQ_SEEN_GAVE_BACK);
 		spin_unlock_bh(&fp->lock);
 		if (found)
 			return;

@@ -16,19 +16,27 @@ static inline bool fairq_threads_tracked(void)
 
 void fairq_threads_untrack(struct fairq_pool *fp);
 void fairq_threads_free(struct fairq_pool *fp);
-void *fairq_thread_seen_locked(struct fairq_pool *fp, struct svc_xprt *xprt, bool may_create);
+/* Where a thread is seen (fairq_thread_seen_locked()) */
+enum fairq_sighting {
+	FAIRQ_SEEN_LOOK,	/* its look for work: after a dequeue (6.7+) with the transport */
+	FAIRQ_SEEN_GAVE_BACK,	/* 6.1: its svc_xprt_received() of the transport it took */
+	FAIRQ_SEEN_START,	/* the start of a request it read */
+};
+
+void *fairq_thread_seen_locked(struct fairq_pool *fp, struct svc_xprt *xprt,
+			       enum fairq_sighting where);
 void *fairq_thread_token_locked(struct fairq_pool *fp, const struct svc_xprt *xprt);
 void fairq_thread_seen_any(struct fairq_serv *fs, struct fairq_pool *near, struct svc_xprt *xprt);
 bool fairq_thread_forget(struct fairq_pool *fp, const struct task_struct *task);
 
 /* The current thread of @fp has taken @xprt, or (NULL) looks for work. */
 static inline void fairq_thread_seen(struct fairq_pool *fp, struct svc_xprt *xprt,
-				     bool may_create)
+				     enum fairq_sighting where)
 {
 	if (!READ_ONCE(fp->track_threads))
 		return;
 	spin_lock_bh(&fp->lock);
-	fairq_thread_seen_locked(fp, xprt, may_create);
+	fairq_thread_seen_locked(fp, xprt, where);
 	spin_unlock_bh(&fp->lock);
 }
 

@@ -161,7 +161,7 @@ struct fairq_counter {
 };
 
 /* At most this many counters per policy: reports copy them under the pool lock, on the stack. */
-#define FAIRQ_SCHED_COUNTERS_MAX	16
+#define FAIRQ_SCHED_COUNTERS_MAX	20
 
 struct fairq_counters {
 	unsigned int nr;
@@ -320,12 +320,20 @@ struct fairq_own_ops {
  *	@start, and the same one (a request read before a rebuild gets neither).  Optional.
  * @charge: a thread of @fp has taken @xprt (to read from it, then to run what it read): return
  *	what the thread's work is to be counted against (the policy's own token, NULL for
- *	nothing).  The core keeps the token for that thread and gives it back with @uncharge when
+ *	nothing).  @dispatched: the policy's @pick handed @xprt out, while the pool tracked
+ *	threads, and this thread ends that dispatch (one made before the pool state was rebuilt
+ *	too: the policy's own count bounds what it ends); else the work came another way (fed
+ *	around the policy while it switched), or its dispatch ended already (@undispatch).
+ *	The core keeps the token for that thread and gives it back with @uncharge when
  *	the thread next looks for work or exits, whatever happened in between (a partial record,
  *	a dropped request, a closed connection); tokens of a policy are forgotten, never given
  *	back, when its pool state is rebuilt or left.  Only called for pools that track threads
  *	(fairq_pool_track_threads() from @init_pool); then mandatory, with @uncharge.
  * @uncharge: the thread @token was charged for has finished with it.
+ * @undispatch: a dispatch of @xprt (as @charge's @dispatched) ends before a thread was seen
+ *	with it: the connection closed on its way (a thread that takes it deletes it), or the
+ *	pool lost its last thread and the transport moves on.  Return whether held work may be
+ *	servable now.  Optional (without it, @tick must give such dispatches up); pool lock held.
  * @tick: periodic (the core's watchdog interval), and at the time a policy asked for with
  *	fairq_pool_wake_at(): let go of work the policy holds back for reasons that can expire
  *	without an event; return how many were let go, and the core wakes threads for them.
@@ -361,8 +369,9 @@ struct fairq_sched_ops {
 	void (*start)(struct fairq_pool *fp, struct svc_xprt *xprt, void *token);
 	void (*complete)(struct fairq_pool *fp, struct svc_xprt *xprt, u64 thread_ns,
 			 void *token);
-	void *(*charge)(struct fairq_pool *fp, struct svc_xprt *xprt);
+	void *(*charge)(struct fairq_pool *fp, struct svc_xprt *xprt, bool dispatched);
 	void (*uncharge)(struct fairq_pool *fp, void *token);
+	bool (*undispatch)(struct fairq_pool *fp, struct svc_xprt *xprt);
 	void (*counters)(struct fairq_pool *fp, struct fairq_counters *out);
 	unsigned int (*tick)(struct fairq_pool *fp);
 	bool (*supported)(void);

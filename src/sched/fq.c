@@ -121,6 +121,7 @@ struct fq_pool {
 	u64 paced;			/* turns deferred because a key's class was at its limit */
 	u64 lost_handoffs;		/* hand-offs never seen on a thread, let go after 1 s */
 	u64 cap_overruns;		/* threads that took work of a key past its cap */
+	u64 handoffs_returned;		/* hand-offs ended with no thread seen (a close) */
 	u64 turns_overspent;		/* turns over before they began: the key was in debt */
 	u64 keys_ahead;			/* dispatches to another class: the key was ahead */
 	u32 cap;			/* max_inflight when the pool state was built (0: none) */
@@ -374,8 +375,9 @@ static u32 handed_out(const struct fq_pool *p, const struct fq_key *k)
  * Whether @k has max_inflight threads working for it or on their way.  A key's many
  * connections (or one connection's deep window, back in the queue as soon as a request is
  * read) would otherwise all be dispatched before the first request starts.  Only events
- * re-evaluate it for a key; a hand-off never seen on a thread (a connection closed on its way
- * to one) is given up by the watchdog's tick, so has_work never changes without an event.
+ * re-evaluate it for a key: a hand-off ends at a thread or at its connection's close, and one
+ * that neither ends is given up by the watchdog's tick, so has_work never changes without an
+ * event.
  */
 static bool capped_now(const struct fq_pool *p, const struct fq_key *k)
 {
@@ -1276,11 +1278,11 @@ static void fq_picked(struct fairq_pool *fp, const struct fairq_key_id **key, s6
 }
 
 /*
- * Called by the core's watchdog.  A hand-off that no thread was seen taking (its connection
- * closed on the way, 6.1; or the thread's record could not be allocated) would hold its key
- * forever: a held key with no dispatch, and no thread taking, starting or finishing its work,
- * for a second has such hand-offs given up, counted, and its requests in flight (reports
- * only) cleared.
+ * Called by the core's watchdog.  A hand-off that no thread was seen taking and no close
+ * ended (the thread's record could not be allocated; more hand-offs of one transport on their
+ * way than its mark counts) would hold its key forever: a held key with no dispatch, and no
+ * thread taking, starting or finishing its work, for a second has such hand-offs given up,
+ * counted, and its requests in flight (reports only) cleared.
  * Threads still working for it keep counting: they are seen when they finish.
  */
 static unsigned int fq_tick(struct fairq_pool *fp)
@@ -1458,14 +1460,15 @@ static void fq_complete(struct fairq_pool *fp, struct svc_xprt *xprt, u64 thread
 }
 
 /* A thread takes a transport of the key (counted from dispatch) and works for it. */
-static void *fq_charge(struct fairq_pool *fp, struct svc_xprt *xprt)
+static void *fq_charge(struct fairq_pool *fp, struct svc_xprt *xprt, bool dispatched)
 {
 	struct fq_pool *p = fqp(fp);
 	struct fq_key *k = fq_key_lookup(p, xprt);
 
 	if (!k)
 		return NULL;	/* the overflow key has no cap */
-	if (k->handed)
+	/* only the end of a dispatch: work that came another way leaves those on their way */
+	if (dispatched && k->handed)
 		k->handed--;
 	k->occupied++;
 	/* only work under way before the cap was set or the pool rebuilt, or untracked threads */
@@ -1496,6 +1499,24 @@ static void fq_uncharge(struct fairq_pool *fp, void *token)
 	}
 }
 
+/* A dispatch ends with no thread seen with it (closed on its way): the key's place is back. */
+static bool fq_undispatch(struct fairq_pool *fp, struct svc_xprt *xprt)
+{
+	struct fq_pool *p = fqp(fp);
+	struct fq_key *k = fq_key_lookup(p, xprt);
+
+	if (!k || !k->handed)
+		return false;
+	k->handed--;
+	p->handoffs_returned++;
+	if (k->list == FQ_HELD && !capped_now(p, k)) {
+		release_held(fp, p, k);
+		admit_or_pace(fp, p, k);
+		return true;
+	}
+	return false;
+}
+
 static void fq_counters(struct fairq_pool *fp, struct fairq_counters *out)
 {
 	struct fq_pool *p = fqp(fp);
@@ -1507,6 +1528,7 @@ static void fq_counters(struct fairq_pool *fp, struct fairq_counters *out)
 	fairq_counter_add(out, "holds", p->holds);
 	fairq_counter_add(out, "paced", p->paced);
 	fairq_counter_add(out, "lost_handoffs", p->lost_handoffs);
+	fairq_counter_add(out, "handoffs_returned", p->handoffs_returned);
 	fairq_counter_add(out, "untracked_threads", fairq_pool_untracked(fp));
 	fairq_counter_add(out, "cap_overruns", p->cap_overruns);
 	fairq_counter_add(out, "bursts", p->bursts);
@@ -1680,6 +1702,7 @@ const struct fairq_sched_ops fairq_sched_fq = {
 	.complete	= fq_complete,
 	.charge		= fq_charge,
 	.uncharge	= fq_uncharge,
+	.undispatch	= fq_undispatch,
 	.keys		= &fq_key_ops,
 	.counters	= fq_counters,
 	.tick		= fq_tick,

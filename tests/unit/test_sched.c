@@ -438,7 +438,7 @@ static void sim_thread_took(struct sim *sm, int t, struct svc_xprt *x)
 
 	if (!sm->fp.track_threads)
 		return;
-	sm->charge[t] = fairq_sched_fq.charge(&sm->fp, x);
+	sm->charge[t] = fairq_sched_fq.charge(&sm->fp, x, true);
 	k = fq_key_lookup(fqp(&sm->fp), &fx[0]);
 	if (k && k->occupied + k->handed > sm->max_occupied)
 		sm->max_occupied = k->occupied + k->handed;
@@ -1383,8 +1383,8 @@ static void test_fairq_inflight_cap(void)
 	CHECK(fairq_sched_fq.pick(&sm.fp) == &fx[1], "second hand-off");
 	CHECK(!fairq_sched_fq.has_work(&sm.fp) && k->list == FQ_HELD,
 	      "two hand-offs on their way: the key is held");
-	a = fairq_sched_fq.charge(&sm.fp, &fx[0]);
-	b = fairq_sched_fq.charge(&sm.fp, &fx[1]);
+	a = fairq_sched_fq.charge(&sm.fp, &fx[0], true);
+	b = fairq_sched_fq.charge(&sm.fp, &fx[1], true);
 	CHECK(a == k && b == k && k->occupied == 2 && !k->handed, "both seen on threads");
 	fairq_sched_fq.start(&sm.fp, &fx[0], a);	/* a request that is dropped unseen */
 	CHECK(!fairq_sched_fq.has_work(&sm.fp), "still held while both threads work");
@@ -1396,18 +1396,18 @@ static void test_fairq_inflight_cap(void)
 	CHECK(k->occupied == 0 && k->handed == 1, "a dropped request's thread frees its place");
 
 	/* a thread stuck in slow storage keeps its key alive past idle_secs */
-	fairq_sched_fq.charge(&sm.fp, &fx[2]);
+	fairq_sched_fq.charge(&sm.fp, &fx[2], true);
 	k->in_flight = 0;
 	jiffies += (fq_idle_secs + 1) * HZ;
 	gc_idle(fqp(&sm.fp));
 	CHECK(fq_key_lookup(fqp(&sm.fp), &fx[0]) == k, "a key a thread works for is not freed");
 	sim_exit(&sm);
 
-	/* a hand-off no thread is seen taking (closed on its way): the tick gives it up */
+	/* a hand-off no thread is seen taking and no close ends: the tick gives it up */
 	k = one_client_three_connections(&sm);
 	fairq_sched_fq.pick(&sm.fp);
 	fairq_sched_fq.pick(&sm.fp);
-	a = fairq_sched_fq.charge(&sm.fp, &fx[0]);
+	a = fairq_sched_fq.charge(&sm.fp, &fx[0], true);
 	CHECK(!fairq_sched_fq.has_work(&sm.fp), "held: one thread working, one hand-off out");
 	CHECK(fq_tick(&sm.fp) == 0, "nothing is let go while the key is busy");
 	jiffies += 2 * HZ;
@@ -1419,17 +1419,41 @@ static void test_fairq_inflight_cap(void)
 	CHECK(fairq_sched_fq.pick(&sm.fp) == &fx[2], "and the queued transport is served");
 	fairq_sched_fq.uncharge(&sm.fp, a);
 
-	/* work that came without a dispatch (a bypass, a rebuild under way) counts too */
+	/*
+	 * work that came without a dispatch (a bypass, a rebuild under way) counts too, and ends
+	 * none of the key's dispatches on their way
+	 */
 	fairq_sched_fq.enqueue(&sm.fp, &fx[0]);
 	fairq_sched_fq.enqueue(&sm.fp, &fx[1]);
-	a = fairq_sched_fq.charge(&sm.fp, &fx[2]);
-	CHECK(fairq_sched_fq.has_work(&sm.fp), "one thread and one hand-off: room for one");
-	b = fairq_sched_fq.charge(&sm.fp, &fx[2]);
-	CHECK(!fairq_sched_fq.has_work(&sm.fp) && k->list == FQ_HELD,
-	      "a second thread seen working for it: held");
+	CHECK(fairq_sched_fq.has_work(&sm.fp) && k->handed == 1 && !k->occupied,
+	      "one hand-off on its way: room for one more");
+	a = fairq_sched_fq.charge(&sm.fp, &fx[1], false);
+	CHECK(!fairq_sched_fq.has_work(&sm.fp) && k->list == FQ_HELD && k->handed == 1 &&
+	      k->occupied == 1, "a thread working for it around fq: held, the hand-off still out");
+	b = fairq_sched_fq.charge(&sm.fp, &fx[2], true);
+	CHECK(k->list == FQ_HELD && !k->handed && k->occupied == 2,
+	      "the hand-off seen on a thread: two threads working");
 	fairq_sched_fq.uncharge(&sm.fp, a);
 	fairq_sched_fq.uncharge(&sm.fp, b);
 	CHECK(fairq_sched_fq.has_work(&sm.fp), "let go when they are done");
+	sim_exit(&sm);
+
+	/* a hand-off whose connection closes on its way gives its place back at once */
+	k = one_client_three_connections(&sm);
+	fairq_sched_fq.pick(&sm.fp);
+	fairq_sched_fq.pick(&sm.fp);
+	a = fairq_sched_fq.charge(&sm.fp, &fx[0], true);
+	CHECK(!fairq_sched_fq.has_work(&sm.fp), "held: one thread working, one hand-off out");
+	CHECK(fairq_sched_fq.undispatch(&sm.fp, &fx[1]),
+	      "the closed hand-off frees the key's place");
+	CHECK(fairq_sched_fq.has_work(&sm.fp) && !k->handed && k->occupied == 1 &&
+	      fqp(&sm.fp)->handoffs_returned == 1, "the key is back in the rotation, and it is counted");
+	CHECK(fairq_sched_fq.pick(&sm.fp) == &fx[2], "and its queued transport is served");
+	set_addr(&fx[4], "10.0.0.2", 1);
+	CHECK(!fairq_sched_fq.undispatch(&sm.fp, &fx[4]) && k->handed == 1,
+	      "a connection of another key gives nothing back");
+	fairq_sched_fq.uncharge(&sm.fp, a);
+	CHECK(fq_tick(&sm.fp) == 0 && fqp(&sm.fp)->lost_handoffs == 0, "and nothing is lost");
 	sim_exit(&sm);
 
 	/* the overflow key has no cap and is never charged: its hand-offs still expire */
@@ -1471,7 +1495,7 @@ static void test_fairq_request_token(void)
 	v4owner[0] = 0;
 	fairq_sched_fq.enqueue(&sm.fp, &fx[0]);
 	CHECK(fairq_sched_fq.pick(&sm.fp) == &fx[0], "the connection is dispatched");
-	a = fairq_sched_fq.charge(&sm.fp, &fx[0]);
+	a = fairq_sched_fq.charge(&sm.fp, &fx[0], true);
 	k = a;
 	CHECK(k && k->id.type == FAIRQ_KEY_TYPE_ADDR, "unbound, its thread is charged to its address");
 	fairq_sched_fq.start(&sm.fp, &fx[0], a);

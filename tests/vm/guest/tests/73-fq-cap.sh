@@ -5,7 +5,8 @@
 # where without a cap it takes most of the pool; a second client is capped alike, not starved.
 # Threads taking work past the cap are counted (cap_overruns): none, also while the client opens
 # new connections all along, and none in the race build, whose dispatches stay on their way to
-# a thread 5 ms (6.1).  Switching schedulers, unloading the module and restarting nfsd with the cap on
+# a thread 5 ms (6.1).  A connection that closes with a dispatch on its way gives the key its
+# place back at once.  Switching schedulers, unloading the module and restarting nfsd with the cap on
 # (threads holding charges) lose nothing, warn of nothing, and the watchdog rescues nothing;
 # with the cap back at 0 the client's rate comes back.
 . /fairq/lib.sh
@@ -16,7 +17,7 @@ TUN=$FAIRQ_SYSFS/fq/max_inflight
 R=/fairq/extra/fairq-races.ko
 warnings0=$(dmesg | grep -c 'WARNING:')
 cleanup() {
-	touch "$B_OUT/churned" "$B_OUT/stop"
+	touch "$B_OUT/churned" "$B_OUT/stop" "$B_OUT/reset"
 	echo 0 >"$TUN"
 	pkill -INT -x fairq-load
 	svctime_off
@@ -141,6 +142,55 @@ timeout 300 bash -c ". /fairq/lib.sh; fairq_nfs 2 3 'dd if=/dev/zero of=big bs=1
 [ "$(fairq_pool_sum lost_handoffs)" = "$lost0" ] ||
 	fail "hand-offs of the writes were never seen on a thread: $(fairq_pool_sum lost_handoffs)"
 
+# Connections that close with a dispatch on its way: client 1 keeps one call at a time in
+# processing while it opens connections that each send a call, once accepted, and reset at once.
+# fq hands such a connection out when its call arrives, and the thread that takes it only
+# deletes it: the dispatch ends at the close (handoffs_returned), and the key keeps its place
+# under its cap.  A dispatch that never ended held the busy key one thread short, at its cap
+# with no thread working for it once two had: the watchdog then gave them up after a second
+# (lost_handoffs).
+fairqctl set fq.max_inflight 2 || fail "max_inflight 2 refused"
+lost0=$(fairq_pool_sum lost_handoffs)
+closed0=$(fairq_pool_sum handoffs_returned)
+overruns0=$(fairq_pool_sum cap_overruns)
+rm -f "$B_OUT/reset"
+ip netns exec c1 python3 -c '
+import os, socket, struct, sys, time
+# an NFSv3 NULL call, AUTH_NONE, in one record
+call = struct.pack(">IIIIIIIIII", 1, 0, 2, 100003, 3, 0, 0, 0, 0, 0)
+sent = 0
+while not os.path.exists(sys.argv[2]):
+	try:
+		s = socket.create_connection((sys.argv[1], 2049), timeout=5)
+		s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+		time.sleep(0.03)	# accepted by then: the call reaches a transport, not a backlog
+		s.sendall(struct.pack(">I", 0x80000000 | len(call)) + call)
+		s.close()
+		sent += 1
+	except OSError:
+		pass
+	time.sleep(0.01)
+print(sent)
+' "$FAIRQ_SERVER" "$B_OUT/reset" >"$B_OUT/resets" 2>&1 &
+resetter=$!
+ip netns exec c1 $FL -j -K 1 -W 1 -d 8 --label resets "$B_EXPORT" >"$B_OUT/resets.json" \
+	2>"$B_OUT/resets.err" || fail "client 1 beside its resets: $(cat "$B_OUT/resets.err")"
+touch "$B_OUT/reset"
+wait "$resetter" || fail "the resetting client failed: $(cat "$B_OUT/resets")"
+lost=$(($(fairq_pool_sum lost_handoffs) - lost0))
+closed=$(($(fairq_pool_sum handoffs_returned) - closed0))
+log "cap 2, $(cat "$B_OUT/resets") connections reset after a call: $closed dispatches ended at the close, $lost given up"
+[ "$lost" = 0 ] || fail "$lost dispatches of connections that closed on their way were given up for lost"
+overruns=$(($(fairq_pool_sum cap_overruns) - overruns0))
+[ "$overruns" = 0 ] || fail "a dispatch ended twice: $overruns times a third thread took the key's work"
+[ "$closed" -gt 0 ] || fail "no connection closed with a dispatch on its way: the case was not provoked"
+# a single dispatch never ended is never given up while the key stays busy: its 8 connections
+# would then get one thread, not two
+rate after_resets
+log "cap 2 after the resets: $RATE calls/s (before: $capped_rate)"
+[ $((RATE * 4)) -ge $((capped_rate * 3)) ] ||
+	fail "after the resets the capped client got $RATE calls/s, against $capped_rate before: a closed connection's dispatch kept its place"
+
 # switches under the capped load: nothing lost (the clients time out on a lost call)
 ip netns exec c1 $FL -j -K 8 -W 4 -d 0 --label sw "$B_EXPORT" >"$B_OUT/sw.json" 2>"$B_OUT/sw.err" &
 sw_pid=$!
@@ -177,16 +227,21 @@ if [ "$FAIRQ_SERIES" = 6.1 ]; then
 	fairqctl set fq.max_inflight 2 || fail "race build: max_inflight 2 refused"
 	overruns0=$(fairq_pool_sum cap_overruns)
 	holds0=$(fairq_pool_sum holds)
+	lost0=$(fairq_pool_sum lost_handoffs)
 	churn_start
 	ip netns exec c1 $FL -j -K 8 -W 4 -d 4 --label race "$B_EXPORT" >"$B_OUT/race.json" \
 		2>"$B_OUT/race.err" || fail "client 1 (race build): $(cat "$B_OUT/race.err")"
 	churn_stop
 	overruns=$(($(fairq_pool_sum cap_overruns) - overruns0))
 	holds=$(($(fairq_pool_sum holds) - holds0))
-	log "race build: $(cat "$B_OUT/churn") new connections held at the end, $overruns overruns, $holds holds"
+	sleep 2	# a key held by dispatches never ended is given up a second after its last work
+	lost=$(($(fairq_pool_sum lost_handoffs) - lost0))
+	log "race build: $(cat "$B_OUT/churn") new connections held at the end, $overruns overruns, $holds holds, $lost dispatches given up"
 	[ "$holds" -gt 0 ] || fail "race build: the key was never held at its cap"
 	[ "$overruns" = 0 ] ||
 		fail "race build: $overruns times a third thread took the capped key's work (cap_overruns)"
+	# a transport given back is dispatched again before its thread is seen: both dispatches end
+	[ "$lost" = 0 ] || fail "race build: $lost dispatches were never ended by a thread (lost_handoffs)"
 	rmmod fairq || fail "rmmod of the race build failed"
 	modprobe fairq || fail "reload after the race build failed"
 	fairq_set_sched fq || fail "switch to fq refused after the race build"
