@@ -292,11 +292,20 @@ fairq_nfsd_stacks() {
 # clients' RPCs still in flight (with their transport's state), every client's retransmissions,
 # nfsd's threads and blocked tasks, and what fairq holds
 fairq_stall_report() {
-	local d=/sys/kernel/debug/sunrpc f c
+	local d=/sys/kernel/debug/sunrpc f c t p st
 	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug 2>/dev/null
 	echo "== RPCs in flight (tasks of each rpc_clnt; empty files omitted)"
+	# debugfs files have no size: read them to know whether they are empty
 	for f in "$d"/rpc_clnt/*/tasks; do
-		[ -s "$f" ] && { echo "-- $f"; head -n 20 "$f"; }
+		t=$(head -n 20 "$f" 2>/dev/null)
+		[ -n "$t" ] && printf -- '-- %s\n%s\n' "$f" "$t"
+	done
+	echo "== tasks of the clients waiting uninterruptibly (D), and where"
+	for f in /proc/[0-9]*/stat; do
+		read -r p c st _ <"$f" 2>/dev/null || continue
+		[ "$st" = D ] || continue
+		echo "-- $p $c"
+		head -n 12 "/proc/$p/stack" 2>/dev/null
 	done
 	for f in "$d"/rpc_xprt/*/info; do
 		[ -f "$f" ] && { echo "-- $f"; cat "$f"; }
@@ -309,16 +318,28 @@ fairq_stall_report() {
 
 # fairq_stall_summary: the stall report in one line, for the verdict that is all a CI log's tail
 # may show: each client's RPCs in flight (the first one's action and queue say where it waits)
-# and its connection's state (sunrpc's XPRT_* bits), then what fairq's pools hold queued.
+# and its connection's state (sunrpc's XPRT_* bits), the server's connections with unread
+# calls (a transport nobody serves, where a call nfsd dropped leaves none), then what fairq's
+# pools hold queued.
 fairq_stall_summary() {
-	local d=/sys/kernel/debug/sunrpc f n out="" state
+	local d=/sys/kernel/debug/sunrpc f n t out="" state unread waits p c st
+	unread=$(ss -Htn state established '( sport = :2049 )' 2>/dev/null |
+		awk '$1 > 0 { printf "%s %s bytes; ", $4, $1 }')
 	for f in "$d"/rpc_clnt/*/tasks; do
-		[ -s "$f" ] || continue
-		n=$(wc -l <"$f")
+		t=$(cat "$f" 2>/dev/null)	# debugfs files have no size
+		[ -n "$t" ] || continue
+		n=$(echo "$t" | wc -l)
 		state=$(awk '$1 == "state:" { print $2 }' "${f%/tasks}/xprt/info" 2>/dev/null)
-		out="$out clnt $(basename "${f%/tasks}"): $n RPCs (first: $(head -n 1 "$f" | awk '{ $1 = ""; print }' | tr -s ' ')), xprt state ${state:-?};"
+		out="$out clnt $(basename "${f%/tasks}"): $n RPCs (first: $(echo "$t" | head -n 1 | awk '{ $1 = ""; print }' | tr -s ' ')), xprt state ${state:-?};"
 	done
-	echo "${out:- no RPC in flight;} fairq $(fairq_sched 2>/dev/null), queued: $(awk '/ queued / { for (i = 1; i < NF; i++) if ($i == "queued") q += $(i + 1) } END { print q + 0 }' "$FAIRQ_DEBUGFS/pools" 2>/dev/null), rescues $(cat "$FAIRQ_SYSFS/rescues" 2>/dev/null)"
+	# where the first client task in D waits: the top of its stack
+	for f in /proc/[0-9]*/stat; do
+		read -r p c st _ <"$f" 2>/dev/null || continue
+		[ "$st" = D ] && [ "$c" != "(nfsd)" ] || continue
+		waits="$p $c in $(head -n 3 "/proc/$p/stack" 2>/dev/null | awk '{ print $2 }' | tr '\n' ' ')"
+		break
+	done
+	echo "${out:- no RPC in flight;} waiting: ${waits:-no task in D;} unread at nfsd: ${unread:-none;} fairq $(fairq_sched 2>/dev/null), queued: $(awk '/ queued / { for (i = 1; i < NF; i++) if ($i == "queued") q += $(i + 1) } END { print q + 0 }' "$FAIRQ_DEBUGFS/pools" 2>/dev/null), rescues $(cat "$FAIRQ_SYSFS/rescues" 2>/dev/null)"
 }
 
 # A CPU that stays busy after a test has ended is a context that spins: an nfsd thread looping
