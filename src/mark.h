@@ -64,6 +64,14 @@ static inline void fairq_xprt_dispatch(struct svc_xprt *xprt, bool counted)
 {
 	unsigned long old = READ_ONCE(xprt->xpt_flags), new, count;
 
+	/*
+	 * Without a count to keep or to clear (every pool without a cap), the one atomic bit
+	 * clear it always was: a count only grows at a dispatch, under the lock held here.
+	 */
+	if (!counted && !(old & FAIRQ_XPT_DISPATCH_MASK)) {
+		fairq_xprt_unmark(xprt);
+		return;
+	}
 	do {
 		count = old & FAIRQ_XPT_DISPATCH_MASK;
 		new = old & ~(BIT(FAIRQ_XPT_QUEUED) | FAIRQ_XPT_DISPATCH_MASK);
