@@ -1481,6 +1481,16 @@ static void *fq_charge(struct fairq_pool *fp, struct svc_xprt *xprt, bool dispat
 	return k;
 }
 
+/* A held key that a thread or a dispatch gave a place back to joins the rotation again. */
+static bool release_if_room(struct fairq_pool *fp, struct fq_pool *p, struct fq_key *k)
+{
+	if (k->list != FQ_HELD || capped_now(p, k))
+		return false;
+	release_held(fp, p, k);
+	admit_or_pace(fp, p, k);
+	return true;
+}
+
 /*
  * The thread is done with the key's work, whatever it was (a request, part of a record, a
  * drop) and looks for work next: a held key it frees is in the rotation for that very look.
@@ -1493,10 +1503,7 @@ static void fq_uncharge(struct fairq_pool *fp, void *token)
 	if (k->occupied)
 		k->occupied--;
 	k->last_busy = jiffies;
-	if (k->list == FQ_HELD && !capped_now(p, k)) {
-		release_held(fp, p, k);
-		admit_or_pace(fp, p, k);
-	}
+	release_if_room(fp, p, k);
 }
 
 /* A dispatch ends with no thread seen with it (closed on its way): the key's place is back. */
@@ -1509,12 +1516,7 @@ static bool fq_undispatch(struct fairq_pool *fp, struct svc_xprt *xprt)
 		return false;
 	k->handed--;
 	p->handoffs_returned++;
-	if (k->list == FQ_HELD && !capped_now(p, k)) {
-		release_held(fp, p, k);
-		admit_or_pace(fp, p, k);
-		return true;
-	}
-	return false;
+	return release_if_room(fp, p, k);
 }
 
 static void fq_counters(struct fairq_pool *fp, struct fairq_counters *out)
