@@ -128,6 +128,16 @@ static void requeue_list(struct fairq_serv *fs, struct fairq_pool *from, struct 
 	spin_unlock_bh(&from->lock);
 }
 
+void fairq_context_exit(struct fairq_pool *fp, const struct task_struct *task)
+{
+	if (fairq_thread_forget(fp, task)) {
+		/* that can make held work servable, and this context will not look for it */
+		smp_mb();	/* as after an enqueue: publish, then look for an idle thread */
+		fairq_pool_push(fp);
+	}
+}
+EXPORT_SYMBOL_GPL(fairq_context_exit);
+
 /**
  * fairq_thread_exiting - an nfsd thread is leaving (svc_exit_thread)
  * @rqstp: the thread
@@ -152,11 +162,7 @@ void fairq_thread_exiting(struct svc_rqst *rqstp)
 	if (idx >= fs->nr_pools)
 		goto out;
 	fp = fs->pools[idx];
-	if (fairq_thread_forget(fp, rqstp->rq_task)) {
-		/* that can make held work servable, and this thread will not look for it */
-		smp_mb();	/* as after an enqueue: publish, then look for an idle thread */
-		fairq_pool_push(fp);
-	}
+	fairq_context_exit(fp, rqstp->rq_task);
 	if (fs->nr_pools == 1 || fairq_pool_threads(fp->pool) > 1)
 		goto out;
 	spin_lock_bh(&fp->lock);

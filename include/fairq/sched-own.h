@@ -20,6 +20,7 @@
 
 struct svc_pool;
 struct svc_serv;
+struct task_struct;
 
 /* The lock under which the core hands a pool's work over; taken with bottom halves off. */
 spinlock_t *fairq_pool_lockp(struct fairq_pool *fp);
@@ -49,6 +50,14 @@ struct svc_pool *fairq_pool_svc_pool(const struct fairq_pool *fp);
  * the policy's contexts can come.  Returns whether one was handed over.
  */
 bool fairq_nfsd_push(struct fairq_pool *fp);
+
+/*
+ * One of the policy's contexts, @task, has stopped for good: the policy @fp runs now may have
+ * handed it work and counted it as working (a context on its way to its look when the
+ * scheduler was switched is handed work like one of nfsd's threads), and that count ends here,
+ * as it does when an nfsd thread exits.  Does not sleep; takes the pool's lock.
+ */
+void fairq_context_exit(struct fairq_pool *fp, const struct task_struct *task);
 
 /*
  * Call @fn on each pool of every managed service, under RCU (@fn must not sleep; it may take

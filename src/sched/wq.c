@@ -38,6 +38,7 @@
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 #include <linux/sunrpc/svc.h>
@@ -419,13 +420,21 @@ static int wq_worker_fn(void *data)
 	return 0;
 }
 
-/* Stop and free @w; wq_mutex held, @w no longer reachable from its pool. */
+/*
+ * Stop and free @w; wq_mutex held (its pool stays valid meanwhile), @w no longer reachable
+ * from its pool.
+ */
 static void wq_worker_free(struct wq_worker *w)
 {
 	lockdep_assert_held(&wq_mutex);
 	list_del(&w->all);
 	hash_del_rcu(&w->by_task);
+	/* held beyond kthread_stop(): a new thread at its address would take its record */
+	get_task_struct(w->task);
 	kthread_stop(w->task);
+	/* a policy switched to while it was on its way may have counted it as working */
+	fairq_context_exit(w->fp, w->task);
+	put_task_struct(w->task);
 	svc_rqst_free(w->rqstp);
 	kfree_rcu(w, rcu);
 }

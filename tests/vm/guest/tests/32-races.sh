@@ -33,11 +33,16 @@
 #     fairq (which charges requests) to fifo and back for 10 s.  The switch clears the pool's
 #     policy meanwhile: a hook that reads it a second time finds none (a NULL dereference,
 #     first seen in a benchmark run).
+#  8. wq's workers (where it is offered) resting 200 ms between deciding to run and looking,
+#     while the scheduler goes from wq to fq with a cap of 1 per key.  A worker whose look
+#     comes after the switch is handed work by fq and counted as working for its key, like a
+#     thread; it then retires without looking again.  Its count must end when it goes, or the
+#     key stays at its cap with no thread working for it, and its client waits for good.
 # Clients keep I/O going through all of it (fio with verification): no error, and no
-# retransmission while nfsd stays up (1, 2, 4, 6 and 7).  FAIRQ_RACES="writers readers tunables
-# teardown wq-teardown wq-gap request-hooks" picks parts.
+# retransmission while nfsd stays up (1, 2, 4, 6, 7 and 8).  FAIRQ_RACES="writers readers
+# tunables teardown wq-teardown wq-gap wq-fq request-hooks" picks parts.
 . /fairq/lib.sh
-FAIRQ_RACES=${FAIRQ_RACES:-writers readers tunables wq-gap request-hooks teardown wq-teardown}
+FAIRQ_RACES=${FAIRQ_RACES:-writers readers tunables wq-gap wq-fq request-hooks teardown wq-teardown}
 part() { [[ " $FAIRQ_RACES " == *" $1 "* ]]; }
 R=/fairq/extra/fairq-races.ko
 TR=/sys/kernel/tracing
@@ -269,6 +274,32 @@ if part wq-gap && fairq_scheds | grep -qw wq; then
 	[ "$started" = 0 ] && [ "$nofail" -gt 0 ] ||
 		fail "wq-gap: $started workers started and $nofail starts failed where every start was to fail; $seen; $(dmesg | grep fairq | tail -5 | tr '\n' '|')"
 	log "wq-gap: $calls calls one at a time with $workers workers; $failed worker starts failed; nothing rescued; 20 calls served by nfsd's threads while no worker could start"
+fi
+
+# 8. wq's workers looking for work after a switch to fq with a cap of 1: client 3 alone, one
+# call at a time on each of 4 connections, a worker woken for each call.  A count left behind
+# by a worker holds the client's key at its cap for good: its calls wait past the load's
+# timeout, or the watchdog rescues them.
+if part wq-fq && fairq_scheds | grep -qw wq; then
+	FL=/usr/local/bin/fairq-load
+	pkill -STOP -x fio
+	races 0,0,0,0,0,0,0,200000
+	fairqctl set fq.max_inflight 1 >/dev/null || fail "wq-fq: max_inflight 1 refused"
+	for round in 1 2 3; do
+		fairq_set_sched wq || fail "wq-fq: switch to wq refused"
+		ip netns exec c3 $FL -j -K 4 -W 1 -d 6 --timeout 4 "$FAIRQ_SERVER:$FAIRQ_EXPORT" \
+			>/tmp/wqfq.json 2>/tmp/wqfq.err &
+		load=$!
+		sleep 1.$((RANDOM % 10))
+		fairq_set_sched fq || { kill $load; fail "wq-fq: switch to fq refused"; }
+		wait $load || fail "wq-fq: round $round: client 3's calls waited after the switch to fq: $(tail -n 2 /tmp/wqfq.err)"
+	done
+	rescued=$(cat "$FAIRQ_SYSFS/rescues")
+	fairqctl set fq.max_inflight 0 >/dev/null
+	fairq_set_sched fifo || fail "wq-fq: back to fifo refused"
+	pkill -CONT -x fio
+	[ "$rescued" = 0 ] || fail "wq-fq: the watchdog rescued $rescued transports held at the cap"
+	log "wq-fq: 3 switches wq -> fq under a cap of 1 with workers on their way: every call served"
 fi
 
 # nfsd stays up until here: the clients have not retransmitted
