@@ -7,13 +7,17 @@
 # handed its kernel queue) moves to pool 0: while pool 1 stays empty every connection of every
 # client (a closed loop, always with calls outstanding) is served, counted by the clients
 # (fairq-load --series).  (fifo is left out: the kernel's own dispatch strands such a pool's
-# queue, which is what fairq does better.)
+# queue, which is what fairq does better.)  fq runs twice, the second time with a cap of 2 per
+# key: a dispatch left in the kernel queue of a pool whose last thread left is ended there (no
+# thread of that pool will be seen with it), so no key is left counting it, and none is given
+# up on by the watchdog (lost_handoffs).
 . /fairq/lib.sh
 FL=/usr/local/bin/fairq-load
 PT=/proc/fs/nfsd/pool_threads
 R=/fairq/extra/fairq-races.ko
 cleanup() {
 	pkill -INT -x fairq-load
+	echo 0 2>/dev/null >"$FAIRQ_SYSFS/fq/max_inflight"
 	fairq_set_sched fifo
 	if [ -e /sys/module/fairq/parameters/test_delay_us ]; then
 		rmmod fairq
@@ -82,11 +86,18 @@ PY
 		fail "$1: a connection waited while pool 1 had no thread"
 }
 
-for s in qfifo fq capped; do
-	fairq_scheds | tr ' ' '\n' | grep -qx "$s" || continue
-	fairq_set_sched "$s" || fail "switch to $s refused"
+for s in qfifo fq fq-cap capped; do
+	fairq_scheds | tr ' ' '\n' | grep -qx "${s%-cap}" || continue
+	fairq_set_sched "${s%-cap}" || fail "switch to ${s%-cap} refused"
+	if [ "${s%-cap}" = fq ]; then
+		cap=0
+		[ "$s" = fq-cap ] && cap=2
+		fairqctl set fq.max_inflight $cap || fail "fq.max_inflight $cap refused"
+	fi
 	pool_threads_set "4 4"
 	migrated0=$(fairq_pool_sum migrated)
+	lost0=$(fairq_pool_sum lost_handoffs)
+	ended0=$(fairq_pool_sum handoffs_returned)
 	clients
 	sleep 5
 	for i in 1 2 3; do
@@ -99,7 +110,9 @@ for s in qfifo fq capped; do
 	pool_threads_set "4 4"
 	moved=$(($(fairq_pool_sum migrated) - migrated0))
 	[ "$moved" -gt 0 ] || fail "$s: nothing was moved off pool 1: did it ever lose its last thread?"
-	log "$s: 4 times without pool 1's threads, every connection served; moved $moved transports"
+	lost=$(($(fairq_pool_sum lost_handoffs) - lost0))
+	[ "$lost" = 0 ] || fail "$s: $lost dispatches were never ended and given up for lost"
+	log "$s: 4 times without pool 1's threads, every connection served; moved $moved transports; $(($(fairq_pool_sum handoffs_returned) - ended0)) dispatches ended in the pool that lost its threads"
 done
 [ "$(fairq_rescues)" = 0 ] || fail "the watchdog rescued $(fairq_rescues) transports"
 
