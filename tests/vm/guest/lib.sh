@@ -86,7 +86,13 @@ fairq_fio_stop() {
 	local c p i left
 	# shellcheck disable=SC2086 # a pid each
 	kill -0 $FAIRQ_FIO_PIDS 2>/dev/null || fail "a fio client died"
-	pkill -INT -x fio
+	# SIGINT to the fio each client started, which tells its job processes to end after their
+	# current I/O.  Not to the jobs themselves: each would run fio's handler too, which logs
+	# from the signal handler (not async-signal safe) in the middle of the job's own work.
+	for p in $(pgrep -x fio); do
+		[ "$(cat "/proc/$(awk '{ print $4 }' "/proc/$p/stat" 2>/dev/null)/comm" 2>/dev/null)" = fio ] ||
+			kill -INT "$p" 2>/dev/null
+	done
 	# A client whose mount hangs never ends: name it, rather than wait for the test's timeout
 	for i in $(seq 1 180); do
 		left=""
@@ -105,7 +111,8 @@ fairq_fio_stop() {
 		done
 		dmesg | grep -E 'nfs|NFS|lockd|rpc' | tail -n 12
 		fairq_stall_report
-		fail "client(s)$left: fio and its mount did not end within 180 s of SIGINT ($(fairq_stall_summary))"
+		# shellcheck disable=SC2086 # a client number each
+		fail "client(s)$left: fio and its mount did not end within 180 s of SIGINT ($(fairq_stall_summary $left))"
 	fi
 	# shellcheck disable=SC2086
 	wait $FAIRQ_FIO_PIDS
@@ -320,9 +327,20 @@ fairq_stall_report() {
 # may show: each client's RPCs in flight (the first one's action and queue say where it waits)
 # and its connection's state (sunrpc's XPRT_* bits), the server's connections with unread
 # calls (a transport nobody serves, where a call nfsd dropped leaves none), then what fairq's
-# pools hold queued.
-fairq_stall_summary() {
-	local d=/sys/kernel/debug/sunrpc f n t out="" state unread waits p c st
+# pools hold queued.  Each client N named gets its processes' state and wait channel: a client
+# with no RPC in flight and no task in D waits outside NFS (mount.nfs between its retries, fio
+# itself).
+fairq_stall_summary() {	# fairq_stall_summary [N ...]
+	local d=/sys/kernel/debug/sunrpc f n t out="" state unread waits p c st procs=""
+	for n; do
+		procs="$procs c$n:"
+		for p in $(ip netns pids "c$n" 2>/dev/null); do
+			read -r _ c st _ 2>/dev/null <"/proc/$p/stat" || continue
+			procs="$procs $c $st $(cat "/proc/$p/wchan" 2>/dev/null),"
+		done
+		grep -q '^3;' "/tmp/fio$n" 2>/dev/null && procs="$procs (fio reported)"
+		procs="$procs;"
+	done
 	unread=$(ss -Htn state established '( sport = :2049 )' 2>/dev/null |
 		awk '$1 > 0 { printf "%s %s bytes; ", $4, $1 }')
 	for f in "$d"/rpc_clnt/*/tasks; do
@@ -339,7 +357,7 @@ fairq_stall_summary() {
 		waits="$p $c in $(head -n 3 "/proc/$p/stack" 2>/dev/null | awk '{ print $2 }' | tr '\n' ' ')"
 		break
 	done
-	echo "${out:- no RPC in flight;} waiting: ${waits:-no task in D;} unread at nfsd: ${unread:-none;} fairq $(fairq_sched 2>/dev/null), queued: $(awk '/ queued / { for (i = 1; i < NF; i++) if ($i == "queued") q += $(i + 1) } END { print q + 0 }' "$FAIRQ_DEBUGFS/pools" 2>/dev/null), rescues $(cat "$FAIRQ_SYSFS/rescues" 2>/dev/null)"
+	echo "${out:- no RPC in flight;}$procs waiting: ${waits:-no task in D;} unread at nfsd: ${unread:-none;} fairq $(fairq_sched 2>/dev/null), queued: $(awk '/ queued / { for (i = 1; i < NF; i++) if ($i == "queued") q += $(i + 1) } END { print q + 0 }' "$FAIRQ_DEBUGFS/pools" 2>/dev/null), rescues $(cat "$FAIRQ_SYSFS/rescues" 2>/dev/null)"
 }
 
 # A CPU that stays busy after a test has ended is a context that spins: an nfsd thread looping
