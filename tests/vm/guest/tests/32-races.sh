@@ -279,7 +279,8 @@ fi
 # 8. wq's workers looking for work after a switch to fq with a cap of 1: client 3 alone, one
 # call at a time on each of 4 connections, a worker woken for each call.  A count left behind
 # by a worker holds the client's key at its cap for good: its calls wait past the load's
-# timeout, or the watchdog rescues them.
+# timeout (10 s for calls of no service time: a bound on a wait that never ends, not a
+# speed), or the watchdog rescues them.
 if part wq-fq && fairq_scheds | grep -qw wq; then
 	FL=/usr/local/bin/fairq-load
 	pkill -STOP -x fio
@@ -287,7 +288,7 @@ if part wq-fq && fairq_scheds | grep -qw wq; then
 	fairqctl set fq.max_inflight 1 >/dev/null || fail "wq-fq: max_inflight 1 refused"
 	for round in 1 2 3; do
 		fairq_set_sched wq || fail "wq-fq: switch to wq refused"
-		ip netns exec c3 $FL -j -K 4 -W 1 -d 6 --timeout 4 "$FAIRQ_SERVER:$FAIRQ_EXPORT" \
+		ip netns exec c3 $FL -j -K 4 -W 1 -d 6 --timeout 10 "$FAIRQ_SERVER:$FAIRQ_EXPORT" \
 			>/tmp/wqfq.json 2>/tmp/wqfq.err &
 		load=$!
 		sleep 1.$((RANDOM % 10))
