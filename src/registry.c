@@ -260,15 +260,21 @@ static bool names_taken(const struct fairq_sched_ops *ops)
  * fairq_register_sched - offer a policy
  * @ops: its ops table, which must outlive the registration
  *
- * Return: 0; -EINVAL if a mandatory op or the owner is missing, or the name is bad; -EEXIST
- * for a name or alias already taken; -EOPNOTSUPP if the policy would do nothing on this
- * kernel (it is then not offered); -ENOMEM.
+ * Return: 0; -EINVAL if a mandatory op or the owner is missing, an op is given without its
+ * pair (charge and uncharge), or the name is bad; -EEXIST for a name or alias already taken;
+ * -EOPNOTSUPP if the policy would do nothing on this kernel (it is then not offered); -ENOMEM.
  */
 int fairq_register_sched(const struct fairq_sched_ops *ops)
 {
 	struct fairq_sched_entry *e;
 	int err = 0;
 
+	/* what the core charges it gives back: one without the other would crash or leak */
+	if (!ops->charge != !ops->uncharge) {
+		pr_err("policy %s refused: it has charge or uncharge without the other\n",
+		       ops->name ?: "(unnamed)");
+		return -EINVAL;
+	}
 	if (WARN_ON_ONCE(!ops_complete(ops)))
 		return -EINVAL;
 	if (ops->supported && !ops->supported())

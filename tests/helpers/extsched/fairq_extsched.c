@@ -162,8 +162,28 @@ static struct fairq_sched_ops extfifo_ops = {	/* named at load */
 	.wake		= &extfifo_wake,
 };
 
+/* Charged work the core could never give back: fairq must refuse the policy. */
+static void *extfifo_charge(struct fairq_pool *fp, struct svc_xprt *xprt, bool dispatched)
+{
+	return fp;
+}
+
 static int __init extfifo_init(void)
 {
+	struct fairq_sched_ops broken = extfifo_ops;
+	int err;
+
+	broken.name = "extbroken";
+	broken.alias = NULL;
+	broken.charge = extfifo_charge;
+	err = fairq_register_sched(&broken);
+	if (err != -EINVAL) {
+		pr_err("fairq_extsched: a policy with charge but no uncharge was not refused (%d)\n",
+		       err);
+		if (!err)
+			fairq_unregister_sched(&broken);
+		return -EINVAL;
+	}
 	extfifo_ops.name = name;
 	extfifo_ops.alias = alias;
 	return fairq_register_sched(&extfifo_ops);
