@@ -785,7 +785,7 @@ void fairq_request_start(struct svc_rqst *rqstp)
 	ops = request_hook_ops(fp);
 	if (ops && ops->start) {
 		spin_lock_bh(&fp->lock);
-		token = fairq_thread_seen_locked(fp, xprt, FAIRQ_SEEN_START);
+		token = fairq_request_charge_locked(fp, rqstp);
 		if (fp->ops && fp->ops->start && request_of_this_state(fp, rqstp))
 			fp->ops->start(fp, xprt, token);
 		spin_unlock_bh(&fp->lock);
@@ -804,6 +804,7 @@ void fairq_request_done(struct svc_rqst *rqstp)
 	struct svc_xprt *xprt = rqstp->rq_xprt;
 	const struct fairq_sched_ops *ops;
 	struct fairq_pool *fp;
+	void *token;
 	s64 ns;
 
 	if (!xprt)
@@ -815,8 +816,10 @@ void fairq_request_done(struct svc_rqst *rqstp)
 		goto out;
 	ns = ktime_to_ns(ktime_sub(ktime_get(), rqstp->rq_stime));
 	spin_lock_bh(&fp->lock);
+	token = fairq_request_end_locked(fp, rqstp);
 	if (fp->ops && fp->ops->complete && request_of_this_state(fp, rqstp))
-		fp->ops->complete(fp, xprt, ns > 0 ? ns : 0, fairq_thread_token_locked(fp, xprt));
+		fp->ops->complete(fp, xprt, ns > 0 ? ns : 0, token);
+	fairq_request_uncharge_locked(fp, token);
 	spin_unlock_bh(&fp->lock);
 out:
 	rcu_read_unlock();

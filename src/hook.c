@@ -234,8 +234,8 @@ static struct fairq_hook_point points[] = {
 	{ "svc_process", &request_ops, 0, &process_addr },
 	{ "svc_send", &request_ops, 0, &send_addr },
 	/*
-	 * 6.12 and later inline svc_drop into svc_process: a dropped request is not seen there,
-	 * and a policy's per-key in-flight count keeps it until the key goes stale.
+	 * 6.12 and later inline svc_drop into svc_process: a dropped request is not seen there;
+	 * in a pool that charges requests the watchdog ends it once its thread has moved on.
 	 */
 	{ "svc_drop", &request_ops, 0, &drop_addr, true },
 	{ "svc_exit_thread", &thread_ops, (unsigned long)svc_exit_thread },

@@ -52,15 +52,19 @@ static inline u64 fairq_pool_stat(const struct fairq_pool_stats *st,
 }
 
 /*
- * An nfsd thread of a pool that tracks threads, and what its current work is charged to (a
- * token of the policy's @charge op; NULL between two pieces of work).  Keyed by the task: the
- * thread's own context is all that some hook points (6.1's svc_xprt_received) can see of it.
+ * An nfsd thread of a pool that tracks threads, or that charges requests, and what its current
+ * work is charged to (a token of the policy's @charge op; NULL between two pieces of work).
+ * Keyed by the task: the thread's own context is all that some hook points (6.1's
+ * svc_xprt_received) can see of it.
  */
 struct fairq_thread {
 	struct hlist_node node;
 	const struct task_struct *task;
 	void *charge;
 	const struct svc_xprt *charged;	/* the transport @charge was given for */
+	/* the thread's own, for a request's charge: lives as long as the record (thread exit) */
+	const struct svc_rqst *rqstp;
+	ktime_t stime;			/* when that request was read (its rq_stime) */
 };
 
 #define FAIRQ_THREAD_HASH_BITS	5
@@ -88,7 +92,10 @@ struct fairq_thread {
  * @hold_skips: hand-offs not made because they would have taken the held thread.
  * @track_threads: the policy charges each thread's work (its @charge op); see @threads.
  * @untracked: threads whose record could not be allocated: their work is never charged.
- * @threads: struct fairq_thread of the pool's threads seen while @track_threads, by task.
+ * @unseen_ends: requests whose end no hook saw (a drop inside svc_process() on 6.12 and 7.3),
+ *	ended when their thread was next seen (fairq_threads_end_unseen_locked()).
+ * @threads: struct fairq_thread of the pool's threads seen while @track_threads, or that
+ *	started a request under a policy that charges requests (threads.c), by task.
  * @serv: the service the pool belongs to.
  * @wake_timer: calls the policy's @tick at the time it asked for (fairq_pool_wake_at()).
  * @wake_at: that time (ktime_get_ns()), 0 when none is pending; under @lock.
@@ -114,6 +121,7 @@ struct fairq_pool {
 	atomic_long_t hold_skips;
 	bool track_threads;
 	u64 untracked;
+	u64 unseen_ends;
 	struct hlist_head threads[1 << FAIRQ_THREAD_HASH_BITS];
 	struct fairq_serv *serv;
 	struct hrtimer wake_timer;

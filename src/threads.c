@@ -3,7 +3,9 @@
  * Thread records: which transport each nfsd thread of a pool works for, for policies that
  * charge a thread's work to what it serves (fairq_pool_track_threads()).  A record is made at
  * a thread's first look for work and lives as long as the thread; its token is the policy's,
- * given back with @uncharge when the thread next looks for work or leaves.
+ * given back with @uncharge when the thread next looks for work or leaves.  A policy that
+ * charges while the pool does not track threads has each request charged, from its start to
+ * its end (fairq_request_charge_locked()), in a record made at the thread's first request.
  */
 #include <linux/hash.h>
 #include <linux/kthread.h>
@@ -36,10 +38,28 @@ static struct fairq_thread *thread_find(struct fairq_pool *fp, const struct task
 	return NULL;
 }
 
+/* A record for the current thread; NULL (counted) if it cannot be allocated. */
+static struct fairq_thread *thread_add(struct fairq_pool *fp)
+	__must_hold(&fp->lock)
+{
+	struct fairq_thread *t;
+
+	t = fairq_test_fail(FAIRQ_TEST_FAIL_THREAD) ? NULL :
+	    kzalloc(sizeof(*t), GFP_ATOMIC | __GFP_NOWARN);
+	if (!t) {
+		WRITE_ONCE(fp->untracked, fp->untracked + 1);	/* read unlocked */
+		return NULL;
+	}
+	t->task = current;
+	hlist_add_head(&t->node, thread_bucket(fp, current));
+	return t;
+}
+
 /*
- * The policy's pool state is about to be left or rebuilt: the tokens its threads hold name
- * what it frees, so they are forgotten (not given back), and the pool stops tracking until the
- * next policy asks.  The records stay for the threads' lifetime.
+ * The policy's pool state is about to be left or rebuilt: the tokens its threads hold (for
+ * what they took, or for the request they run) name what it frees, so they are forgotten
+ * (not given back), and the pool stops tracking until the next policy asks.  The records stay
+ * for the threads' lifetime.
  */
 void fairq_threads_untrack(struct fairq_pool *fp)
 	__must_hold(&fp->lock)
@@ -47,12 +67,12 @@ void fairq_threads_untrack(struct fairq_pool *fp)
 	struct fairq_thread *t;
 	unsigned int i;
 
-	if (!fp->track_threads)
-		return;
 	for (i = 0; i < ARRAY_SIZE(fp->threads); i++) {
 		hlist_for_each_entry(t, &fp->threads[i], node)
 			t->charge = NULL;
 	}
+	if (!fp->track_threads)
+		return;
 	WRITE_ONCE(fp->track_threads, false);
 	atomic_dec(&fairq_tracking_pools);
 }
@@ -112,7 +132,7 @@ EXPORT_SYMBOL_GPL(fairq_pool_untracked);
  * a thread dequeues (6.7+) is the kernel's own path, no work of a key: dispatches it carried
  * end with no charge.  On 6.1 a give-back charges only if it ends a dispatch: a thread whose
  * dispatch a close ended is charged at its request's start, if one starts.
- * Returns the thread's token for @xprt, as fairq_thread_token_locked().
+ * Returns the thread's token for @xprt, NULL if it holds none for that very transport.
  */
 void *fairq_thread_seen_locked(struct fairq_pool *fp, struct svc_xprt *xprt,
 			       enum fairq_sighting where)
@@ -135,14 +155,9 @@ void *fairq_thread_seen_locked(struct fairq_pool *fp, struct svc_xprt *xprt,
 	if (!t) {
 		if (where == FAIRQ_SEEN_GAVE_BACK)
 			return NULL;
-		t = fairq_test_fail(FAIRQ_TEST_FAIL_THREAD) ? NULL :
-		    kzalloc(sizeof(*t), GFP_ATOMIC | __GFP_NOWARN);
-		if (!t) {
-			WRITE_ONCE(fp->untracked, fp->untracked + 1);	/* read unlocked */
+		t = thread_add(fp);
+		if (!t)
 			return NULL;
-		}
-		t->task = current;
-		hlist_add_head(&t->node, thread_bucket(fp, current));
 	}
 	if (xprt && !t->charge) {
 		/*
@@ -159,21 +174,114 @@ void *fairq_thread_seen_locked(struct fairq_pool *fp, struct svc_xprt *xprt,
 }
 
 /*
- * What the current thread of @fp was charged for taking @xprt, NULL if it holds no charge for
- * that very transport: the policy then finds what @xprt's work counts against itself.  Saves
- * the request hooks a policy's own lookup, and they count against what the thread took even
- * if the transport's key changes while the request runs (an NFSv4.1 binding).
+ * @t's request ended where no hook saw it: newer kernels (6.12, 7.3) drop a request inside
+ * svc_process(), with svc_drop() inlined there.  It ends now, as a drop ends where the hooks
+ * see one, with the thread time unknown (0), if it was started in this pool state; then its
+ * charge.  Its transport may be gone by now: the policy is given the token alone.
  */
-void *fairq_thread_token_locked(struct fairq_pool *fp, const struct svc_xprt *xprt)
+static void request_end_unseen(struct fairq_pool *fp, struct fairq_thread *t)
+	__must_hold(&fp->lock)
+{
+	/* a request read before the state began was never started in it */
+	if (fp->ops->complete && !ktime_before(t->stime, fp->ops_since))
+		fp->ops->complete(fp, NULL, 0, t->charge);
+	fp->ops->uncharge(fp, t->charge);
+	t->charge = NULL;
+	WRITE_ONCE(fp->unseen_ends, fp->unseen_ends + 1);	/* read unlocked */
+}
+
+/*
+ * A request of @rqstp starts on the current thread of @fp: returns the policy's token for it,
+ * as @start takes it.  A pool that tracks threads charged the thread at its take of the
+ * transport (or does now, at its first sighting).  A pool that does not still has a policy
+ * that charges (@charge) charged for the request alone, from its start to its end: so that
+ * both settle on one token, found without a lookup of the policy's own, even if the
+ * transport's key changes while the request runs (an NFSv4.1 binding).  A token the thread
+ * still holds then is of a request whose end went unseen (a drop the hooks do not reach, that
+ * the watchdog has not yet found): that request is over, and ends first.
+ */
+void *fairq_request_charge_locked(struct fairq_pool *fp, struct svc_rqst *rqstp)
 	__must_hold(&fp->lock)
 {
 	struct fairq_thread *t;
 
-	if (!fp->track_threads)
+	if (fp->track_threads)
+		return fairq_thread_seen_locked(fp, rqstp->rq_xprt, FAIRQ_SEEN_START);
+	if (!fp->ops || !fp->ops->charge)
+		return NULL;
+	t = thread_find(fp, current) ?: thread_add(fp);
+	if (!t)
+		return NULL;
+	if (t->charge)
+		request_end_unseen(fp, t);
+	t->charge = fp->ops->charge(fp, rqstp->rq_xprt, false);
+	t->charged = rqstp->rq_xprt;
+	t->rqstp = rqstp;
+	t->stime = rqstp->rq_stime;
+	return t->charge;
+}
+
+/*
+ * The current thread's request of @rqstp ends: returns its token, as @complete takes it, NULL
+ * if the thread holds none for that very transport (the policy then finds what the request
+ * counts against itself).  In a pool that charges requests only, the thread lets go of the
+ * token: the caller gives it back with fairq_request_uncharge_locked() once the policy has
+ * settled the request.
+ */
+void *fairq_request_end_locked(struct fairq_pool *fp, const struct svc_rqst *rqstp)
+	__must_hold(&fp->lock)
+{
+	struct fairq_thread *t;
+	void *token;
+
+	if (!fp->ops || !fp->ops->charge)
 		return NULL;
 	t = thread_find(fp, current);
-	return t && t->charge && t->charged == xprt ? t->charge : NULL;
+	if (!t || !t->charge || t->charged != rqstp->rq_xprt)
+		return NULL;
+	token = t->charge;
+	if (!fp->track_threads)
+		t->charge = NULL;
+	return token;
 }
+
+/* After fairq_request_end_locked(): a request's own token goes back to the policy. */
+void fairq_request_uncharge_locked(struct fairq_pool *fp, void *token)
+	__must_hold(&fp->lock)
+{
+	if (token && !fp->track_threads)
+		fp->ops->uncharge(fp, token);
+}
+
+/*
+ * From the watchdog: in a pool that charges requests, a thread that holds a request's token
+ * but has left its transport (none now, or another one) is past that request, whose end went
+ * unseen.  It ends here, else its key would count it in flight, and be kept busy and alive,
+ * until the thread's next request.  A thread still in the request has its transport until
+ * the reply is sent.
+ */
+void fairq_threads_end_unseen_locked(struct fairq_pool *fp)
+	__must_hold(&fp->lock)
+{
+	struct fairq_thread *t;
+	unsigned int i;
+
+	if (fp->track_threads || !fp->ops || !fp->ops->charge)
+		return;
+	for (i = 0; i < ARRAY_SIZE(fp->threads); i++) {
+		hlist_for_each_entry(t, &fp->threads[i], node) {
+			/* another thread's field, read racily: it only moves past the request */
+			if (t->charge && READ_ONCE(t->rqstp->rq_xprt) != t->charged)
+				request_end_unseen(fp, t);
+		}
+	}
+}
+
+u64 fairq_pool_unseen_ends(const struct fairq_pool *fp)
+{
+	return READ_ONCE(fp->unseen_ends);
+}
+EXPORT_SYMBOL_GPL(fairq_pool_unseen_ends);
 
 /*
  * Whether the current task, a thread with a record, took @xprt.  The thread that accepts a
@@ -229,8 +337,12 @@ bool fairq_thread_forget(struct fairq_pool *fp, const struct task_struct *task)
 	spin_lock_bh(&fp->lock);
 	t = thread_find(fp, task);
 	if (t) {
-		if (t->charge && fp->track_threads && fp->ops) {
-			fp->ops->uncharge(fp, t->charge);
+		if (t->charge && fp->ops) {
+			/* it leaves between requests: a request's token left is an unseen end */
+			if (fp->track_threads)
+				fp->ops->uncharge(fp, t->charge);
+			else
+				request_end_unseen(fp, t);
 			uncharged = true;
 		}
 		hlist_del(&t->node);

@@ -25,7 +25,10 @@ enum fairq_sighting {
 
 void *fairq_thread_seen_locked(struct fairq_pool *fp, struct svc_xprt *xprt,
 			       enum fairq_sighting where);
-void *fairq_thread_token_locked(struct fairq_pool *fp, const struct svc_xprt *xprt);
+void *fairq_request_charge_locked(struct fairq_pool *fp, struct svc_rqst *rqstp);
+void *fairq_request_end_locked(struct fairq_pool *fp, const struct svc_rqst *rqstp);
+void fairq_request_uncharge_locked(struct fairq_pool *fp, void *token);
+void fairq_threads_end_unseen_locked(struct fairq_pool *fp);
 void fairq_thread_seen_any(struct fairq_serv *fs, struct fairq_pool *near, struct svc_xprt *xprt);
 bool fairq_thread_forget(struct fairq_pool *fp, const struct task_struct *task);
 

@@ -13,6 +13,7 @@
 #include "kq.h"
 #include "events.h"
 #include "wake.h"
+#include "threads.h"
 #include "watchdog.h"
 #include <fairq/trace.h>
 
@@ -64,6 +65,7 @@ static void watchdog_tick(struct work_struct *work)
 			bool stalled, kq_stalled, own_idle;
 
 			spin_lock_bh(&fp->lock);
+			fairq_threads_end_unseen_locked(fp);
 			if (fp->ops && fp->ops->tick)
 				released = fp->ops->tick(fp);
 			spin_unlock_bh(&fp->lock);

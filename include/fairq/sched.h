@@ -32,7 +32,7 @@ struct svc_serv;
 struct task_struct;
 
 /* Room for a policy's per-pool state, inside struct fairq_pool: switching never allocates. */
-#define FAIRQ_SCHED_PRIV_BYTES	1536
+#define FAIRQ_SCHED_PRIV_BYTES	2048
 
 /* A name's room with its NUL; the limits are netlink's (uapi). */
 #define FAIRQ_SCHED_NAME_MAX	(FAIRQ_SCHED_NAME_LEN + 1)
@@ -312,12 +312,16 @@ struct fairq_own_ops {
  *	it was.  May be O(queued): closes are rare.  Mandatory.
  * @tunables: the policy's settings, terminated by an entry with a NULL name.  Optional.
  * @start: a thread starts processing a request read from @xprt.  @token is what @charge
- *	returned for that thread's take of @xprt, NULL if it has none (the pool tracks no
- *	threads, @charge returned NULL, the thread's charge is for another transport, or its
- *	record could not be made).  Optional.
+ *	returned for that thread's take of @xprt, or for this request (a pool that tracks no
+ *	threads); NULL if it has none (the policy has no @charge, @charge returned NULL, the
+ *	thread's charge is for another transport, or its record could not be made).  Optional.
  * @complete: a thread finished a request of @xprt that used @thread_ns of thread time (for
  *	policies that charge measured cost), with a reply or by dropping it.  @token as for
- *	@start, and the same one (a request read before a rebuild gets neither).  Optional.
+ *	@start, and the same one (a request read before a rebuild gets neither).  @xprt NULL:
+ *	a request whose end no hook saw (a drop inside svc_process() on 6.12 and 7.3), found
+ *	later (the thread's next request, its exit, or the watchdog), with @thread_ns 0 for
+ *	unknown; its transport may be gone, @token (never NULL then) names the request's charge.
+ *	Optional.
  * @charge: a thread of @fp has taken @xprt (to read from it, then to run what it read): return
  *	what the thread's work is to be counted against (the policy's own token, NULL for
  *	nothing).  @dispatched: the policy's @pick handed @xprt out, while the pool tracked
@@ -327,8 +331,12 @@ struct fairq_own_ops {
  *	The core keeps the token for that thread and gives it back with @uncharge when
  *	the thread next looks for work or exits, whatever happened in between (a partial record,
  *	a dropped request, a closed connection); tokens of a policy are forgotten, never given
- *	back, when its pool state is rebuilt or left.  Only called for pools that track threads
- *	(fairq_pool_track_threads() from @init_pool); then mandatory, with @uncharge.
+ *	back, when its pool state is rebuilt or left.  In a pool that tracks no threads
+ *	(fairq_pool_track_threads() from @init_pool), a policy with @charge is charged for each
+ *	request instead: at its start (@dispatched false, before @start), given back with
+ *	@uncharge after @complete, or at the thread's next request or exit if its end went
+ *	unseen.  Optional, but only together with @uncharge (registration refuses one alone);
+ *	mandatory for a pool that tracks threads.
  * @uncharge: the thread @token was charged for has finished with it.
  * @undispatch: a dispatch of @xprt (as @charge's @dispatched) ends before a thread was seen
  *	with it: the connection closed on its way (a thread that takes it deletes it), or the
@@ -432,6 +440,7 @@ int fairq_requeue_all(const struct fairq_sched_ops *ops);
 
 void fairq_pool_track_threads(struct fairq_pool *fp);
 u64 fairq_pool_untracked(const struct fairq_pool *fp);
+u64 fairq_pool_unseen_ends(const struct fairq_pool *fp);
 void fairq_pool_hold_thread(struct fairq_pool *fp, u64 ns);
 void fairq_pool_release_thread(struct fairq_pool *fp);
 bool fairq_pool_holding(const struct fairq_pool *fp);

@@ -70,7 +70,7 @@ struct fq_key {
 	u16 weight;			/* at most FAIRQ_CLASS_WEIGHT_MAX */
 	u32 in_flight;
 	u32 handed;			/* dispatched, not yet seen on a thread (cap) or started */
-	u32 occupied;			/* threads working for it, while the pool has a cap */
+	u32 occupied;			/* threads working for it (cap) or in its requests */
 	u32 think_us;			/* moving average: last reply to next request */
 	u32 handed_xprt;		/* the transport of the last dispatch (handed_id()) */
 	unsigned long handed_at;	/* jiffies of the last dispatch */
@@ -88,6 +88,23 @@ struct fq_key {
 	u64 due_ns;			/* paced until then: its start, or its class's ceiling */
 	u64 paced_at;			/* when it began to wait for that start */
 	struct fairq_key_clock *key_clock;	/* its state in the service (classes.h) */
+};
+
+/*
+ * The key a transport was last dispatched for, by transport: the thread that takes it (with a
+ * cap), or starts its request (without), is charged to that key without a lookup of its own,
+ * so a request costs one hash, at its enqueue.  Each dispatch is charged once: the charge
+ * empties the slot, and a transport whose slot is empty or another's is looked up.  With a
+ * cap the charge comes before the transport can be queued again, so it is that very dispatch's
+ * key; without, a later dispatch of a busy connection may have taken the slot first, whose key
+ * differs only if the connection was bound to an NFSv4.1 client in between.  Entries naming a
+ * key are cleared before it is freed (gc_idle()).
+ */
+#define FQ_MEMO_BITS	5
+
+struct fq_memo {
+	const struct svc_xprt *xprt;
+	struct fq_key *key;
 };
 
 struct fq_pool {
@@ -133,6 +150,7 @@ struct fq_pool {
 	unsigned int id;		/* the pool's, for tracepoints */
 	struct fq_key *picked;		/* the last dispatch's key: valid until the lock drops */
 	s64 picked_wait_ns;		/* how long it had waited (-1: unknown or not tracing) */
+	struct fq_memo memo[1 << FQ_MEMO_BITS];
 };
 
 /*
@@ -243,6 +261,24 @@ static void fq_key_release(struct fq_key *k)
 	kfree(k);
 }
 
+static struct fq_memo *memo_slot(struct fq_pool *p, const struct svc_xprt *xprt)
+{
+	return &p->memo[hash_ptr(xprt, FQ_MEMO_BITS)];
+}
+
+/* @k is about to be freed: no entry may name it. */
+static void memo_forget(struct fq_pool *p, const struct fq_key *k)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(p->memo); i++) {
+		if (p->memo[i].key == k) {
+			p->memo[i].xprt = NULL;
+			p->memo[i].key = NULL;
+		}
+	}
+}
+
 /* Free at most a couple of long-idle keys per call: constant work on the hot path. */
 static void gc_idle(struct fq_pool *p)
 {
@@ -257,7 +293,10 @@ static void gc_idle(struct fq_pool *p)
 		/* dropped requests never complete: "in flight" for that long is stale */
 		if (k->in_flight && time_before(jiffies, k->last_busy + limit))
 			break;
-		/* a thread still works for it (stuck in slow storage): its token names the key */
+		/*
+		 * a thread still works for it (stuck in slow storage), or has not yet been seen
+		 * to leave a request it dropped: its token names the key
+		 */
 		if (k->occupied) {
 			k->idle_since = jiffies;
 			list_move_tail(&k->link, &p->idle_keys);
@@ -265,6 +304,7 @@ static void gc_idle(struct fq_pool *p)
 		}
 		list_del(&k->link);
 		fairq_keytab_del(&p->keys, &k->entry);
+		memo_forget(p, k);
 		fq_key_release(k);
 	}
 }
@@ -1082,6 +1122,7 @@ static void next_turn(struct fairq_pool *fp, struct fq_pool *p, struct fq_key *k
 static struct svc_xprt *dispatch(struct fairq_pool *fp, struct fq_pool *p, struct fq_key *k)
 {
 	struct svc_xprt *xprt = fairq_xlist_pop(&k->queue);
+	struct fq_memo *memo;
 
 	if (k->cls.counted)
 		atomic64_inc(&class_clock(fp, k)->dispatches);
@@ -1108,6 +1149,9 @@ static struct svc_xprt *dispatch(struct fairq_pool *fp, struct fq_pool *p, struc
 	k->handed = handed_out(p, k) + 1;
 	k->handed_at = jiffies;
 	k->handed_xprt = handed_id(xprt);
+	memo = memo_slot(p, xprt);
+	memo->xprt = xprt;
+	memo->key = k;
 	if (fairq_xlist_empty(&k->queue))
 		key_went_empty(fp, p, k);
 	else if (capped_now(p, k))
@@ -1399,10 +1443,11 @@ static struct fq_key *fq_key_lookup(struct fq_pool *p, struct svc_xprt *xprt)
 }
 
 /*
- * The key a request of @xprt counts against: the one its thread was charged for (@token,
- * under a cap, when the core tracks threads), so that its start and its end settle on one key
- * even if @xprt's key changes meanwhile (an NFSv4.1 binding); else the key @xprt belongs to
- * now, looked up.
+ * The key a request of @xprt counts against: the one its thread was charged for (@token: for
+ * its take of @xprt under a cap, else for the request), so that its start and its end settle
+ * on one key even if @xprt's key changes meanwhile (an NFSv4.1 binding); else (no record could
+ * be made for the thread) the key @xprt belongs to now, looked up.  @xprt is NULL only with a
+ * token (a request's unseen end).
  */
 static struct fq_key *fq_request_key(struct fq_pool *p, struct svc_xprt *xprt, void *token)
 {
@@ -1415,7 +1460,7 @@ static void fq_start(struct fairq_pool *fp, struct svc_xprt *xprt, void *token)
 	struct fq_pool *p = fqp(fp);
 	struct fq_key *k = fq_request_key(p, xprt, token);
 
-	if (!k)
+	if (!k || k == &p->overflow)
 		return;
 	k->deficit -= k->avg_cost;
 	k->burst_left -= k->avg_cost;
@@ -1435,9 +1480,15 @@ static void fq_complete(struct fairq_pool *fp, struct svc_xprt *xprt, u64 thread
 	struct fq_pool *p = fqp(fp);
 	struct fq_key *k = fq_request_key(p, xprt, token);
 
-	if (!k)
+	if (!k || k == &p->overflow)
 		return;		/* the overflow key, or keyed differently since: not charged */
 	k->last_busy = jiffies;
+	/* an end no hook saw (xprt NULL), time unknown: it keeps what it paid, teaches nothing */
+	if (!xprt) {
+		if (k->in_flight)
+			k->in_flight--;
+		return;
+	}
 	k->thread_ns += thread_ns;
 	if (k->cls.counted)
 		atomic64_add(thread_ns, &class_clock(fp, k)->thread_ns);
@@ -1459,17 +1510,43 @@ static void fq_complete(struct fairq_pool *fp, struct svc_xprt *xprt, u64 thread
 		anticipate(fp, p, k);
 }
 
-/* A thread takes a transport of the key (counted from dispatch) and works for it. */
+/*
+ * The key of @xprt's latest dispatch (@take: and that dispatch is now charged), or else the
+ * one it belongs to now; NULL for none.
+ */
+static struct fq_key *fq_dispatched_key(struct fq_pool *p, struct svc_xprt *xprt, bool take)
+{
+	struct fq_memo *memo = memo_slot(p, xprt);
+	struct fq_key *k;
+
+	if (memo->xprt != xprt)
+		return fq_key_lookup(p, xprt);
+	k = memo->key;
+	if (take) {
+		memo->xprt = NULL;
+		memo->key = NULL;
+	}
+	return k;
+}
+
+/*
+ * A thread takes a transport of the key (counted from dispatch) and works for it; without a
+ * cap, for the time of one request.  Charged to the key it was dispatched for, even if the
+ * transport's key changed since (an NFSv4.1 binding).  A transport of the overflow key is
+ * charged to it only so that its request ends there too: it has no cap and pays nothing.
+ */
 static void *fq_charge(struct fairq_pool *fp, struct svc_xprt *xprt, bool dispatched)
 {
 	struct fq_pool *p = fqp(fp);
-	struct fq_key *k = fq_key_lookup(p, xprt);
+	struct fq_key *k = fq_dispatched_key(p, xprt, true);
 
 	if (!k)
-		return NULL;	/* the overflow key has no cap */
+		return NULL;
 	/* only the end of a dispatch: work that came another way leaves those on their way */
 	if (dispatched && k->handed)
 		k->handed--;
+	if (k == &p->overflow)
+		return k;
 	k->occupied++;
 	/* only work under way before the cap was set or the pool rebuilt, or untracked threads */
 	if (unlikely(p->cap && k->occupied > p->cap))
@@ -1500,6 +1577,8 @@ static void fq_uncharge(struct fairq_pool *fp, void *token)
 	struct fq_pool *p = fqp(fp);
 	struct fq_key *k = token;
 
+	if (k == &p->overflow)
+		return;
 	if (k->occupied)
 		k->occupied--;
 	k->last_busy = jiffies;
@@ -1510,9 +1589,9 @@ static void fq_uncharge(struct fairq_pool *fp, void *token)
 static bool fq_undispatch(struct fairq_pool *fp, struct svc_xprt *xprt)
 {
 	struct fq_pool *p = fqp(fp);
-	struct fq_key *k = fq_key_lookup(p, xprt);
+	struct fq_key *k = fq_dispatched_key(p, xprt, false);
 
-	if (!k || !k->handed)
+	if (!k || k == &p->overflow || !k->handed)
 		return false;
 	k->handed--;
 	p->handoffs_returned++;
@@ -1532,6 +1611,7 @@ static void fq_counters(struct fairq_pool *fp, struct fairq_counters *out)
 	fairq_counter_add(out, "lost_handoffs", p->lost_handoffs);
 	fairq_counter_add(out, "handoffs_returned", p->handoffs_returned);
 	fairq_counter_add(out, "untracked_threads", fairq_pool_untracked(fp));
+	fairq_counter_add(out, "unseen_request_ends", fairq_pool_unseen_ends(fp));
 	fairq_counter_add(out, "cap_overruns", p->cap_overruns);
 	fairq_counter_add(out, "bursts", p->bursts);
 	fairq_counter_add(out, "anticipations", p->anticipations);

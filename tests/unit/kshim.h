@@ -94,6 +94,12 @@ static inline void *kzalloc(size_t n, int gfp)
 #define rcu_assign_pointer(p, v) ((p) = (v))
 #define rcu_access_pointer(p) (p)
 
+/* hash.h: a multiplicative hash of a pointer into @bits bits */
+static inline u32 hash_ptr(const void *ptr, unsigned int bits)
+{
+	return (u32)(((u64)(uintptr_t)ptr * 0x61c8864680b583ebULL) >> (64 - bits));
+}
+
 static inline u32 jhash(const void *key, u32 len, u32 seed)
 {
 	const u8 *k = key;

@@ -145,6 +145,11 @@ u64 fairq_pool_untracked(const struct fairq_pool *fp)
 	return fp->untracked;
 }
 
+u64 fairq_pool_unseen_ends(const struct fairq_pool *fp)
+{
+	return fp->unseen_ends;
+}
+
 /* One service's shared state (its pools share it: the tests' pools are all of one service). */
 static unsigned long unit_shared[FAIRQ_SCHED_SHARED_BYTES / sizeof(unsigned long)]
 	__attribute__((aligned(64)));
@@ -1486,7 +1491,7 @@ static void test_fairq_request_token(void)
 {
 	static struct sim sm;
 	struct fq_key *k;
-	void *a;
+	void *a, *b;
 
 	CHECK(fq_set_key(FAIRQ_KEY_TYPE_V4CLIENT) == 0, "client keys");
 	fq_max_inflight = 2;
@@ -1508,6 +1513,88 @@ static void test_fairq_request_token(void)
 	fairq_sched_fq.uncharge(&sm.fp, a);
 	v4owner[0] = 0;
 	fq_max_inflight = 0;
+	sim_exit(&sm);
+
+	/*
+	 * Without a cap the core charges each request alone, from its start to its end (the
+	 * thread's record holds the token): the same settling, without a lookup at the end.
+	 */
+	sim_init(&sm, 4);
+	CHECK(!sm.fp.track_threads, "no cap: no thread tracking");
+	fairq_sched_fq.enqueue(&sm.fp, &fx[0]);
+	CHECK(fairq_sched_fq.pick(&sm.fp) == &fx[0], "the connection is dispatched");
+	a = fairq_sched_fq.charge(&sm.fp, &fx[0], false);
+	k = a;
+	CHECK(k && k->id.type == FAIRQ_KEY_TYPE_ADDR && k->occupied == 1,
+	      "its request is charged to its address key, and the key is busy");
+	fairq_sched_fq.start(&sm.fp, &fx[0], a);
+	v4owner[0] = 0x0102030405060708ULL;
+	fairq_sched_fq.complete(&sm.fp, &fx[0], 3000000, a);
+	fairq_sched_fq.uncharge(&sm.fp, a);
+	CHECK(!k->in_flight && !k->occupied && k->thread_ns == 3000000,
+	      "bound meanwhile, the request ends on its address key: %u in flight, %llu ns",
+	      k->in_flight, (unsigned long long)k->thread_ns);
+
+	/* bound now: the next dispatch is for the client key, and so is the next charge */
+	fairq_sched_fq.enqueue(&sm.fp, &fx[0]);
+	CHECK(fairq_sched_fq.pick(&sm.fp) == &fx[0], "dispatched again");
+	b = fairq_sched_fq.charge(&sm.fp, &fx[0], false);
+	CHECK(b && b != a && ((struct fq_key *)b)->id.type == FAIRQ_KEY_TYPE_V4CLIENT,
+	      "charged to the client key it was dispatched for");
+	fairq_sched_fq.uncharge(&sm.fp, b);
+
+	/*
+	 * A charge goes to the key of the dispatch even if the transport is keyed differently
+	 * by then, and once: a second charge finds the key the transport has now.
+	 */
+	set_addr(&fx[1], "10.0.0.3", 2);
+	v4owner[1] = 0;
+	fairq_sched_fq.enqueue(&sm.fp, &fx[1]);
+	CHECK(fairq_sched_fq.pick(&sm.fp) == &fx[1], "an unbound connection is dispatched");
+	v4owner[1] = 0x0102030405060708ULL;
+	a = fairq_sched_fq.charge(&sm.fp, &fx[1], false);
+	k = a;
+	CHECK(k && k->id.type == FAIRQ_KEY_TYPE_ADDR,
+	      "charged to the address key it was dispatched for");
+	b = fairq_sched_fq.charge(&sm.fp, &fx[1], false);
+	CHECK(b && ((struct fq_key *)b)->id.type == FAIRQ_KEY_TYPE_V4CLIENT,
+	      "a charge with no dispatch of its own goes to the key of the transport now");
+	fairq_sched_fq.uncharge(&sm.fp, b);
+	fairq_sched_fq.uncharge(&sm.fp, a);
+
+	/* a key that is freed takes the memory of its dispatches with it */
+	v4owner[1] = 0;
+	fairq_sched_fq.enqueue(&sm.fp, &fx[1]);
+	CHECK(fairq_sched_fq.pick(&sm.fp) == &fx[1] && memo_slot(fqp(&sm.fp), &fx[1])->key == k,
+	      "dispatched for its address key again, not yet charged");
+	v4owner[1] = 0x0102030405060708ULL;
+	jiffies += (fq_idle_secs + 1) * HZ;
+	gc_idle(fqp(&sm.fp));
+	gc_idle(fqp(&sm.fp));
+	CHECK(!memo_slot(fqp(&sm.fp), &fx[1])->xprt, "the freed key is no longer remembered");
+	CHECK(!fairq_sched_fq.charge(&sm.fp, &fx[1], false),
+	      "a transport no dispatch is remembered for is charged to its key now: none, all freed");
+	v4owner[0] = v4owner[1] = 0;
+	sim_exit(&sm);
+
+	/* a request of the overflow key starts and ends there, and pays nothing */
+	sim_init(&sm, 4);
+	set_addr(&fx[0], "10.0.0.9", 1);
+	kshim_fail_allocs = 1;
+	fairq_sched_fq.enqueue(&sm.fp, &fx[0]);
+	kshim_fail_allocs = 0;
+	CHECK(fairq_sched_fq.pick(&sm.fp) == &fx[0], "an overflow dispatch");
+	k = &fqp(&sm.fp)->overflow;
+	a = fairq_sched_fq.charge(&sm.fp, &fx[0], false);
+	CHECK(a == k, "charged to the overflow key");
+	fairq_sched_fq.enqueue(&sm.fp, &fx[1]);		/* 10.0.0.1 has a key of its own */
+	set_addr(&fx[0], "10.0.0.1", 1);		/* its key now exists: still not charged */
+	fairq_sched_fq.start(&sm.fp, &fx[0], a);
+	fairq_sched_fq.complete(&sm.fp, &fx[0], 3000000, a);
+	fairq_sched_fq.uncharge(&sm.fp, a);
+	CHECK(!k->in_flight && !k->thread_ns && !k->occupied, "the overflow key pays nothing");
+	k = fq_key_lookup(fqp(&sm.fp), &fx[1]);
+	CHECK(k && !k->in_flight && !k->thread_ns, "and the key of the transport now nothing either");
 	sim_exit(&sm);
 	CHECK(fq_set_key(FAIRQ_KEY_TYPE_ADDR) == 0, "address keys again");
 }

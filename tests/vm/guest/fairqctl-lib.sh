@@ -11,6 +11,20 @@ fairq_json() {
 	python3 -c "import json, sys; d = json.load(sys.stdin); print($1)"
 }
 
+# fairq_settled_in_flight KEY: the requests in flight of the keys fairqctl shows for KEY (an
+# address), once that is 0 or 5 s have passed; "none" if there is no such key.  A count that
+# stays above 0 once the key's calls have all ended was lost.
+fairq_settled_in_flight() {
+	local left
+	for _ in 1 2 3 4 5 6; do
+		left=$(fairqctl -j shares --key "$1" |
+			fairq_json '"none" if not d["keys"] else sum(k["in_flight"] for k in d["keys"])')
+		[ "$left" = 0 ] && break
+		sleep 1
+	done
+	echo "$left"
+}
+
 # fairq_expect RC PATTERN CMD...: CMD exits with RC and says PATTERN (grep -E) in one stderr line.
 fairq_expect() {
 	local want=$1 pattern=$2 rc

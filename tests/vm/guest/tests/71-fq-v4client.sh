@@ -9,8 +9,9 @@
 #   key 1 (address):          client 2 owed 1/3
 #   key 4 (NFSv4.1 client):   client 2 owed 1/2
 #   key 4, client 2 weight 3 by address: owed 3/4 (address rules apply to client keys)
-# Also: fairqctl names the key by the id /proc/fs/nfsd/clients/*/info shows, and client 2's
-# NFSv3 mount, which has no sessions, is keyed by its address.
+# Also: fairqctl names the key by the id /proc/fs/nfsd/clients/*/info shows, client 2's
+# NFSv3 mount, which has no sessions, is keyed by its address, and client 3's first requests,
+# bound to its client while they run, end on the key they started on.
 . /fairq/lib.sh
 . /fairq/fairqctl-lib.sh
 fairq_need_sched fq
@@ -21,11 +22,12 @@ insmod /fairq/extra/fairq_svctime.ko || fail "cannot load the service-time helpe
 cleanup() {
 	pkill -INT -x fio
 	sleep 1
-	for n in 1 2; do
+	for n in 1 2 3; do
 		ip netns exec "c$n" sh -c 'umount -l /mnt/a /mnt/b /mnt/v3' 2>/dev/null
 	done
 	fairqctl weight 10.99.0.12 0 2>/dev/null
 	echo 1 >$T/key
+	echo 10 >$T/idle_secs
 	fairq_set_sched fifo
 	echo 0 >/sys/module/fairq_svctime/parameters/delay_us
 	rmmod fairq_svctime
@@ -110,5 +112,25 @@ ip netns exec c2 sh -c "mkdir -p /mnt/v3 && mount -t nfs -o vers=3,nolock $FAIRQ
 	ls /mnt/v3 >/dev/null && umount /mnt/v3" || fail "NFSv3 mount under key 4 failed"
 fairqctl -j shares --key 10.99.0.12 | fairq_json 'len(d["keys"])' | grep -qx 1 ||
 	fail "the NFSv3 connection has no address key under key 4"
+# A new client's first compound with a SEQUENCE starts unbound, on its address key, and binds
+# the connection while it runs: it must end on the key it started on.  Ending it on the client
+# key left the address key with a request in flight for good, and its thread time on another
+# key.  Client 3, with no mount of its own so far, mounts, lists and leaves.
+v4keys() {
+	fairqctl -j shares |
+		fairq_json '" ".join(sorted(k["key"] for k in d["keys"] if k["type"] == "v4client"))'
+}
+# (keys stay while idle for longer than the test takes: a lost count must still be there to see)
+echo 600 >$T/idle_secs || fail "idle_secs 600 refused"
+keys_before=$(v4keys)
+ip netns exec c3 sh -c "mkdir -p /mnt/a &&
+	mount -t nfs -o vers=4.1,proto=tcp $FAIRQ_SERVER:$FAIRQ_EXPORT /mnt/a &&
+	ls /mnt/a >/dev/null && umount /mnt/a" || fail "client 3's NFSv4.1 mount failed"
+keys_after=$(v4keys)
+[ "$keys_after" != "$keys_before" ] ||
+	fail "client 3's connection was never bound: client keys $keys_after"
+left=$(fairq_settled_in_flight 10.99.0.13)
+[ "$left" != none ] || fail "client 3's first requests made no address key"
+[ "$left" = 0 ] || fail "client 3's address key keeps $left requests in flight after they all ended"
 grep -q "v4client_bound [1-9]" "$FAIRQ_DEBUGFS/pools" || fail "no connection bound: $(tail -n 1 "$FAIRQ_DEBUGFS/pools")"
 [ "$(fairq_rescues)" = 0 ] || fail "the watchdog rescued transports"

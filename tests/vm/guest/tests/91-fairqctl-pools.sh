@@ -69,7 +69,7 @@ counters_shown() {
 	grep -qE "^ +$1: $2\$" /tmp/pools.txt ||
 		fail "fairqctl pools does not list $1's counters: $(cat /tmp/pools.txt)"
 }
-counters_shown fq 'keys [0-9]+ key_alloc_failures [0-9]+ key_buckets [0-9]+ split_failures [0-9]+ holds [0-9]+ paced [0-9]+ lost_handoffs [0-9]+ handoffs_returned [0-9]+ untracked_threads [0-9]+ cap_overruns [0-9]+ bursts [0-9]+ anticipations [0-9]+ anticipation_hits [0-9]+ hold_skips [0-9]+ turns_overspent [0-9]+ keys_ahead [0-9]+'
+counters_shown fq 'keys [0-9]+ key_alloc_failures [0-9]+ key_buckets [0-9]+ split_failures [0-9]+ holds [0-9]+ paced [0-9]+ lost_handoffs [0-9]+ handoffs_returned [0-9]+ untracked_threads [0-9]+ unseen_request_ends [0-9]+ cap_overruns [0-9]+ bursts [0-9]+ anticipations [0-9]+ anticipation_hits [0-9]+ hold_skips [0-9]+ turns_overspent [0-9]+ keys_ahead [0-9]+'
 counters_shown qfifo ""
 # capped's wake cap is its own: its counters come with it, and are no pool member of the core
 if fairq_scheds | tr ' ' '\n' | grep -qx capped; then
