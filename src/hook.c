@@ -362,7 +362,7 @@ int fairq_hooks_probe(void)
 	for (i = 0; i < ARRAY_SIZE(points); i++) {
 		err = point_set_filter(&points[i]);
 		if (err && points[i].optional) {
-			pr_info("no %s on this kernel: dropped requests are not accounted\n",
+			pr_info("no %s on this kernel: a dropped request ends when its thread is next seen\n",
 				points[i].what);
 			continue;
 		}

@@ -271,7 +271,7 @@ void fairq_threads_end_unseen_locked(struct fairq_pool *fp)
 	for (i = 0; i < ARRAY_SIZE(fp->threads); i++) {
 		hlist_for_each_entry(t, &fp->threads[i], node) {
 			/* another thread's field, read racily: it only moves past the request */
-			if (t->charge && READ_ONCE(t->rqstp->rq_xprt) != t->charged)
+			if (t->charge && data_race(READ_ONCE(t->rqstp->rq_xprt)) != t->charged)
 				request_end_unseen(fp, t);
 		}
 	}

@@ -332,11 +332,11 @@ struct fairq_own_ops {
  *	the thread next looks for work or exits, whatever happened in between (a partial record,
  *	a dropped request, a closed connection); tokens of a policy are forgotten, never given
  *	back, when its pool state is rebuilt or left.  In a pool that tracks no threads
- *	(fairq_pool_track_threads() from @init_pool), a policy with @charge is charged for each
- *	request instead: at its start (@dispatched false, before @start), given back with
- *	@uncharge after @complete, or at the thread's next request or exit if its end went
- *	unseen.  Optional, but only together with @uncharge (registration refuses one alone);
- *	mandatory for a pool that tracks threads.
+ *	(fairq_pool_track_threads() from @init_pool), a policy with @charge, @start and
+ *	@complete is charged for each request instead: at its start (@dispatched false, before
+ *	@start), given back with @uncharge after @complete, or at the thread's next request or
+ *	exit, or by the watchdog, if its end went unseen.  Optional, but only together with
+ *	@uncharge (registration refuses one alone); mandatory for a pool that tracks threads.
  * @uncharge: the thread @token was charged for has finished with it.
  * @undispatch: a dispatch of @xprt (as @charge's @dispatched) ends before a thread was seen
  *	with it: the connection closed on its way (a thread that takes it deletes it), or the
