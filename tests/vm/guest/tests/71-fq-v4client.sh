@@ -16,6 +16,7 @@
 . /fairq/fairqctl-lib.sh
 fairq_need_sched fq
 T=$FAIRQ_SYSFS/fq
+idle=$(cat $T/idle_secs)
 SERVER2=10.99.1.1
 C1B=10.99.1.51
 insmod /fairq/extra/fairq_svctime.ko || fail "cannot load the service-time helper"
@@ -27,7 +28,7 @@ cleanup() {
 	done
 	fairqctl weight 10.99.0.12 0 2>/dev/null
 	echo 1 >$T/key
-	echo 10 >$T/idle_secs
+	echo "$idle" >$T/idle_secs
 	fairq_set_sched fifo
 	echo 0 >/sys/module/fairq_svctime/parameters/delay_us
 	rmmod fairq_svctime
