@@ -178,8 +178,7 @@ static int __init extfifo_init(void)
 	broken.charge = extfifo_charge;
 	err = fairq_register_sched(&broken);
 	if (err != -EINVAL) {
-		pr_err("fairq_extsched: a policy with charge but no uncharge was not refused (%d)\n",
-		       err);
+		pr_err("a policy with charge but no uncharge was not refused (%d)\n", err);
 		if (!err)
 			fairq_unregister_sched(&broken);
 		return -EINVAL;
