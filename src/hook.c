@@ -235,8 +235,7 @@ static struct fairq_hook_point points[] = {
 	{ "svc_send", &request_ops, 0, &send_addr },
 	/*
 	 * 6.12 and later inline svc_drop into svc_process: a dropped request is not seen there;
-	 * in a pool that charges requests (fq without a cap) it ends when its thread is next
-	 * seen (fairq_threads_end_unseen_locked()).
+	 * it ends when its thread is next seen (threads.c).
 	 */
 	{ "svc_drop", &request_ops, 0, &drop_addr, true },
 	{ "svc_exit_thread", &thread_ops, (unsigned long)svc_exit_thread },
@@ -363,7 +362,7 @@ int fairq_hooks_probe(void)
 	for (i = 0; i < ARRAY_SIZE(points); i++) {
 		err = point_set_filter(&points[i]);
 		if (err && points[i].optional) {
-			pr_info("no %s on this kernel: a dropped request ends when its thread is next seen (without max_inflight)\n",
+			pr_info("no %s on this kernel: a dropped request ends when its thread is next seen\n",
 				points[i].what);
 			continue;
 		}

@@ -64,7 +64,7 @@ struct fairq_thread {
 	const struct svc_xprt *charged;	/* the transport @charge was given for */
 	/* the thread's own, for a request's charge: lives as long as the record (thread exit) */
 	const struct svc_rqst *rqstp;
-	ktime_t stime;			/* when that request was read (its rq_stime) */
+	bool started;			/* @start saw a request of @charge, not yet ended */
 };
 
 #define FAIRQ_THREAD_HASH_BITS	5
@@ -93,7 +93,7 @@ struct fairq_thread {
  * @track_threads: the policy charges each thread's work (its @charge op); see @threads.
  * @untracked: threads whose record could not be allocated: their work is never charged.
  * @unseen_ends: requests whose end no hook saw (a drop inside svc_process() on 6.12 and 7.3),
- *	ended when their thread was next seen (fairq_threads_end_unseen_locked()).
+ *	ended when their thread was next seen (threads.c).
  * @threads: struct fairq_thread of the pool's threads seen while @track_threads, or that
  *	started a request under a policy that charges requests (threads.c), by task.
  * @serv: the service the pool belongs to.

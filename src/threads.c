@@ -68,8 +68,10 @@ void fairq_threads_untrack(struct fairq_pool *fp)
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(fp->threads); i++) {
-		hlist_for_each_entry(t, &fp->threads[i], node)
+		hlist_for_each_entry(t, &fp->threads[i], node) {
 			t->charge = NULL;
+			t->started = false;
+		}
 	}
 	if (!fp->track_threads)
 		return;
@@ -117,6 +119,33 @@ u64 fairq_pool_untracked(const struct fairq_pool *fp)
 EXPORT_SYMBOL_GPL(fairq_pool_untracked);
 
 /*
+ * @t's request ended where no hook saw it: newer kernels (6.12, 7.3) drop a request inside
+ * svc_process(), with svc_drop() inlined there.  If the policy's @start saw it, it ends now,
+ * as a drop ends where the hooks see one, with the thread time unknown (0).  Its transport
+ * may be gone by now: the policy is given the token alone.  The charge stays for the caller
+ * to give back.
+ */
+static void request_end_unseen(struct fairq_pool *fp, struct fairq_thread *t)
+	__must_hold(&fp->lock)
+{
+	if (!t->started)
+		return;
+	t->started = false;
+	if (fp->ops->complete)
+		fp->ops->complete(fp, NULL, 0, t->charge);
+	WRITE_ONCE(fp->unseen_ends, fp->unseen_ends + 1);	/* read unlocked */
+}
+
+/* A request's own charge (a pool that does not track threads) goes, its request over. */
+static void request_release(struct fairq_pool *fp, struct fairq_thread *t)
+	__must_hold(&fp->lock)
+{
+	request_end_unseen(fp, t);
+	fp->ops->uncharge(fp, t->charge);
+	t->charge = NULL;
+}
+
+/*
  * The current thread of @fp has taken @xprt, or (@xprt NULL) is looking for work, which means
  * whatever it took before is over.  The first sighting of a transport charges it; a thread is
  * seen taking it at its look for work right after the dequeue (6.7+), or else at the first of
@@ -134,13 +163,14 @@ EXPORT_SYMBOL_GPL(fairq_pool_untracked);
  * dispatch a close ended is charged at its request's start, if one starts.
  * Returns the thread's token for @xprt, NULL if it holds none for that very transport.
  */
-void *fairq_thread_seen_locked(struct fairq_pool *fp, struct svc_xprt *xprt,
-			       enum fairq_sighting where)
+static void *thread_seen(struct fairq_pool *fp, struct svc_xprt *xprt, enum fairq_sighting where,
+			 struct fairq_thread **found)
 	__must_hold(&fp->lock)
 {
 	struct fairq_thread *t;
 	bool dispatched;
 
+	*found = NULL;
 	if (!fp->track_threads || !fp->ops)
 		return NULL;
 	if (where == FAIRQ_SEEN_LOOK && xprt && fairq_xprt_is_control(xprt)) {
@@ -149,6 +179,8 @@ void *fairq_thread_seen_locked(struct fairq_pool *fp, struct svc_xprt *xprt,
 	}
 	t = thread_find(fp, current);
 	if (!xprt && t && t->charge) {
+		/* a request still started was dropped where no hook saw it (6.12, 7.3) */
+		request_end_unseen(fp, t);
 		fp->ops->uncharge(fp, t->charge);
 		t->charge = NULL;
 	}
@@ -159,6 +191,7 @@ void *fairq_thread_seen_locked(struct fairq_pool *fp, struct svc_xprt *xprt,
 		if (!t)
 			return NULL;
 	}
+	*found = t;
 	if (xprt && !t->charge) {
 		/*
 		 * A start comes after the thread gave its transport back: a count then is of a
@@ -173,21 +206,13 @@ void *fairq_thread_seen_locked(struct fairq_pool *fp, struct svc_xprt *xprt,
 	return xprt && t->charged == xprt ? t->charge : NULL;
 }
 
-/*
- * @t's request ended where no hook saw it: newer kernels (6.12, 7.3) drop a request inside
- * svc_process(), with svc_drop() inlined there.  It ends now, as a drop ends where the hooks
- * see one, with the thread time unknown (0), if it was started in this pool state; then its
- * charge.  Its transport may be gone by now: the policy is given the token alone.
- */
-static void request_end_unseen(struct fairq_pool *fp, struct fairq_thread *t)
+void *fairq_thread_seen_locked(struct fairq_pool *fp, struct svc_xprt *xprt,
+			       enum fairq_sighting where)
 	__must_hold(&fp->lock)
 {
-	/* a request read before the state began was never started in it */
-	if (fp->ops->complete && !ktime_before(t->stime, fp->ops_since))
-		fp->ops->complete(fp, NULL, 0, t->charge);
-	fp->ops->uncharge(fp, t->charge);
-	t->charge = NULL;
-	WRITE_ONCE(fp->unseen_ends, fp->unseen_ends + 1);	/* read unlocked */
+	struct fairq_thread *t;
+
+	return thread_seen(fp, xprt, where, &t);
 }
 
 /*
@@ -196,29 +221,41 @@ static void request_end_unseen(struct fairq_pool *fp, struct fairq_thread *t)
  * transport (or does now, at its first sighting).  A pool that does not still has a policy
  * that charges (@charge) charged for the request alone, from its start to its end: so that
  * both settle on one token, found without a lookup of the policy's own, even if the
- * transport's key changes while the request runs (an NFSv4.1 binding).  A token the thread
- * still holds then is of a request whose end went unseen (a drop the hooks do not reach, that
- * the watchdog has not yet found): that request is over, and ends first.
+ * transport's key changes while the request runs (an NFSv4.1 binding).  Either way the
+ * thread's record marks the request started if the policy's @start sees it (the caller's
+ * rule: not a request read before the pool state began), so that a drop no hook sees ends it
+ * at the thread's next look for work, its next request, its exit or the watchdog's tick.
+ * A request's token the thread still holds at its next one is of such a drop: that request
+ * is over, and ends first.
  */
 void *fairq_request_charge_locked(struct fairq_pool *fp, struct svc_rqst *rqstp)
 	__must_hold(&fp->lock)
 {
 	struct fairq_thread *t;
+	void *token;
 
-	if (fp->track_threads)
-		return fairq_thread_seen_locked(fp, rqstp->rq_xprt, FAIRQ_SEEN_START);
-	if (!fp->ops || !fp->ops->charge)
-		return NULL;
-	t = thread_find(fp, current) ?: thread_add(fp);
-	if (!t)
-		return NULL;
-	if (t->charge)
+	if (fp->track_threads) {
+		token = thread_seen(fp, rqstp->rq_xprt, FAIRQ_SEEN_START, &t);
+	} else {
+		if (!fp->ops || !fp->ops->charge)
+			return NULL;
+		t = thread_find(fp, current) ?: thread_add(fp);
+		if (!t)
+			return NULL;
+		if (t->charge)
+			request_release(fp, t);
+		token = fp->ops->charge(fp, rqstp->rq_xprt, false);
+		t->charge = token;
+		t->charged = rqstp->rq_xprt;
+	}
+	if (token) {
+		/* a request still marked started went on without a look for work: it ended */
 		request_end_unseen(fp, t);
-	t->charge = fp->ops->charge(fp, rqstp->rq_xprt, false);
-	t->charged = rqstp->rq_xprt;
-	t->rqstp = rqstp;
-	t->stime = rqstp->rq_stime;
-	return t->charge;
+		t->rqstp = rqstp;
+		t->started = fp->ops->start &&
+			     !ktime_before(rqstp->rq_stime, fp->ops_since);
+	}
+	return token;
 }
 
 /*
@@ -239,6 +276,7 @@ void *fairq_request_end_locked(struct fairq_pool *fp, const struct svc_rqst *rqs
 	t = thread_find(fp, current);
 	if (!t || !t->charge || t->charged != rqstp->rq_xprt)
 		return NULL;
+	t->started = false;
 	token = t->charge;
 	if (!fp->track_threads)
 		t->charge = NULL;
@@ -258,7 +296,7 @@ void fairq_request_uncharge_locked(struct fairq_pool *fp, void *token)
  * but has left its transport (none now, or another one) is past that request, whose end went
  * unseen.  It ends here, else its key would count it in flight, and be kept busy and alive,
  * until the thread's next request.  A thread still in the request has its transport until
- * the reply is sent.
+ * the reply is sent.  (A pool that tracks threads ends it at the thread's next look.)
  */
 void fairq_threads_end_unseen_locked(struct fairq_pool *fp)
 	__must_hold(&fp->lock)
@@ -272,7 +310,7 @@ void fairq_threads_end_unseen_locked(struct fairq_pool *fp)
 		hlist_for_each_entry(t, &fp->threads[i], node) {
 			/* another thread's field, read racily: it only moves past the request */
 			if (t->charge && data_race(READ_ONCE(t->rqstp->rq_xprt)) != t->charged)
-				request_end_unseen(fp, t);
+				request_release(fp, t);
 		}
 	}
 }
@@ -338,11 +376,9 @@ bool fairq_thread_forget(struct fairq_pool *fp, const struct task_struct *task)
 	t = thread_find(fp, task);
 	if (t) {
 		if (t->charge && fp->ops) {
-			/* it leaves between requests: a request's token left is an unseen end */
-			if (fp->track_threads)
-				fp->ops->uncharge(fp, t->charge);
-			else
-				request_end_unseen(fp, t);
+			/* it leaves between requests: a request still started is an unseen end */
+			request_end_unseen(fp, t);
+			fp->ops->uncharge(fp, t->charge);
 			uncharged = true;
 		}
 		hlist_del(&t->node);

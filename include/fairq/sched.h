@@ -330,7 +330,8 @@ struct fairq_own_ops {
  *	around the policy while it switched), or its dispatch ended already (@undispatch).
  *	The core keeps the token for that thread and gives it back with @uncharge when
  *	the thread next looks for work or exits, whatever happened in between (a partial record,
- *	a dropped request, a closed connection); tokens of a policy are forgotten, never given
+ *	a dropped request, a closed connection), after @complete (@xprt NULL, no time) for a
+ *	request @start saw whose end no hook saw; tokens of a policy are forgotten, never given
  *	back, when its pool state is rebuilt or left.  In a pool that tracks no threads
  *	(fairq_pool_track_threads() from @init_pool), a policy with @charge, @start and
  *	@complete is charged for each request instead: at its start (@dispatched false, before
