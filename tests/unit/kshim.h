@@ -31,6 +31,7 @@ typedef uint64_t __be64;
 #define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
 #define BUILD_BUG_ON(c) _Static_assert(!(c), #c)
 #define READ_ONCE(x) (x)
+#define data_race(x) (x)
 #define WRITE_ONCE(x, v) ((x) = (v))
 #define likely(x) (x)
 #define unlikely(x) (x)
@@ -68,6 +69,7 @@ static inline u64 ktime_get_ns(void)
 	return kshim_now_ns;
 }
 typedef s64 ktime_t;
+#define ktime_before(a, b) ((a) < (b))
 
 /* Allocation failures can be injected to test the fallbacks. */
 extern int kshim_fail_allocs;
@@ -237,12 +239,20 @@ struct kref { int refcount; };
 
 struct svc_serv { const char *sv_name; };
 struct svc_pool { int unused; };
-struct svc_rqst { int unused; };
+struct task_struct;
+struct svc_xprt;
+/* what the thread records (threads.c) read of a thread's request */
+struct svc_rqst {
+	struct svc_xprt *rq_xprt;
+	ktime_t rq_stime;
+	struct task_struct *rq_task;
+};
 /* xpt_ready is two words on 6.1 and one on 6.7+: the tests use the smaller. */
 typedef struct { int counter; } atomic_t;
 #define atomic_read(a) ((a)->counter)
 #define atomic_inc(a) ((a)->counter++)
 #define atomic_dec(a) ((a)->counter--)
+#define ATOMIC_INIT(n) { (n) }
 
 /* a module's parameter table, as sunrpc's per-connection limit is found in it */
 struct kernel_param {
@@ -267,6 +277,7 @@ struct svc_xprt {
 	struct sockaddr_storage xpt_remote;
 	atomic_t xpt_nr_rqsts;
 	struct svc_xprt_class *xpt_class;
+	unsigned long xpt_flags;	/* fairq's marks (mark.h) */
 };
 #define smp_load_acquire(p) __atomic_load_n(p, __ATOMIC_ACQUIRE)
 #define smp_store_release(p, v) __atomic_store_n(p, v, __ATOMIC_RELEASE)

@@ -315,7 +315,7 @@ static void test_ops_table(const struct fairq_sched_ops *ops)
 static void test_capped_wake_cap(void)
 {
 	const struct fairq_wake_ops *w = fairq_sched_capped.wake;
-	struct task_struct t[3] = { { 1 }, { 2 }, { 3 } };
+	struct task_struct t[3] = { { .pid = 1 }, { .pid = 2 }, { .pid = 3 } };
 	struct fairq_counters cs = { 0 };
 	struct fairq_pool fp;
 	unsigned int i;

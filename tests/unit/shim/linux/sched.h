@@ -6,7 +6,10 @@
 /* A thread, as the tests name it; the running one is whichever the test sets. */
 struct task_struct {
 	int pid;
+	unsigned int flags;
 };
+
+#define PF_KTHREAD	0x00200000
 
 extern struct task_struct *kshim_current;
 #define current kshim_current
