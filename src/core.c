@@ -751,19 +751,6 @@ static const struct fairq_sched_ops *request_hook_ops(struct fairq_pool *fp)
 	return ops;
 }
 
-/*
- * Whether @rqstp's request was read under the pool's current policy state (sunrpc stamps
- * rq_stime when the request is read, before svc_process()).  A rebuild (a switch, a tunable
- * that rebuilds the keys) while requests run starts every count afresh: a request read before
- * it is left out at its start and at its end alike, so that the ends of the old requests do not
- * cancel the starts of new ones in the new state's counts.
- */
-static bool request_of_this_state(const struct fairq_pool *fp, const struct svc_rqst *rqstp)
-	__must_hold(&fp->lock)
-{
-	return !ktime_before(rqstp->rq_stime, fp->ops_since);
-}
-
 /**
  * fairq_request_start - a thread of a managed service starts processing a request
  * @rqstp: the thread; rq_xprt is the request's transport
@@ -786,7 +773,7 @@ void fairq_request_start(struct svc_rqst *rqstp)
 	if (ops && ops->start) {
 		spin_lock_bh(&fp->lock);
 		token = fairq_request_charge_locked(fp, rqstp);
-		if (fp->ops && fp->ops->start && request_of_this_state(fp, rqstp))
+		if (fp->ops && fp->ops->start && fairq_request_in_state(fp, rqstp))
 			fp->ops->start(fp, xprt, token);
 		spin_unlock_bh(&fp->lock);
 	}
@@ -817,7 +804,7 @@ void fairq_request_done(struct svc_rqst *rqstp)
 	ns = ktime_to_ns(ktime_sub(ktime_get(), rqstp->rq_stime));
 	spin_lock_bh(&fp->lock);
 	token = fairq_request_end_locked(fp, rqstp);
-	if (fp->ops && fp->ops->complete && request_of_this_state(fp, rqstp))
+	if (fp->ops && fp->ops->complete && fairq_request_in_state(fp, rqstp))
 		fp->ops->complete(fp, xprt, ns > 0 ? ns : 0, token);
 	fairq_request_uncharge_locked(fp, token);
 	spin_unlock_bh(&fp->lock);

@@ -223,10 +223,10 @@ void *fairq_thread_seen_locked(struct fairq_pool *fp, struct svc_xprt *xprt,
  * both settle on one token, found without a lookup of the policy's own, even if the
  * transport's key changes while the request runs (an NFSv4.1 binding).  Either way the
  * thread's record marks the request started if the policy's @start sees it (the caller's
- * rule: not a request read before the pool state began), so that a drop no hook sees ends it
- * at the thread's next look for work, its next request, its exit or the watchdog's tick.
- * A request's token the thread still holds at its next one is of such a drop: that request
- * is over, and ends first.
+ * rule, fairq_request_in_state()), so that a drop no hook sees ends it at the thread's next
+ * look for work (a pool that tracks threads), its next request, its exit or the watchdog's
+ * tick.  A request still marked started when the thread starts another is of such a drop:
+ * that request is over, and ends first.
  */
 void *fairq_request_charge_locked(struct fairq_pool *fp, struct svc_rqst *rqstp)
 	__must_hold(&fp->lock)
@@ -252,8 +252,7 @@ void *fairq_request_charge_locked(struct fairq_pool *fp, struct svc_rqst *rqstp)
 		/* a request still marked started went on without a look for work: it ended */
 		request_end_unseen(fp, t);
 		t->rqstp = rqstp;
-		t->started = fp->ops->start &&
-			     !ktime_before(rqstp->rq_stime, fp->ops_since);
+		t->started = fp->ops->start && fairq_request_in_state(fp, rqstp);
 	}
 	return token;
 }

@@ -290,7 +290,10 @@ static void gc_idle(struct fq_pool *p)
 		k = list_first_entry(&p->idle_keys, struct fq_key, link);
 		if (time_before(jiffies, k->idle_since + limit))
 			break;
-		/* dropped requests never complete: "in flight" for that long is stale */
+		/*
+		 * a request with no token (its thread had no record) that was dropped where no
+		 * hook sees it never completes: "in flight" for that long is stale
+		 */
 		if (k->in_flight && time_before(jiffies, k->last_busy + limit))
 			break;
 		/*

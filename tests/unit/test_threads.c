@@ -142,7 +142,7 @@ static void core_start(struct svc_rqst *rqstp, bool before)
 
 	rqstp->rq_stime = before ? fp.ops_since - 1 : (ktime_t)++kshim_now_ns;
 	token = fairq_request_charge_locked(&fp, rqstp);
-	if (!ktime_before(rqstp->rq_stime, fp.ops_since))
+	if (fp.ops->start && fairq_request_in_state(&fp, rqstp))
 		fp.ops->start(&fp, rqstp->rq_xprt, token);
 }
 
@@ -151,7 +151,7 @@ static void core_done(struct svc_rqst *rqstp)
 {
 	void *token = fairq_request_end_locked(&fp, rqstp);
 
-	if (!ktime_before(rqstp->rq_stime, fp.ops_since))
+	if (fp.ops->complete && fairq_request_in_state(&fp, rqstp))
 		fp.ops->complete(&fp, rqstp->rq_xprt, 1000, token);
 	fairq_request_uncharge_locked(&fp, token);
 }
@@ -251,6 +251,72 @@ static void test_drop_unseen_exit(bool cap)
 	CHECK(keys[3].in_flight == 0 && keys[3].charged == 0 && keys[3].unseen == 1,
 	      "%s: the exit ends the dropped request (%d in flight, %d charged, %d unseen)",
 	      how, keys[3].in_flight, keys[3].charged, keys[3].unseen);
+	CHECK(fp.unseen_ends == 1, "%s: the exit's end is counted (%llu)", how,
+	      (unsigned long long)fp.unseen_ends);
+}
+
+/*
+ * 6.1 under a cap: no look carries the transport, so the thread is charged at its request's
+ * start (or its give-back), and svc_drop() is hooked: a drop is a seen end, nothing unseen.
+ */
+static void test_capped_start_sighting(void)
+{
+	pool_begin(true);
+	look(0);
+	core_start(thread(0, &xprts[2]), false);
+	CHECK(keys[2].charged == 1 && keys[2].in_flight == 1,
+	      "a start with no sighting before charges the thread (%d charged, %d in flight)",
+	      keys[2].charged, keys[2].in_flight);
+	core_done(&rqst[0]);	/* svc_drop(), hooked */
+	release(&rqst[0]);
+	look(0);
+	CHECK(keys[2].in_flight == 0 && keys[2].charged == 0 && !keys[2].unseen &&
+	      !fp.unseen_ends, "a hooked drop ends its request once (%d in flight, %d unseen)",
+	      keys[2].in_flight, keys[2].unseen);
+}
+
+/*
+ * A thread that starts a request while its record still marks one started (no look for work
+ * in between): the earlier one is over, and ends before the new one counts.
+ */
+static void test_start_ends_marked(void)
+{
+	pool_begin(true);
+	look(0);
+	fairq_thread_seen_locked(&fp, &xprts[1], FAIRQ_SEEN_LOOK);
+	core_start(thread(0, &xprts[1]), false);
+	core_start(thread(0, &xprts[1]), false);
+	CHECK(keys[1].in_flight == 1 && keys[1].unseen == 1 && fp.unseen_ends == 1,
+	      "the earlier request ended unseen, the new one runs (%d in flight, %d unseen)",
+	      keys[1].in_flight, keys[1].unseen);
+	core_done(&rqst[0]);
+	release(&rqst[0]);
+	look(0);
+	CHECK(keys[1].in_flight == 0 && keys[1].charged == 0 && keys[1].unseen == 1,
+	      "and the new one ends as seen (%d in flight, %d charged)", keys[1].in_flight,
+	      keys[1].charged);
+}
+
+/* A policy that charges threads but has no @start: nothing starts, so no drop ends anything. */
+static void test_policy_without_start(void)
+{
+	static const struct fairq_sched_ops no_start = {
+		.name = "counting, no start",
+		.charge = policy_charge,
+		.uncharge = policy_uncharge,
+		.complete = policy_complete,
+	};
+
+	pool_begin(true);
+	fp.ops = &no_start;
+	look(0);
+	fairq_thread_seen_locked(&fp, &xprts[1], FAIRQ_SEEN_LOOK);
+	core_start(thread(0, &xprts[1]), false);
+	release(&rqst[0]);
+	look(0);
+	CHECK(!keys[1].unseen && !fp.unseen_ends && keys[1].charged == 0,
+	      "no request of a policy without start ends unseen (%d unseen, %d charged)",
+	      keys[1].unseen, keys[1].charged);
 }
 
 /*
@@ -278,20 +344,49 @@ static void test_drop_before_state(bool cap)
 	CHECK(keys[1].charged == 0, "%s: its charge goes back (%d)", how, keys[1].charged);
 }
 
-/* A rebuild forgets the tokens: a request of the old state ends nothing in the new one. */
-static void test_rebuild_forgets(void)
+/*
+ * A rebuild (a switch, a change of max_inflight) forgets the tokens and starts a new pool
+ * state: a request read in the old one ends nothing in the new one, seen or not, and a
+ * request read in the new one settles as usual.
+ */
+static void test_rebuild_forgets(bool cap)
 {
-	pool_begin(true);
-	look(0);
-	fairq_thread_seen_locked(&fp, &xprts[1], FAIRQ_SEEN_LOOK);
+	const char *how = cap ? "with a cap" : "without";
+
+	pool_begin(cap);
+	if (cap) {
+		look(0);
+		fairq_thread_seen_locked(&fp, &xprts[1], FAIRQ_SEEN_LOOK);
+		look(1);
+		fairq_thread_seen_locked(&fp, &xprts[2], FAIRQ_SEEN_LOOK);
+	}
 	core_start(thread(0, &xprts[1]), false);
+	core_start(thread(1, &xprts[2]), false);
 	fairq_threads_untrack(&fp);
 	memset(keys, 0, sizeof(keys));	/* the old state's keys are gone */
-	fairq_pool_track_threads(&fp);
+	fp.ops_since = ++kshim_now_ns;
+	if (cap)
+		fairq_pool_track_threads(&fp);
+	core_done(thread(0, &xprts[1]));	/* thread 0's old request is answered */
+	release(&rqst[0]);
+	release(&rqst[1]);			/* thread 1's is dropped unseen */
+	look(0);
+	look(1);
+	fairq_threads_end_unseen_locked(&fp);
+	CHECK(!keys[1].unseen && !keys[1].in_flight && !keys[1].charged && !keys[2].unseen &&
+	      !keys[2].in_flight && !keys[2].charged && !fp.unseen_ends,
+	      "%s: the new pool state is told nothing of the old one's requests", how);
+	if (cap) {
+		look(0);
+		fairq_thread_seen_locked(&fp, &xprts[3], FAIRQ_SEEN_LOOK);
+	}
+	core_start(thread(0, &xprts[3]), false);
+	core_done(&rqst[0]);
 	release(&rqst[0]);
 	look(0);
-	CHECK(!keys[1].unseen && !keys[1].in_flight && !keys[1].charged && !fp.unseen_ends,
-	      "a rebuilt pool state is told nothing of the old one's request");
+	CHECK(keys[3].in_flight == 0 && keys[3].charged == 0 && !keys[3].unseen,
+	      "%s: a request of the new state settles (%d in flight, %d charged)", how,
+	      keys[3].in_flight, keys[3].charged);
 }
 
 int main(void)
@@ -305,7 +400,11 @@ int main(void)
 	test_drop_unseen_exit(true);
 	test_drop_before_state(false);
 	test_drop_before_state(true);
-	test_rebuild_forgets();
+	test_capped_start_sighting();
+	test_start_ends_marked();
+	test_policy_without_start();
+	test_rebuild_forgets(false);
+	test_rebuild_forgets(true);
 	fairq_threads_free(&fp);
 	return check_summary();
 }

@@ -1,9 +1,10 @@
 #!/bin/bash
 # A request nfsd drops ends on its key, as one it answers does.  Where svc_drop() is a
 # function of its own (6.1), fairq hooks it; 6.12 and 7.3 drop inside svc_process(), where no
-# hook sees it, and the request ends when its thread is next seen: at its next request, its
-# exit, or by the watchdog once it has moved on (fq's unseen_request_ends).  Without that, the
-# key kept the request in flight until it was freed, and stayed busy meanwhile.
+# hook sees it, and the request ends when its thread is next seen: at its next look for work
+# (under a cap) or request, its exit, or by the watchdog once it has moved on (fq's
+# unseen_request_ends).  Without that, the key kept the request in flight until it was
+# freed, and stayed busy meanwhile.
 # nfsd drops a request that waits for a cache upcall nobody answers: rpc.mountd is stopped and
 # the kernel's export caches flushed while client 1 reads attributes on NFSv3 (noac, so every
 # stat is a GETATTR).  Then mountd is back, the client's calls complete, and its key must have
