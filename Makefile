@@ -63,7 +63,7 @@ demo: prereqs
 	bash tests/vm/demo.sh $(DEMO_KERNEL)
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,build/unit/%,$(wildcard tests/unit/test_*.c))
-build/unit/test_%: tests/unit/test_%.c tests/unit/kshim.h tests/unit/check.h $(wildcard src/*.[ch] src/compat/*.h src/sched/*.[ch] include/fairq/*.h tests/unit/shim/*/*.h tests/unit/shim/*/*/*.h)
+build/unit/test_%: tests/unit/test_%.c $(wildcard tests/unit/*.h src/*.[ch] src/compat/*.h src/sched/*.[ch] include/fairq/*.h tests/unit/shim/*/*.h tests/unit/shim/*/*/*.h)
 	@mkdir -p build/unit
 	$(CC) -Wall -Wextra -Werror -std=gnu11 -O1 -g -fsanitize=address,undefined \
 		-Itests/unit/shim -Iinclude -o $@ $<

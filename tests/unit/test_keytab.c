@@ -8,10 +8,7 @@
 #include "kshim.h"
 #include "../../src/sched/keytab.c"
 #include "check.h"
-
-u64 kshim_now_ns;
-int kshim_fail_allocs;
-size_t kshim_fail_size;
+#include "kshim-state.h"
 
 struct item {
 	struct fairq_keytab_node entry;

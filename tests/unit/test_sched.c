@@ -11,13 +11,7 @@
 #include "../../src/core.h"
 #include "../../src/compat/conn_limit.h"
 
-unsigned long jiffies = 1000;
-struct task_struct *kshim_current;
-u64 kshim_now_ns;
-int kshim_fail_allocs;
-int kshim_notices;
-size_t kshim_fail_size;
-struct mutex fairq_sched_mutex;
+#include "kshim-state.h"
 static int requeue_calls;
 
 /* The core rebuilds the queues after a weight change; the policy only asks for it. */

@@ -10,14 +10,7 @@
 #include <stdio.h>
 #include "../../src/threads.c"
 #include "check.h"
-
-unsigned long jiffies = 1000;
-struct task_struct *kshim_current;
-u64 kshim_now_ns;
-int kshim_fail_allocs;
-int kshim_notices;
-size_t kshim_fail_size;
-struct mutex fairq_sched_mutex;
+#include "kshim-state.h"
 
 /* What the policy was told, per transport (its key is the transport itself here). */
 struct key {
@@ -135,6 +128,13 @@ static void look(int n)
 	fairq_thread_seen_locked(&fp, NULL, FAIRQ_SEEN_LOOK);
 }
 
+/* Thread @n takes transport @x: under a cap, seen at its look right after the dequeue (6.7+). */
+static void took(int n, int x)
+{
+	look(n);
+	fairq_thread_seen_locked(&fp, &xprts[x], FAIRQ_SEEN_LOOK);
+}
+
 /* fairq_request_start(): a request read now (or @before the pool state began). */
 static void core_start(struct svc_rqst *rqstp, bool before)
 {
@@ -156,6 +156,14 @@ static void core_done(struct svc_rqst *rqstp)
 	fairq_request_uncharge_locked(&fp, token);
 }
 
+/* Thread @n starts a request on transport @x, which it took first (seen at a look) under a cap. */
+static void request_on(bool cap, int n, int x, bool before)
+{
+	if (cap)
+		took(n, x);
+	core_start(thread(n, &xprts[x]), before);
+}
+
 /* nfsd is done with the request, sent or dropped: it lets go of the transport. */
 static void release(struct svc_rqst *rqstp)
 {
@@ -169,11 +177,7 @@ static void test_requests_answered(bool cap)
 
 	pool_begin(cap);
 	for (i = 0; i < 3; i++) {
-		if (cap) {
-			look(0);
-			fairq_thread_seen_locked(&fp, &xprts[1], FAIRQ_SEEN_LOOK);
-		}
-		core_start(thread(0, &xprts[1]), false);
+		request_on(cap, 0, 1, false);
 		CHECK(keys[1].in_flight == 1, "%s: a started request is in flight (%d)", how,
 		      keys[1].in_flight);
 		core_done(&rqst[0]);
@@ -196,11 +200,7 @@ static void test_drop_unseen_next(bool cap)
 	const char *how = cap ? "at the next look (cap)" : "at the next request";
 
 	pool_begin(cap);
-	if (cap) {
-		look(0);
-		fairq_thread_seen_locked(&fp, &xprts[1], FAIRQ_SEEN_LOOK);
-	}
-	core_start(thread(0, &xprts[1]), false);
+	request_on(cap, 0, 1, false);
 	release(&rqst[0]);	/* dropped: no svc_send, no svc_drop to see */
 	if (cap) {
 		look(0);
@@ -241,11 +241,7 @@ static void test_drop_unseen_exit(bool cap)
 	const char *how = cap ? "with a cap" : "without";
 
 	pool_begin(cap);
-	if (cap) {
-		look(1);
-		fairq_thread_seen_locked(&fp, &xprts[3], FAIRQ_SEEN_LOOK);
-	}
-	core_start(thread(1, &xprts[3]), false);
+	request_on(cap, 1, 3, false);
 	release(&rqst[1]);
 	CHECK(fairq_thread_forget(&fp, &tasks[1]), "%s: the exit gave a charge back", how);
 	CHECK(keys[3].in_flight == 0 && keys[3].charged == 0 && keys[3].unseen == 1,
@@ -282,8 +278,7 @@ static void test_capped_start_sighting(void)
 static void test_start_ends_marked(void)
 {
 	pool_begin(true);
-	look(0);
-	fairq_thread_seen_locked(&fp, &xprts[1], FAIRQ_SEEN_LOOK);
+	took(0, 1);
 	core_start(thread(0, &xprts[1]), false);
 	core_start(thread(0, &xprts[1]), false);
 	CHECK(keys[1].in_flight == 1 && keys[1].unseen == 1 && fp.unseen_ends == 1,
@@ -309,8 +304,7 @@ static void test_policy_without_start(void)
 
 	pool_begin(true);
 	fp.ops = &no_start;
-	look(0);
-	fairq_thread_seen_locked(&fp, &xprts[1], FAIRQ_SEEN_LOOK);
+	took(0, 1);
 	core_start(thread(0, &xprts[1]), false);
 	release(&rqst[0]);
 	look(0);
@@ -328,11 +322,7 @@ static void test_drop_before_state(bool cap)
 	const char *how = cap ? "with a cap" : "without";
 
 	pool_begin(cap);
-	if (cap) {
-		look(0);
-		fairq_thread_seen_locked(&fp, &xprts[1], FAIRQ_SEEN_LOOK);
-	}
-	core_start(thread(0, &xprts[1]), true);
+	request_on(cap, 0, 1, true);
 	release(&rqst[0]);
 	if (cap)
 		look(0);
@@ -355,10 +345,8 @@ static void test_rebuild_forgets(bool cap)
 
 	pool_begin(cap);
 	if (cap) {
-		look(0);
-		fairq_thread_seen_locked(&fp, &xprts[1], FAIRQ_SEEN_LOOK);
-		look(1);
-		fairq_thread_seen_locked(&fp, &xprts[2], FAIRQ_SEEN_LOOK);
+		took(0, 1);
+		took(1, 2);
 	}
 	core_start(thread(0, &xprts[1]), false);
 	core_start(thread(1, &xprts[2]), false);
@@ -376,11 +364,7 @@ static void test_rebuild_forgets(bool cap)
 	CHECK(!keys[1].unseen && !keys[1].in_flight && !keys[1].charged && !keys[2].unseen &&
 	      !keys[2].in_flight && !keys[2].charged && !fp.unseen_ends,
 	      "%s: the new pool state is told nothing of the old one's requests", how);
-	if (cap) {
-		look(0);
-		fairq_thread_seen_locked(&fp, &xprts[3], FAIRQ_SEEN_LOOK);
-	}
-	core_start(thread(0, &xprts[3]), false);
+	request_on(cap, 0, 3, false);
 	core_done(&rqst[0]);
 	release(&rqst[0]);
 	look(0);
