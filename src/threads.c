@@ -236,6 +236,9 @@ void *fairq_request_charge_locked(struct fairq_pool *fp, struct svc_rqst *rqstp)
 
 	if (fp->track_threads) {
 		token = thread_seen(fp, rqstp->rq_xprt, FAIRQ_SEEN_START, &t);
+		/* a request still marked started went on without a look for work: it ended */
+		if (token)
+			request_end_unseen(fp, t);
 	} else {
 		if (!fp->ops || !fp->ops->charge)
 			return NULL;
@@ -249,8 +252,6 @@ void *fairq_request_charge_locked(struct fairq_pool *fp, struct svc_rqst *rqstp)
 		t->charged = rqstp->rq_xprt;
 	}
 	if (token) {
-		/* a request still marked started went on without a look for work: it ended */
-		request_end_unseen(fp, t);
 		t->rqstp = rqstp;
 		t->started = fp->ops->start && fairq_request_in_state(fp, rqstp);
 	}

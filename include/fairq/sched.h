@@ -320,9 +320,8 @@ struct fairq_own_ops {
  *	@start, and the same one (a request read before a rebuild gets neither).  @xprt NULL:
  *	a request whose end no hook saw (a drop inside svc_process() on 6.12 and 7.3), found
  *	later (the thread's next look for work or request, its exit, or the watchdog), with
- *	@thread_ns 0 for
- *	unknown; its transport may be gone, @token (never NULL then) names the request's charge.
- *	Optional.
+ *	@thread_ns 0 for unknown; its transport may be gone, @token (never NULL then) names
+ *	the request's charge.  Optional.
  * @charge: a thread of @fp has taken @xprt (to read from it, then to run what it read): return
  *	what the thread's work is to be counted against (the policy's own token, NULL for
  *	nothing).  @dispatched: the policy's @pick handed @xprt out, while the pool tracked
