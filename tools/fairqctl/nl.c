@@ -34,6 +34,7 @@ struct fc_tx {
 	int maxattr;
 	fc_nl_parse_fn parse;
 	void *arg;
+	uint32_t seq;		/* the request's sequence number, which its replies carry */
 	int err;		/* 0 or -errno */
 	bool done;
 };
@@ -138,33 +139,29 @@ static void ext_ack(struct fc_nl *nl, struct nlmsghdr *nlh, size_t off)
 #endif
 }
 
-static int on_valid(struct nl_msg *msg, void *data)
+/* A reply with attributes: to the caller's @parse, whose -errno ends the request. */
+static void on_valid(struct fc_tx *tx, struct nlmsghdr *nlh)
 {
-	struct fc_tx *tx = data;
 	struct nlattr *tb[FC_NL_MAXATTR + 1];
 	int err;
 
-	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, tx->maxattr, NULL)) {
+	if (genlmsg_parse(nlh, 0, tb, tx->maxattr, NULL)) {
 		tx->err = -EPROTO;
 		tx->done = true;
-		return NL_STOP;
+		return;
 	}
-	err = tx->parse ? tx->parse(tb, nlmsg_hdr(msg), tx->arg) : 0;
+	err = tx->parse ? tx->parse(tb, nlh, tx->arg) : 0;
 	if (err < 0) {
 		tx->err = err;
 		tx->done = true;
-		return NL_STOP;
 	}
-	return NL_OK;
 }
 
-static int on_finish(struct nl_msg *msg, void *data)
+/* A dump's end: it says why it failed, if it did, as the errno and then extack attributes. */
+static void on_finish(struct fc_tx *tx, struct nlmsghdr *nlh)
 {
-	struct fc_tx *tx = data;
-	struct nlmsghdr *nlh = nlmsg_hdr(msg);
 	int err = 0;
 
-	/* a dump that failed says why in its NLMSG_DONE: the errno, then extack attributes */
 	if (nlh->nlmsg_len >= NLMSG_HDRLEN + sizeof(err))
 		memcpy(&err, nlmsg_data(nlh), sizeof(err));
 	if (err < 0) {
@@ -172,45 +169,87 @@ static int on_finish(struct nl_msg *msg, void *data)
 		ext_ack(tx->nl, nlh, sizeof(err));
 	}
 	tx->done = true;
-	return NL_STOP;
 }
 
-static int on_ack(struct nl_msg *msg, void *data)
+/* An error, or with 0 the ack that ends a request that is not a dump. */
+static void on_error(struct fc_tx *tx, struct nlmsghdr *nlh)
 {
-	struct fc_tx *tx = data;
-
-	(void)msg;
-	tx->done = true;
-	return NL_STOP;
-}
-
-static int on_error(struct sockaddr_nl *who, struct nlmsgerr *e, void *data)
-{
-	struct nlmsghdr *nlh = (struct nlmsghdr *)((char *)e - NLMSG_HDRLEN);
-	struct fc_tx *tx = data;
+	struct nlmsgerr *e = nlmsg_data(nlh);
 	size_t off = sizeof(*e);
 
-	(void)who;
+	tx->done = true;
+	if (nlh->nlmsg_len < NLMSG_HDRLEN + sizeof(*e)) {
+		tx->err = -EPROTO;
+		return;
+	}
+	if (!e->error)
+		return;
 	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
 		off += e->msg.nlmsg_len - NLMSG_HDRLEN;	/* the request, echoed */
 	ext_ack(tx->nl, nlh, off);
 	tx->err = e->error;
-	tx->done = true;
-	return NL_STOP;
+}
+
+/*
+ * One read of replies, each handled where it lies in the buffer.  nl_recvmsgs() copies every
+ * message into an nl_msg of its own first: an allocation, a copy and a free a message, which
+ * in a dump of 10,000 keys cost as much as parsing them.  Replies to an earlier request (a
+ * sequence number not @tx's) are passed over, as a request given up on leaves them.
+ */
+static int tx_read(struct fc_tx *tx)
+{
+	struct sockaddr_nl who;
+	unsigned char *buf = NULL;
+	struct nlmsghdr *nlh;
+	int n;
+
+	n = nl_recv(tx->nl->sk, &who, &buf, NULL);
+	if (n <= 0) {
+		free(buf);
+		snprintf(tx->nl->msg, sizeof(tx->nl->msg), "%s",
+			 n ? nl_geterror(n) : "the kernel closed the netlink socket");
+		return -EIO;
+	}
+	for (nlh = (struct nlmsghdr *)buf; nlmsg_ok(nlh, n) && !tx->done;
+	     nlh = nlmsg_next(nlh, &n)) {
+		if (nlh->nlmsg_seq != tx->seq)
+			continue;
+		switch (nlh->nlmsg_type) {
+		case NLMSG_NOOP:
+			break;
+		case NLMSG_DONE:
+			on_finish(tx, nlh);
+			break;
+		case NLMSG_ERROR:
+			on_error(tx, nlh);
+			break;
+		case NLMSG_OVERRUN:
+			tx->err = -EOVERFLOW;
+			tx->done = true;
+			break;
+		default:
+			on_valid(tx, nlh);
+			/* a reply that is not part of a dump is followed by the ack */
+			break;
+		}
+	}
+	free(buf);
+	return 0;
 }
 
 /**
  * fc_nl_transact - send @msg (consumed), hand every reply to @parse, wait for the end
  * @maxattr: the highest attribute of the replies' attribute set
  *
- * Works for do requests (reply, then ack) and dumps (replies, then NLMSG_DONE).  Return: 0, or
- * -errno with the kernel's extack text kept for fc_nl_fail().
+ * Works for do requests (reply, then ack) and dumps (replies, then NLMSG_DONE).  Every reply on
+ * this socket after the family lookup is read here, not by libnl's nl_recvmsgs(), so libnl's
+ * own sequence check is not used: the replies are matched to the request's number.  Return:
+ * 0, or -errno with the kernel's extack text kept for fc_nl_fail().
  */
 int fc_nl_transact(struct fc_nl *nl, struct nl_msg *msg, int maxattr, fc_nl_parse_fn parse,
 		   void *arg)
 {
 	struct fc_tx tx = { .nl = nl, .maxattr = maxattr, .parse = parse, .arg = arg };
-	struct nl_cb *cb;
 	int err;
 
 	nl->msg[0] = '\0';
@@ -220,32 +259,18 @@ int fc_nl_transact(struct fc_nl *nl, struct nl_msg *msg, int maxattr, fc_nl_pars
 		nlmsg_free(msg);
 		return -EINVAL;
 	}
-	cb = nl_cb_alloc(NL_CB_DEFAULT);
-	if (!cb) {
-		nlmsg_free(msg);
-		return -ENOMEM;
-	}
-	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, &tx);
-	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, on_finish, &tx);
-	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, on_ack, &tx);
-	nl_cb_err(cb, NL_CB_CUSTOM, on_error, &tx);
-
 	err = nl_send_auto(nl->sk, msg);
+	tx.seq = nlmsg_hdr(msg)->nlmsg_seq;
 	nlmsg_free(msg);
 	if (err < 0) {
-		nl_cb_put(cb);
 		snprintf(nl->msg, sizeof(nl->msg), "%s", nl_geterror(err));
 		return -EIO;
 	}
 	while (!tx.done) {
-		err = nl_recvmsgs(nl->sk, cb);
-		if (err < 0 && !tx.done) {
-			snprintf(nl->msg, sizeof(nl->msg), "%s", nl_geterror(err));
-			tx.err = -EIO;
-			break;
-		}
+		err = tx_read(&tx);
+		if (err)
+			return err;
 	}
-	nl_cb_put(cb);
 	return tx.err;
 }
 
