@@ -56,15 +56,27 @@ static void emit_str(const char *s)
 	emit(s, strlen(s));
 }
 
+#define U64_DIGITS	20	/* of 2^64 - 1 */
+
+/* @v in decimal, written where it goes: a dump of 10,000 keys writes 90,000 numbers */
 static void emit_u64(uint64_t v)
 {
-	char buf[24], *p = buf + sizeof(buf);
+	uint64_t rest = v;
+	unsigned int n = 1;
+	char *p;
 
+	while (rest >= 10) {
+		rest /= 10;
+		n++;
+	}
+	if (olen + U64_DIGITS > sizeof(obuf))
+		out_flush();
+	olen += n;
+	p = obuf + olen;
 	do {
 		*--p = '0' + v % 10;
 		v /= 10;
 	} while (v);
-	emit(p, buf + sizeof(buf) - p);
 }
 
 #define MAX_DECIMALS	6
@@ -74,8 +86,8 @@ static void emit_fixed(double v, unsigned int decimals)
 {
 	static const uint64_t scale[MAX_DECIMALS + 1] = { 1, 10, 100, 1000, 10000, 100000, 1000000 };
 	uint64_t n, frac;
-	char buf[8];
 	unsigned int i;
+	char *p;
 
 	if (!(v >= 0 && v < 1e12) || decimals > MAX_DECIMALS) {
 		char big[64];
@@ -88,10 +100,13 @@ static void emit_fixed(double v, unsigned int decimals)
 	if (!decimals)
 		return;
 	frac = n % scale[decimals];
-	for (i = decimals; i--; frac /= 10)
-		buf[i] = '0' + frac % 10;
-	emit_char('.');
-	emit(buf, decimals);
+	if (olen + 1 + MAX_DECIMALS > sizeof(obuf))
+		out_flush();
+	p = obuf + olen;
+	*p = '.';
+	for (i = decimals; i; frac /= 10)
+		p[i--] = '0' + frac % 10;
+	olen += 1 + decimals;
 }
 
 /* JSON writer state: how deep we are, and whether the current container has members. */
@@ -148,53 +163,61 @@ static void json_escaped(const char *s)
 }
 
 /*
- * @s as a JSON string.  Nearly every string is plain (names are this program's identifiers,
- * values are keys and names): copied while checked, in one pass over local pointers, and
- * escaped by json_escaped() only when a character needs it.  A dump of 10,000 keys writes
- * 180,000 strings.
+ * @s as a JSON string.  Nearly every string is plain (values are keys and names, names are
+ * the module's counter names): copied while checked, in one pass that stops at the end of the
+ * string or at a character that needs escaping (the end is one of those), and escaped by
+ * json_escaped() only then.  A dump of 10,000 keys writes 180,000 strings, most of them
+ * short, so the pass takes no strlen() first.
  */
+#define JSON_SHORT	64	/* longer strings: whatever room the buffer has left */
+
 static void json_string(const char *s)
 {
-	size_t n = strlen(s);
-	const char *src = s;
+	const unsigned char *src = (const unsigned char *)s;
 	char *dst, *end;
 
-	if (olen + n + 2 > sizeof(obuf))
+	if (olen + JSON_SHORT + 2 > sizeof(obuf))
 		out_flush();
-	if (n + 2 > sizeof(obuf)) {
-		json_escaped(s);
-		return;
-	}
 	dst = obuf + olen;
 	*dst++ = '"';
-	for (end = dst + n; dst < end; dst++, src++) {
-		if (json_special[(unsigned char)*src]) {
-			json_escaped(s);	/* writes over the partial copy */
-			return;
-		}
+	for (end = obuf + sizeof(obuf) - 1; dst < end && !json_special[*src]; dst++, src++)
 		*dst = *src;
+	if (dst < end && !*src) {
+		*dst++ = '"';
+		olen = dst - obuf;
+		return;
 	}
-	*dst++ = '"';
-	olen = dst - obuf;
+	/* a character to escape, or more than the buffer holds: writes over the partial copy */
+	json_escaped(s);
 }
 
-/* Start a member of the current container: separator, indentation, and the key if any. */
-static void member(const char *key)
+/* Start a member of the current container: separator, indentation, and the name if any. */
+static void member(struct fc_name key)
 {
 	if (has_member[depth])
 		emit_char(',');
 	has_member[depth] = true;
 	if (depth)
 		indent();
-	if (key) {
-		json_string(key);
+	if (key.len && olen + key.len + 4 <= sizeof(obuf)) {
+		char *dst = obuf + olen;
+
+		dst[0] = '"';
+		memcpy(dst + 1, key.s, key.len);
+		dst[key.len + 1] = '"';
+		dst[key.len + 2] = ':';
+		olen += key.len + 3;
+	} else if (key.s) {
+		json_string(key.s);
 		emit_char(':');
-		if (fc_out_opts.pretty)
-			emit_char(' ');
+	} else {
+		return;
 	}
+	if (fc_out_opts.pretty)
+		emit_char(' ');
 }
 
-static void open_container(const char *key, char c)
+static void open_container(struct fc_name key, char c)
 {
 	member(key);
 	emit_char(c);
@@ -221,17 +244,17 @@ void out_doc_start(void)
 		return;
 	depth = 0;
 	has_member[0] = false;
-	open_container(NULL, '{');
-	open_container("output_version", '{');
-	member("command");
+	open_container(FC_NAME(NULL), '{');
+	open_container(FC_NAME("output_version"), '{');
+	member(FC_NAME("command"));
 	json_escaped(fc_cmd);
-	member("vers_major");
+	member(FC_NAME("vers_major"));
 	emit_u64(FC_JSON_MAJOR);
-	member("vers_minor");
+	member(FC_NAME("vers_minor"));
 	emit_u64(FC_JSON_MINOR);
 	close_container('}');
 	/* when it was made, so that documents saved and compared later still say */
-	member("time");
+	member(FC_NAME("time"));
 	emit_u64((uint64_t)time(NULL));
 }
 
@@ -245,7 +268,7 @@ void out_doc_end(void)
 	fflush(stdout);
 }
 
-void out_obj_start(const char *key)
+void out_obj_start_(struct fc_name key)
 {
 	if (fc_out_opts.json)
 		open_container(key, '{');
@@ -257,7 +280,7 @@ void out_obj_end(void)
 		close_container('}');
 }
 
-void out_arr_start(const char *key)
+void out_arr_start_(struct fc_name key)
 {
 	if (fc_out_opts.json)
 		open_container(key, '[');
@@ -279,7 +302,7 @@ static bool text_side(enum fc_out w)
 	return !fc_out_opts.json && w != FC_JSON;
 }
 
-void out_str(enum fc_out w, const char *key, const char *fmt, const char *val)
+void out_str_(enum fc_out w, struct fc_name key, const char *fmt, const char *val)
 {
 	if (json_side(w)) {
 		member(key);
@@ -308,7 +331,7 @@ const char *fc_human(uint64_t v, char *buf, size_t len)
 	return buf;
 }
 
-void out_num(enum fc_out w, const char *key, const char *fmt, uint64_t val)
+void out_num_(enum fc_out w, struct fc_name key, const char *fmt, uint64_t val)
 {
 	char buf[32];
 
@@ -321,7 +344,7 @@ void out_num(enum fc_out w, const char *key, const char *fmt, uint64_t val)
 }
 
 /* Identifiers and small counts: never abbreviated. */
-void out_exact(enum fc_out w, const char *key, const char *fmt, uint64_t val)
+void out_exact_(enum fc_out w, struct fc_name key, const char *fmt, uint64_t val)
 {
 	char buf[32];
 
@@ -335,7 +358,7 @@ void out_exact(enum fc_out w, const char *key, const char *fmt, uint64_t val)
 }
 
 /* A duration in nanoseconds: JSON keeps the integer, text picks a unit. */
-void out_ns(enum fc_out w, const char *key, const char *fmt, uint64_t ns)
+void out_ns_(enum fc_out w, struct fc_name key, const char *fmt, uint64_t ns)
 {
 	char buf[32];
 
@@ -360,7 +383,7 @@ void out_ns(enum fc_out w, const char *key, const char *fmt, uint64_t ns)
 }
 
 /* A fraction: JSON as a number in [0, 1], text as a percentage. */
-void out_pct(enum fc_out w, const char *key, const char *fmt, double frac)
+void out_pct_(enum fc_out w, struct fc_name key, const char *fmt, double frac)
 {
 	char buf[32];
 
@@ -373,7 +396,7 @@ void out_pct(enum fc_out w, const char *key, const char *fmt, double frac)
 	}
 }
 
-void out_rate(enum fc_out w, const char *key, const char *fmt, double per_sec)
+void out_rate_(enum fc_out w, struct fc_name key, const char *fmt, double per_sec)
 {
 	char buf[32];
 
@@ -388,7 +411,7 @@ void out_rate(enum fc_out w, const char *key, const char *fmt, double per_sec)
 	}
 }
 
-void out_bool(enum fc_out w, const char *key, const char *fmt, bool val)
+void out_bool_(enum fc_out w, struct fc_name key, const char *fmt, bool val)
 {
 	if (json_side(w)) {
 		member(key);

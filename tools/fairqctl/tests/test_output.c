@@ -79,7 +79,7 @@ static void test_key_format(void)
 }
 
 /* what @fn prints for @s, without the separator of the members after the first */
-static const char *printed(void (*fn)(const void *s), const char *s, char *buf, size_t len)
+static const char *printed(void (*fn)(const void *s), const void *s, char *buf, size_t len)
 {
 	captured(fn, s, buf, len);
 	if (buf[0] == ',')
@@ -214,10 +214,67 @@ static void test_json_strings(void)
 	fc_out_opts.json = false;
 }
 
+/*
+ * Members with names given as literals (copied as they are, unchecked) and numbers written in
+ * place, past the end of the output buffer (64 KiB), after a lead-in of each length up to a
+ * member's: every member, at every place, meets the buffer's end.  (A name that is checked
+ * makes room for a string of its own first, so none is among them.)
+ */
+#define LEAD_INS	96
+#define MEMBERS		900	/* about 70 KiB */
+
+static void many_members(const void *arg)
+{
+	unsigned int i;
+
+	out_str(FC_JSON, NULL, NULL, arg);
+	for (i = 0; i < MEMBERS; i++) {
+		out_num(FC_JSON, "dispatches", NULL, (uint64_t)i * 1000003);
+		out_pct(FC_JSON, "share", NULL, i / (double)MEMBERS);
+		out_exact(FC_JSON, "thread_ns", NULL, UINT64_MAX - i);
+		out_rate(FC_JSON, "r", NULL, i + 0.5);
+	}
+}
+
+static void test_members_in_place(void)
+{
+	size_t len = MEMBERS * 100 + LEAD_INS + 16;
+	char *got = malloc(len), *want = malloc(len), lead_in[LEAD_INS + 1];
+	unsigned int i, n, bad = 0;
+	char *p;
+
+	if (!got || !want) {
+		CHECK(false, "out of memory");
+		free(got);
+		free(want);
+		return;
+	}
+	fc_out_opts.json = true;
+	for (n = 0; n < LEAD_INS; n++) {
+		memset(lead_in, 'a', n);
+		lead_in[n] = '\0';
+		p = want + sprintf(want, "\"%s\"", lead_in);
+		for (i = 0; i < MEMBERS; i++)
+			p += sprintf(p, ",\"dispatches\":%llu,\"share\":%.4f,\"thread_ns\":%llu,\"r\":%.3f",
+				     (unsigned long long)i * 1000003, i / (double)MEMBERS,
+				     (unsigned long long)(UINT64_MAX - i), i + 0.5);
+		printed(many_members, lead_in, got, len);
+		if (strcmp(got, want) && !bad++)
+			fprintf(stderr, "after a lead-in of %u: %zu bytes, %zu expected\n", n,
+				strlen(got), strlen(want));
+	}
+	fc_out_opts.json = false;
+	CHECK(!bad, "%u of %u runs of members written in place wrongly",
+	      bad, LEAD_INS);
+	free(got);
+	free(want);
+}
+
 int main(void)
 {
 	test_key_format();
 	test_json_strings();
 	test_json_string_sweep();
+	test_members_in_place();
 	return check_summary();
 }
