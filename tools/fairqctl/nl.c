@@ -91,6 +91,8 @@ int fc_nl_open(struct fc_nl **nlp)
 		fc_nl_close(nl);
 		return FC_EXIT_FAIL;
 	}
+	/* every later reply on this socket is matched by fc_nl_transact(), not by libnl */
+	nl_socket_disable_seq_check(nl->sk);
 	*nlp = nl;
 	return FC_EXIT_OK;
 }
@@ -207,7 +209,7 @@ static int tx_read(struct fc_tx *tx)
 	if (n <= 0) {
 		free(buf);
 		snprintf(tx->nl->msg, sizeof(tx->nl->msg), "%s",
-			 n ? nl_geterror(n) : "the kernel closed the netlink socket");
+			 n ? nl_geterror(n) : "an empty read from the netlink socket");
 		return -EIO;
 	}
 	for (nlh = (struct nlmsghdr *)buf; nlmsg_ok(nlh, n) && !tx->done;
@@ -234,6 +236,11 @@ static int tx_read(struct fc_tx *tx)
 		}
 	}
 	free(buf);
+	/* bytes left that are no whole message: reading on would wait for good */
+	if (!tx->done && n > 0) {
+		snprintf(tx->nl->msg, sizeof(tx->nl->msg), "a malformed reply from the kernel");
+		return -EPROTO;
+	}
 	return 0;
 }
 
@@ -242,9 +249,9 @@ static int tx_read(struct fc_tx *tx)
  * @maxattr: the highest attribute of the replies' attribute set
  *
  * Works for do requests (reply, then ack) and dumps (replies, then NLMSG_DONE).  Every reply on
- * this socket after the family lookup is read here, not by libnl's nl_recvmsgs(), so libnl's
- * own sequence check is not used: the replies are matched to the request's number.  Return:
- * 0, or -errno with the kernel's extack text kept for fc_nl_fail().
+ * this socket after the family lookup is read here, not by libnl's nl_recvmsgs(): the replies
+ * are matched to the request's sequence number.  Return: 0, or -errno with the kernel's extack
+ * text kept for fc_nl_fail().
  */
 int fc_nl_transact(struct fc_nl *nl, struct nl_msg *msg, int maxattr, fc_nl_parse_fn parse,
 		   void *arg)

@@ -37,10 +37,12 @@ struct fc_name {
 	const char *s;
 	size_t len;		/* a literal's; 0: check @s when writing it */
 };
-#define FC_NAME(key)							\
-	((struct fc_name){ (key),					\
-			   __builtin_constant_p(key) ?			\
-			   __builtin_strlen((key) ? (key) : "") : 0 })
+static inline size_t fc_name_len(const char *s)
+{
+	return s ? __builtin_strlen(s) : 0;
+}
+#define FC_NAME(key) \
+	((struct fc_name){ (key), __builtin_constant_p(key) ? fc_name_len(key) : 0 })
 
 void out_obj_start_(struct fc_name key);
 void out_arr_start_(struct fc_name key);

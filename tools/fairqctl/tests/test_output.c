@@ -240,7 +240,7 @@ static void test_members_in_place(void)
 {
 	size_t len = MEMBERS * 100 + LEAD_INS + 16;
 	char *got = malloc(len), *want = malloc(len), lead_in[LEAD_INS + 1];
-	unsigned int i, n, bad = 0;
+	unsigned int i, n, pretty, bad = 0;
 	char *p;
 
 	if (!got || !want) {
@@ -250,22 +250,30 @@ static void test_members_in_place(void)
 		return;
 	}
 	fc_out_opts.json = true;
-	for (n = 0; n < LEAD_INS; n++) {
-		memset(lead_in, 'a', n);
-		lead_in[n] = '\0';
-		p = want + sprintf(want, "\"%s\"", lead_in);
-		for (i = 0; i < MEMBERS; i++)
-			p += sprintf(p, ",\"dispatches\":%llu,\"share\":%.4f,\"thread_ns\":%llu,\"r\":%.3f",
-				     (unsigned long long)i * 1000003, i / (double)MEMBERS,
-				     (unsigned long long)(UINT64_MAX - i), i + 0.5);
-		printed(many_members, lead_in, got, len);
-		if (strcmp(got, want) && !bad++)
-			fprintf(stderr, "after a lead-in of %u: %zu bytes, %zu expected\n", n,
-				strlen(got), strlen(want));
+	/* pretty: a space after each name's colon (members at the top level get no indent) */
+	for (pretty = 0; pretty < 2; pretty++) {
+		const char *colon = pretty ? ": " : ":";
+
+		fc_out_opts.pretty = pretty;
+		for (n = 0; n < LEAD_INS; n++) {
+			memset(lead_in, 'a', n);
+			lead_in[n] = '\0';
+			p = want + sprintf(want, "\"%s\"", lead_in);
+			for (i = 0; i < MEMBERS; i++)
+				p += sprintf(p, ",\"dispatches\"%s%llu,\"share\"%s%.4f,"
+					     "\"thread_ns\"%s%llu,\"r\"%s%.3f", colon,
+					     (unsigned long long)i * 1000003, colon,
+					     i / (double)MEMBERS, colon,
+					     (unsigned long long)(UINT64_MAX - i), colon, i + 0.5);
+			printed(many_members, lead_in, got, len);
+			if (strcmp(got, want) && !bad++)
+				fprintf(stderr, "%s, after a lead-in of %u: %zu bytes, %zu expected\n",
+					pretty ? "pretty" : "compact", n, strlen(got), strlen(want));
+		}
 	}
 	fc_out_opts.json = false;
-	CHECK(!bad, "%u of %u runs of members written in place wrongly",
-	      bad, LEAD_INS);
+	fc_out_opts.pretty = false;
+	CHECK(!bad, "%u of %u runs of members written in place wrongly", bad, 2 * LEAD_INS);
 	free(got);
 	free(want);
 }
