@@ -3,8 +3,9 @@
 #
 # fairqctl's host-side tests: no module needed.  Usage errors and bad values (exit 2, one line,
 # nothing sent), the "not loaded" path (exit 3) for every command, keys that parse, the JSON
-# schema against sample documents, and the man page and completion against
-# the command table.  The VM suite (tests/vm/guest/tests/9?-fairqctl-*.sh) covers the rest.
+# schema against sample documents, the walk of netlink replies against scripted ones, and the
+# man page and completion against the command table.  The VM suite
+# (tests/vm/guest/tests/9?-fairqctl-*.sh) covers the rest.
 #
 # samples/*.json are real fairqctl -j documents, taken in a test guest (every command, busy and
 # idle); samples/bad/ are the same with one thing wrong each.  Take new ones when the output
@@ -439,6 +440,23 @@ if tc_cc -c -o "$tmp/cmd_class.o" "$top/cmd_class.c" >>"$tmp/cc" 2>&1 &&
 	fi
 else
 	not_ok "test_output builds: $(tail -n 5 "$tmp/cc")"
+fi
+
+# --- the walk of netlink replies, against scripted replies: tests/test_nl.c, nl.c included ---
+nl_objs=("$tmp/cmd_class.o")
+for o in "${tc_objs[@]}"; do
+	[ "$o" = "$tmp/nl.o" ] || nl_objs+=("$o")
+done
+# shellcheck disable=SC2046
+if tc_cc -o "$tmp/test_nl" "$here/test_nl.c" "${nl_objs[@]}" \
+	$(pkg-config --libs libnl-3.0 libnl-genl-3.0) -lm -ldl >>"$tmp/cc" 2>&1; then
+	if "$tmp/test_nl" >"$tmp/out" 2>&1; then
+		ok "test_nl: $(tail -n 1 "$tmp/out")"
+	else
+		not_ok "test_nl: $(grep -E 'FAIL|failed' "$tmp/out" | head -n 3)"
+	fi
+else
+	not_ok "test_nl builds: $(tail -n 5 "$tmp/cc")"
 fi
 
 # --- the JSON schema: a valid draft-07 schema that takes the good samples and refuses the bad ---
