@@ -13,8 +13,8 @@
 # With several pools (pool mode percpu or pernode) a client's work goes to the pools of the
 # CPUs its data is taken in on, which the test does not control: shares by weight are judged
 # against the weighted max-min fair shares given the pools each client's work reached
-# (fair-share.py), a reservation as a floor, and ceilings as rates of the service's 200
-# requests a second, which hold wherever the work went.
+# (fair-share.py), a reservation as a floor of what the service served, and ceilings as rates
+# of the service's 200 requests a second, which hold wherever the work went.
 # - Switches with classes at their shares and ceilings lose nothing.
 # - Bad class requests are refused with a reason and change nothing.
 # Classes are set with fairqctl, as an admin sets them; the refusals go through raw netlink,
@@ -136,13 +136,16 @@ weighted 10 "weights 1:1:1" 1 1 1
 # a reservation against weight: 30% at weight 1 against weight 50
 ctl class change one reserve 30%
 ctl class change three weight 50
-# owed: 30% of the service's 200 requests a second (the reservation is of all its threads,
-# whichever pools the work went to), or more where its weighted share given the pools is more
+# owed: 30% of what the service served (the reservation is of all its threads' time, whichever
+# pools the work went to, and every request here holds a thread alike), or more where its
+# weighted share given the pools is more.  Of the requests served, not of the nominal 200 a
+# second: a guest short of CPU (a busy host under TCG) serves fewer, and the floor holds on
+# what there is.
 judged 12 "reserve 30% at weight 1 against weight 50 (shares by weight alone)" 1 50
-owed=$(awk -v f="${FAIR[0]}" -v r="${R[0]}" -v s="${R[1]}" 'BEGIN { w = f * (r + s) / 100; printf "%.1f", (w > 60 ? w : 60) }')
-[ "$VERDICT" = moved ] || within "$(awk -v o="$owed" 'BEGIN { print o - 6 }')" "$(awk -v o="$owed" 'BEGIN { print o + 20 }')" "${R[0]}" ||
-	fail "a class reserving 30% got ${R[0]} of its clients' ${R[*]} requests/s ($owed owed)"
-within 54 200 "${R[0]}" || fail "a class reserving 30% of 200 requests/s got ${R[0]}/s"
+owed=$(awk -v f="${FAIR[0]}" 'BEGIN { printf "%.1f", (f > 30 ? f : 30) }')
+[ "$VERDICT" = moved ] && owed=30.0
+within "$(awk -v o="$owed" 'BEGIN { print o - 3 }')" "$(awk -v o="$owed" 'BEGIN { print o + 10 }')" "${P[0]}" ||
+	fail "a class reserving 30% got ${P[0]}% of its clients' ${R[*]} requests/s (${owed}% owed)"
 class_json one
 [ "$(jget /tmp/cls.json 'd["reserved"]')" -gt 0 ] ||
 	fail "no start was counted as reserved: $(cat /tmp/cls.json)"
