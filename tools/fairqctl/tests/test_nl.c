@@ -185,8 +185,8 @@ int main(void)
 
 	nl.sk = nl_socket_alloc();
 	if (!nl.sk || nl_connect(nl.sk, NETLINK_GENERIC)) {
-		printf("# no netlink socket here: nothing tested\n0 passed, 0 failed\n");
-		return 0;
+		printf("# no netlink socket here: nothing tested\n");
+		return 77;	/* skipped, as tests/run.sh counts it */
 	}
 	test_fd = nl_socket_get_fd(nl.sk);
 	nl_socket_set_msg_buf_size(nl.sk, 32768);
